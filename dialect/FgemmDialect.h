@@ -1,0 +1,22 @@
+//===- FgemmDialect.h - fgemm dialect, types, attributes ---------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+
+#ifndef FGEMM_DIALECT_FGEMMDIALECT_H
+#define FGEMM_DIALECT_FGEMMDIALECT_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+
+#include "dialect/FgemmDialect.h.inc"
+#include "dialect/FgemmEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialect/FgemmAttrs.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "dialect/FgemmTypes.h.inc"
+
+#endif // FGEMM_DIALECT_FGEMMDIALECT_H

@@ -1,0 +1,333 @@
+//===- FgemmOps.td - fgemm operations ----------------------*- tablegen -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+
+#ifndef FGEMM_OPS_TD
+#define FGEMM_OPS_TD
+
+include "dialect/FgemmDialect.td"
+include "dialect/FgemmTypes.td"
+include "dialect/FgemmAttrs.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/RegionKindInterface.td"
+include "mlir/Interfaces/CallInterfaces.td"
+include "mlir/Interfaces/FunctionInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+
+def Fgemm_AnyTile : Type<CPred<"::llvm::isa<::mlir::fgemm::TileType>($_self)">, "fgemm tile">;
+
+//===----------------------------------------------------------------------===//
+// Kernel structure
+//===----------------------------------------------------------------------===//
+
+def Fgemm_KernelOp : Fgemm_Op<"kernel", [
+    IsolatedFromAbove, FunctionOpInterface, Symbol, AutomaticAllocationScope]> {
+  let summary = "a GEMM kernel: global tensors in, one tile program";
+  let description = [{
+    The unit fgemmc compiles to one GPU entry point. Arguments are global
+    tensors (`!fgemm.tensor`) and their scales (`!fgemm.scales`); `dims` lists
+    the dimension symbols the argument types use, in the order the runtime
+    passes them as 32-bit kernel parameters. The body holds one
+    `fgemm.tile_space` and ends with `fgemm.return`.
+
+    Example:
+    ```mlir
+    fgemm.kernel @gemm(%a: !fgemm.tensor<[m, k], f8E4M3FN>, ...)
+        attributes {dims = ["m", "n", "k"]} {
+      fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> { ... }
+      fgemm.return
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<FunctionType>:$function_type,
+                       StrArrayAttr:$dims,
+                       OptionalAttr<StrAttr>:$sym_visibility,
+                       OptionalAttr<DictArrayAttr>:$arg_attrs,
+                       OptionalAttr<DictArrayAttr>:$res_attrs);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Region *getCallableRegion() { return &getBody(); }
+    ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() { return getFunctionType().getInputs(); }
+    ::llvm::ArrayRef<::mlir::Type> getResultTypes() { return getFunctionType().getResults(); }
+    /// The configuration set by fgemm-specialize, or null before it ran.
+    ConfigAttr getConfig() {
+      return (*this)->getAttrOfType<ConfigAttr>("fgemm.config");
+    }
+  }];
+}
+
+def Fgemm_ReturnOp : Fgemm_Op<"return", [Pure, Terminator, HasParent<"KernelOp">]> {
+  let summary = "ends a kernel";
+  let description = "Terminates the body of `fgemm.kernel`. Kernels return nothing.";
+  let assemblyFormat = "attr-dict";
+}
+
+def Fgemm_YieldOp : Fgemm_Op<"yield", [Pure, Terminator, ReturnLike,
+    ParentOneOf<["TileSpaceOp", "KLoopOp", "WarpSpecializeOp"]>]> {
+  let summary = "ends a tile-space, K-loop or warp-role region";
+  let description = [{
+    In `fgemm.k_loop` it carries the next values of the loop-carried tiles; in
+    the other regions it carries nothing.
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+  let builders = [OpBuilder<(ins), [{ build($_builder, $_state, ::mlir::ValueRange()); }]>];
+}
+
+def Fgemm_TileSpaceOp : Fgemm_Op<"tile_space", [RecursiveMemoryEffects,
+    SingleBlock]> {
+  let summary = "the set of output tiles; the body computes one of them";
+  let description = [{
+    Runs the body once for every tile of `output`, in no specified order. The
+    entry block's arguments are the tile's block indices along the output's
+    two dimensions (tile `(i, j)` covers rows `[i*bm, (i+1)*bm)` and columns
+    `[j*bn, (j+1)*bn)`, clipped to the tensor). `dense` maps every tile to the
+    one problem; grouped layouts add kinds. `fgemm-schedule-tiles` decides
+    which CTA computes which tile.
+
+    Example:
+    ```mlir
+    fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
+    ^bb0(%tm: index, %tn: index):
+      ...
+      fgemm.yield
+    }
+    ```
+  }];
+  let arguments = (ins Fgemm_TileSpaceKindAttr:$kind, AnyType:$output);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$kind `over` $output attr-dict `:` type($output) $body";
+  let hasVerifier = 1;
+}
+
+def Fgemm_KLoopOp : Fgemm_Op<"k_loop", [RecursiveMemoryEffects, SingleBlock]> {
+  let summary = "a loop over the blocks of a reduction dimension";
+  let description = [{
+    Runs the body for `kb = 0 .. ceil(dim / bk) - 1` in order, carrying
+    `init` through `fgemm.yield`. The entry block's arguments are `kb` (an
+    index) and the carried values. The last block may be partial; loads of it
+    are zero-filled past the end, so it adds nothing beyond `dim`.
+
+    Example:
+    ```mlir
+    %acc = fgemm.k_loop "k" init(%zero : !fgemm.tile<[bm, bn], f32>) {
+    ^bb0(%kb: index, %c: !fgemm.tile<[bm, bn], f32>):
+      ...
+      fgemm.yield %next : !fgemm.tile<[bm, bn], f32>
+    } -> !fgemm.tile<[bm, bn], f32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$dim, Variadic<AnyType>:$inits);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $dim (`init` `(` $inits^ `:` type($inits) `)`)? attr-dict-with-keyword $body
+    (`->` type($results)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+def Fgemm_LoadOp : Fgemm_Op<"load", [MemoryEffects<[MemRead]>]> {
+  let summary = "loads one tile of a global tensor";
+  let description = [{
+    Loads the tile at block indices `(row, col)` of `source`: rows
+    `[row*b0, (row+1)*b0)`, columns `[col*b1, (col+1)*b1)`, where `b0 x b1` is
+    the result tile's shape. Elements past the tensor's end read as zero. On
+    sm_90 this becomes a TMA load (`cp.async.bulk.tensor`) into shared memory
+    with a 128-byte swizzle.
+
+    Example: `%ta = fgemm.load %a[%tm, %kb] : !fgemm.tensor<[m, k], f8E4M3FN> -> !fgemm.tile<[bm, bk], f8E4M3FN>`
+  }];
+  let arguments = (ins Fgemm_TensorType:$source, Index:$row, Index:$col);
+  let results = (outs Fgemm_TileType:$result);
+  let assemblyFormat = "$source `[` $row `,` $col `]` attr-dict `:` type($source) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Fgemm_LoadScalesOp : Fgemm_Op<"load_scales", [MemoryEffects<[MemRead]>]> {
+  let summary = "loads the scales that apply to one tile's rows in one K block";
+  let description = [{
+    For the tile at block index `index` of the scaled operand's first
+    dimension (`b0` rows, `b0` = the result's only dimension) and K block `kb`,
+    yields one FP32 scale per row: the scale of the block that row and K block
+    fall in. MN-major per-row scales (`block = [1, 128]`) are TMA-loaded with
+    the operand tiles; per-block scales (`block = [128, 128]`) are a single
+    value per tile when the tile lies in one 128-row block and are read from
+    global memory by the math threads.
+
+    Example: `%sa = fgemm.load_scales %sfa[%tm, %kb] : !fgemm.scales<[m, k], f32, block = [1, 128], mn_major> -> !fgemm.tile<[bm], f32>`
+  }];
+  let arguments = (ins Fgemm_ScalesType:$source, Index:$index, Index:$kb);
+  let results = (outs Fgemm_TileType:$result);
+  let assemblyFormat = "$source `[` $index `,` $kb `]` attr-dict `:` type($source) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Fgemm_StoreOp : Fgemm_Op<"store", [MemoryEffects<[MemWrite]>]> {
+  let summary = "converts an accumulator tile and stores it to a global tensor";
+  let description = [{
+    Rounds `value` to the destination's element type (round to nearest even)
+    and writes it at block indices `(row, col)`. Elements past the tensor's end
+    are not written. On sm_90: registers -> shared memory -> TMA store.
+
+    Example: `fgemm.store %acc, %d[%tm, %tn] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>`
+  }];
+  let arguments = (ins Fgemm_TileType:$value, Fgemm_TensorType:$dest, Index:$row, Index:$col);
+  let assemblyFormat = "$value `,` $dest `[` $row `,` $col `]` attr-dict `:` type($value) `,` type($dest)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Compute
+//===----------------------------------------------------------------------===//
+
+def Fgemm_ZerosOp : Fgemm_Op<"zeros", [Pure]> {
+  let summary = "a tile of zeros";
+  let description = "Example: `%z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>`";
+  let results = (outs Fgemm_TileType:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Fgemm_ScaledDotOp : Fgemm_Op<"scaled_dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
+  let summary = "acc + (scale_a x scale_b) * (a . b^T), one K block, promoted in FP32";
+  let description = [{
+    `a` is `[bm, bk]`, `b` is `[bn, bk]` (both K-major FP8), `acc` and the
+    result `[bm, bn]` FP32; `scale_a` is `[bm]`, `scale_b` `[bn]`. The block
+    product runs on the tensor cores with a fresh FP32 partial sum, which is
+    then promoted into `acc` on CUDA cores as `acc += scale_a[i] * scale_b[j] *
+    partial[i][j]` (DeepGEMM's promotion: the tensor cores' FP8 accumulation
+    keeps only about 14 mantissa bits, so partial sums must not grow across K
+    blocks). On sm_90: `wgmma.mma_async` m64nNk32 e4m3, then FFMAs.
+
+    Example:
+    ```mlir
+    %r = fgemm.scaled_dot %ta, %tb scales(%sa, %sb) acc(%c)
+        : !fgemm.tile<[bm, bk], f8E4M3FN>, !fgemm.tile<[bn, bk], f8E4M3FN>,
+          !fgemm.tile<[bm], f32>, !fgemm.tile<[bn], f32> -> !fgemm.tile<[bm, bn], f32>
+    ```
+  }];
+  let arguments = (ins Fgemm_TileType:$a, Fgemm_TileType:$b, Fgemm_TileType:$scale_a,
+                       Fgemm_TileType:$scale_b, Fgemm_TileType:$acc);
+  let results = (outs Fgemm_TileType:$result);
+  let assemblyFormat = [{
+    $a `,` $b `scales` `(` $scale_a `,` $scale_b `)` `acc` `(` $acc `)` attr-dict `:`
+    type($a) `,` type($b) `,` type($scale_a) `,` type($scale_b) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Scheduling, warp roles and pipelining (created by the fgemm passes)
+//===----------------------------------------------------------------------===//
+
+def Fgemm_ProgramIdOp : Fgemm_Op<"program_id", [Pure]> {
+  let summary = "the index of this CTA in the launch grid";
+  let description = [{
+    Created by `fgemm-schedule-tiles`. Lowers to `%ctaid.{x,y,z}`.
+
+    Example: `%x = fgemm.program_id x`
+  }];
+  let arguments = (ins Fgemm_DimAttr:$dim);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$dim attr-dict";
+}
+
+def Fgemm_WarpSpecializeOp : Fgemm_Op<"warp_specialize", [RecursiveMemoryEffects]> {
+  let summary = "splits a CTA into a producer warpgroup and math warpgroups";
+  let description = [{
+    Created by `fgemm-warp-specialize`. One warpgroup runs `producer` (one
+    elected thread issues the TMA loads); `math_warpgroups` warpgroups run
+    `consumer` together, each on 64 rows of the tile. Registers are
+    rebalanced with `setmaxnreg`: the producer drops to `producer_regs`, the
+    math warpgroups grow to `consumer_regs`.
+
+    Example:
+    ```mlir
+    fgemm.warp_specialize {consumer_regs = 232 : i64, math_warpgroups = 2 : i64, producer_regs = 40 : i64}
+    producer {
+      ...
+      fgemm.yield
+    } consumer {
+      ...
+      fgemm.yield
+    }
+    ```
+  }];
+  let arguments = (ins I64Attr:$math_warpgroups, I64Attr:$producer_regs, I64Attr:$consumer_regs);
+  let regions = (region SizedRegion<1>:$producer, SizedRegion<1>:$consumer);
+  let assemblyFormat = "attr-dict `producer` $producer `consumer` $consumer";
+  let hasVerifier = 1;
+}
+
+def Fgemm_RingCreateOp : Fgemm_Op<"ring.create", [MemoryEffects<[MemAlloc]>]> {
+  let summary = "a producer/consumer channel of per-K-block tiles";
+  let description = [{
+    Created by `fgemm-warp-specialize`. `fgemm-pipeline-tma` sets `stages`
+    (the number of shared-memory slots), the byte offset of each slot's tiles
+    (`offsets`, one per put value, for slot 0; slot s adds s * `slot_strides`),
+    `barriers` (the offset of the full/empty mbarrier arrays) and
+    `smem_bytes` (the kernel's whole dynamic shared memory).
+
+    Example: `%ring = fgemm.ring.create : !fgemm.ring`
+  }];
+  let results = (outs Fgemm_RingType:$ring);
+  let assemblyFormat = "attr-dict `:` type($ring)";
+}
+
+def Fgemm_RingPutOp : Fgemm_Op<"ring.put", [AttrSizedOperandSegments,
+    MemoryEffects<[MemWrite]>]> {
+  let summary = "the producer fills the ring entry of K block `index`";
+  let description = [{
+    Every value must come from an `fgemm.load` or `fgemm.load_scales` in the
+    same block; the lowering turns each into a TMA load into the entry's slot.
+    After pipelining, `stage` and `phase` name the slot and its barrier parity.
+
+    Example: `fgemm.ring.put %ring[%kb] (%ta, %tb, %sa) : !fgemm.tile<...>, ...`
+  }];
+  let arguments = (ins Fgemm_RingType:$ring, Index:$index, Optional<Index>:$stage,
+                       Optional<Index>:$phase, Variadic<Fgemm_TileType>:$values);
+  let assemblyFormat = [{
+    $ring `[` $index `]` (`stage` `(` $stage^ `,` $phase `)`)? `(` $values `)` attr-dict `:` type($values)
+  }];
+}
+
+def Fgemm_RingGetOp : Fgemm_Op<"ring.get", [AttrSizedOperandSegments,
+    MemoryEffects<[MemRead]>]> {
+  let summary = "a consumer waits for the ring entry of K block `index`";
+  let description = [{
+    Yields the tiles the producer put, in the same order.
+
+    Example: `%ta, %tb, %sa = fgemm.ring.get %ring[%kb] : !fgemm.tile<...>, ...`
+  }];
+  let arguments = (ins Fgemm_RingType:$ring, Index:$index, Optional<Index>:$stage,
+                       Optional<Index>:$phase);
+  let results = (outs Variadic<Fgemm_TileType>:$values);
+  let assemblyFormat = [{
+    $ring `[` $index `]` (`stage` `(` $stage^ `,` $phase `)`)? attr-dict `:` type($values)
+  }];
+}
+
+def Fgemm_RingReleaseOp : Fgemm_Op<"ring.release", [AttrSizedOperandSegments,
+    MemoryEffects<[MemWrite]>]> {
+  let summary = "a consumer is done with the ring entry of K block `index`";
+  let description = [{
+    After it, the producer may overwrite the entry's slot.
+
+    Example: `fgemm.ring.release %ring[%kb]`
+  }];
+  let arguments = (ins Fgemm_RingType:$ring, Index:$index, Optional<Index>:$stage,
+                       Optional<Index>:$phase);
+  let assemblyFormat = [{
+    $ring `[` $index `]` (`stage` `(` $stage^ `,` $phase `)`)? attr-dict
+  }];
+}
+
+#endif // FGEMM_OPS_TD

@@ -1,0 +1,140 @@
+//===- Passes.td - fgemm passes ----------------------------*- tablegen -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+
+#ifndef FGEMM_PASSES_TD
+#define FGEMM_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def FgemmSpecializePass : Pass<"fgemm-specialize", "::mlir::ModuleOp"> {
+  let summary = "Binds block sizes, pipeline depth and known shapes; checks resources";
+  let description = [{
+    Attaches `#fgemm.config` to every `fgemm.kernel` and rejects configurations
+    the hardware cannot run, with a diagnostic that says what is allowed:
+    `block_m` must be 64 or 128 (64 rows per math warpgroup: WGMMA's M),
+    `block_n` a multiple of 8 in [8, 256] that divides 128 (one B scale per
+    tile), shared memory (stages x tiles + output tile + barriers) at most
+    227 KiB, `stages` in [1, 16]; `fixed-n` must be a multiple of 8 and
+    `fixed-k` a multiple of 16 (TMA's 16-byte stride rule).
+
+    Before: `fgemm.kernel @k(...) attributes {dims = [...]}`
+    After:  `fgemm.kernel @k(...) attributes {dims = [...], fgemm.config = #fgemm.config<block_m = 128, ...>}`
+  }];
+  let options = [
+    Option<"blockM", "block-m", "int64_t", /*default=*/"128", "Output tile rows (64 per math warpgroup)">,
+    Option<"blockN", "block-n", "int64_t", /*default=*/"128", "Output tile columns (WGMMA N)">,
+    Option<"stages", "stages", "int64_t", /*default=*/"4", "Shared-memory pipeline depth">,
+    Option<"fixedN", "fixed-n", "int64_t", /*default=*/"0", "Fold N as a constant (0 = runtime)">,
+    Option<"fixedK", "fixed-k", "int64_t", /*default=*/"0", "Fold K as a constant (0 = runtime)">,
+  ];
+}
+
+def FgemmScheduleTilesPass : Pass<"fgemm-schedule-tiles", "::mlir::ModuleOp"> {
+  let summary = "Maps the tiles of fgemm.tile_space onto CTAs of the launch grid";
+  let description = [{
+    Replaces `fgemm.tile_space` by its body, with the tile indices computed
+    from `fgemm.program_id`. The plain schedule launches one CTA per tile,
+    `x` over the N tiles (adjacent CTAs share the A tile in L2) and `y` over
+    the M tiles; the kernel gets `fgemm.grid = ["n", "m"]`, the dimension
+    symbols whose tile counts size the grid.
+
+    Before:
+    ```mlir
+    fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
+    ^bb0(%tm: index, %tn: index):
+      ...
+    }
+    ```
+    After:
+    ```mlir
+    %tn = fgemm.program_id x
+    %tm = fgemm.program_id y
+    ...
+    ```
+    Limitations: no persistent grid, rasterization or clusters yet.
+  }];
+}
+
+def FgemmWarpSpecializePass : Pass<"fgemm-warp-specialize", "::mlir::ModuleOp"> {
+  let summary = "Splits the K loop into a TMA producer warpgroup and math warpgroups";
+  let description = [{
+    Finds the `fgemm.k_loop` that feeds `fgemm.scaled_dot`, moves the loads
+    that TMA can do (operand tiles, MN-major per-row scales) into a producer
+    loop that puts them into an `fgemm.ring`, and leaves the math (ring.get,
+    the remaining loads, scaled_dot, ring.release) and the epilogue in the
+    consumer region. Steps: (1) classify the loop's loads; (2) create the ring;
+    (3) clone the loop into the producer with only the TMA loads; (4) rewrite
+    the consumer loop to get them from the ring; (5) wrap the rest in the
+    consumer region.
+
+    Before:
+    ```mlir
+    %acc = fgemm.k_loop "k" init(%z : ...) {
+      %ta = fgemm.load %a[...]
+      ...
+    }
+    fgemm.store %acc, %d[...]
+    ```
+    After:
+    ```mlir
+    %ring = fgemm.ring.create : !fgemm.ring
+    fgemm.warp_specialize {...} producer {
+      fgemm.k_loop "k" { %ta = fgemm.load ... fgemm.ring.put %ring[%kb] (%ta, ...) }
+    } consumer {
+      %acc = fgemm.k_loop "k" init(...) { %ta, ... = fgemm.ring.get %ring[%kb] ... }
+      fgemm.store %acc, %d[...]
+    }
+    ```
+    Not applied (warning) when the kernel has no K loop with a scaled_dot or
+    already has warp roles.
+  }];
+  let options = [
+    Option<"producerRegs", "producer-regs", "int64_t", /*default=*/"40", "setmaxnreg of the producer warpgroup">,
+    Option<"consumerRegs", "consumer-regs", "int64_t", /*default=*/"232", "setmaxnreg of the math warpgroups">,
+  ];
+}
+
+def FgemmPipelineTmaPass : Pass<"fgemm-pipeline-tma", "::mlir::ModuleOp"> {
+  let summary = "Turns a ring into shared-memory stages with full/empty mbarriers";
+  let description = [{
+    Plans the dynamic shared memory (one slot per stage for every tile the
+    producer puts, 1024-byte aligned for the 128-byte swizzle; the epilogue
+    tile; the mbarrier arrays) and rewrites every ring access of K block `kb`
+    to name its stage `kb mod stages` and phase parity `(kb / stages) mod 2`.
+
+    Before: `fgemm.ring.put %ring[%kb] (%ta, %tb, %sa) : ...`
+    After:
+    ```mlir
+    %s = arith.remui %kb, %c4 : index
+    %q = arith.divui %kb, %c4 : index
+    %p = arith.andi %q, %c1 : index
+    fgemm.ring.put %ring[%kb] stage(%s, %p) (%ta, %tb, %sa) : ...
+    ```
+    with `%ring = fgemm.ring.create {stages = 4, offsets = [...], ...}`.
+    Fails (error) when the plan exceeds 227 KiB.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+def ConvertFgemmToNVVMPass : Pass<"convert-fgemm-to-nvvm", "::mlir::ModuleOp"> {
+  let summary = "Lowers pipelined, warp-specialized fgemm kernels to LLVM + NVVM";
+  let description = [{
+    Each `fgemm.kernel` becomes an `llvm.func` kernel (`nvvm.kernel`,
+    `nvvm.reqntid`, `nvvm.maxnreg`) taking its TMA descriptors by value
+    (`nvvm.grid_constant`) in the order of docs/ABI.md, over one external
+    1024-byte-aligned dynamic shared-memory buffer. Ring puts become mbarrier
+    waits, `expect_tx` arrivals and `cp.async.bulk.tensor` loads; ring gets
+    become parity waits; `fgemm.scaled_dot` becomes `wgmma.mma_async`
+    m64nNk32 e4m3 (descriptors built here: +32 bytes per k32 step for A and
+    B) then FFMA promotion with `scale_a * scale_b`; `fgemm.store` becomes a
+    BF16 conversion, shared-memory stores and a TMA store.
+
+    Needs the IR produced by fgemm-specialize, fgemm-schedule-tiles,
+    fgemm-warp-specialize and fgemm-pipeline-tma; anything else is an error.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
+                           "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
+}
+
+#endif // FGEMM_PASSES_TD

@@ -1,0 +1,672 @@
+//===- FgemmToNVVM.cpp - fgemm kernels to LLVM + NVVM ----------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// convert-fgemm-to-nvvm: lowers a pipelined, warp-specialized fgemm.kernel to
+// an llvm.func kernel built from nvvm, llvm, scf and arith ops. The kernel is
+// a whole-program structure (roles, ring, shared-memory plan), so this is an
+// explicit walk that maps fgemm values to LLVM values, not 1:1 patterns.
+//
+//   tid / 128 == 0 (producer)            tid / 128 >= 1 (math warpgroup w)
+//   setmaxnreg.dec 40                    setmaxnreg.inc 232
+//   thread 0: for kb:                    for kb:
+//     try_wait empty[s], p ^ 1             try_wait full[s], p
+//     arrive.expect_tx full[s], bytes      wgmma.fence; 4 x wgmma m64nNk32 e4m3
+//     cp.async.bulk.tensor A, B, SFA       commit; wait 0; read 2 row scales
+//                                          arrive empty[s]; 64 FFMA promotions
+//                                        cvt bf16x2, st.shared, fence.proxy.async
+//                                        bar.sync 1, 128*w; TMA store
+//
+// Shared-memory descriptors for wgmma are built here, not by nvgpu (whose
+// lowering mis-steps FP8 B operands, MLIR-NVGPU.md trap 1): K-major, 128-byte
+// swizzle, stride byte offset 1024 (8 rows of 128 bytes), start address
+// advanced by 32 bytes per k32 step for both A and B. The dynamic shared
+// memory is one external 1024-byte-aligned array (trap 2), and TMA
+// descriptors are by-value `nvvm.grid_constant` parameters (trap 4).
+//
+// Limitations: bf16 output only; B scales must be one value per tile
+// (block_n divides 128); one math K block is 128 (4 k32 steps).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Transforms/SharedMemoryPlan.h"
+#include "dialect/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#define DEBUG_TYPE "convert-fgemm-to-nvvm"
+
+namespace mlir::fgemm {
+#define GEN_PASS_DEF_CONVERTFGEMMTONVVMPASS
+#include "dialect/Passes.h.inc"
+} // namespace mlir::fgemm
+
+using namespace mlir;
+using namespace mlir::fgemm;
+
+/// Name of the dynamic shared-memory array every kernel of a module uses.
+static constexpr StringLiteral kSharedMemoryName = "fgemm_smem";
+/// Size of a CUtensorMap (cuda.h: 128 bytes, 64-byte aligned).
+static constexpr int64_t kTensorMapBytes = 128;
+/// Registers per thread at kernel entry: setmaxnreg needs a cap to move from
+/// (65536 / 384 rounded down to a multiple of 8, DeepGEMM's launch bounds).
+static constexpr int64_t kEntryMaxRegisters = 168;
+/// Suspend-time hint of mbarrier.try_wait, in nanoseconds (CUTLASS's value).
+static constexpr int64_t kTryWaitTicks = 0x989680;
+/// Named barrier the math warpgroups use among themselves (0 is __syncthreads).
+static constexpr int64_t kMathBarrierId = 1;
+/// WGMMA's K for 8-bit operands, in elements (= bytes).
+static constexpr int64_t kWgmmaK = 32;
+
+namespace {
+
+/// Lowers one kernel. Values of the fgemm kernel are mapped as follows:
+/// index scalars -> index; operand/scale tiles from the ring -> !llvm.ptr<3>
+/// of their slot; per-block scale tiles -> f32; accumulator tiles -> the
+/// wgmma accumulator struct (block_n / 2 f32 per thread).
+class KernelLowering {
+public:
+  KernelLowering(KernelOp kernel, ModuleOp module)
+      : kernel(kernel), module(module), config(kernel.getConfig()), b(kernel.getContext()),
+        loc(kernel.getLoc()) {}
+
+  LogicalResult run();
+
+private:
+  // Small builders.
+  Value constI32(int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 32); }
+  Value constIndex(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value toI32(Value v) {
+    return v.getType().isIndex() ? arith::IndexCastOp::create(b, loc, b.getI32Type(), v)
+                                 : v;
+  }
+  Value toIndex(Value v) {
+    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
+  }
+  Value mulI32(Value x, int64_t c) { return arith::MulIOp::create(b, loc, x, constI32(c)); }
+  /// A byte address in the dynamic shared memory.
+  Value smemAt(Value byteOffsetI32) {
+    return LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
+                               b.getI8Type(), smemBase, ValueRange{byteOffsetI32});
+  }
+  Value smemAt(int64_t byteOffset) { return smemAt(constI32(byteOffset)); }
+  /// full[stage] or empty[stage].
+  Value barrierAt(bool empty, Value stage);
+  void waitParity(Value barrier, Value parityI32);
+  Type accumulatorType();
+
+  LogicalResult buildFunction();
+  LogicalResult lowerBlock(Block &block);
+  LogicalResult lowerOp(Operation &op);
+  LogicalResult lowerRingCreate(RingCreateOp op);
+  LogicalResult lowerWarpSpecialize(WarpSpecializeOp op);
+  LogicalResult lowerKLoop(KLoopOp op);
+  LogicalResult lowerRingPut(RingPutOp op);
+  LogicalResult lowerRingGet(RingGetOp op);
+  LogicalResult lowerRingRelease(Value stage);
+  LogicalResult lowerLoadScales(LoadScalesOp op);
+  LogicalResult lowerScaledDot(ScaledDotOp op, RingReleaseOp fusedRelease);
+  LogicalResult lowerStore(StoreOp op);
+
+  Value lookup(Value v) { return mapping.lookup(v); }
+  int64_t extent(StringAttr symbol) { return getTileDimExtent(symbol.getValue(), config); }
+
+  KernelOp kernel;
+  ModuleOp module;
+  ConfigAttr config;
+  OpBuilder b;
+  Location loc;
+  LLVM::LLVMFuncOp func;
+  DenseMap<Value, Value> mapping;
+  /// Kernel argument -> its TMA descriptor (generic pointer to the param) or,
+  /// for arguments read directly, its global pointer.
+  DenseMap<Value, Value> argParams;
+  /// Dimension symbol -> its runtime value (index).
+  llvm::StringMap<Value> dims;
+  Value smemBase;
+  // Shared-memory plan, read from fgemm.ring.create.
+  int64_t stages = 0, barrierOffset = 0, outputOffset = 0, smemBytes = 0;
+  SmallVector<int64_t> slotOffsets, slotStrides, slotBytes;
+  // Thread coordinates inside the math warpgroups (i32), set by warp_specialize.
+  Value mathTid, mathWg, warpInWg, lane;
+  Operation *skipOp = nullptr; // a ring.release fused into the preceding dot
+};
+
+} // namespace
+
+Value KernelLowering::barrierAt(bool empty, Value stage) {
+  Value index = toI32(stage);
+  if (empty)
+    index = arith::AddIOp::create(b, loc, index, constI32(stages));
+  return smemAt(arith::AddIOp::create(b, loc, constI32(barrierOffset), mulI32(index, 8)));
+}
+
+void KernelLowering::waitParity(Value barrier, Value parityI32) {
+  NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier, parityI32, constI32(kTryWaitTicks));
+}
+
+Type KernelLowering::accumulatorType() {
+  // m64nN f32: each of the warpgroup's 128 threads holds N / 2 values.
+  SmallVector<Type> fields(config.getBlockN() / 2, b.getF32Type());
+  return LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
+}
+
+/// Builds the llvm.func, its parameters in docs/ABI.md order (TMA descriptors
+/// by value, direct pointers, then dimensions), and the shared-memory global.
+LogicalResult KernelLowering::buildFunction() {
+  MLIRContext *ctx = kernel.getContext();
+  Block &entry = kernel.getBody().front();
+
+  // TMA-accessed tensors: the producer's loads in ring order, then outputs.
+  SmallVector<Value> tmaArgs, ptrArgs;
+  auto addUnique = [](SmallVectorImpl<Value> &list, Value v) {
+    if (!llvm::is_contained(list, v))
+      list.push_back(v);
+  };
+  kernel.walk([&](RingPutOp put) {
+    for (Value v : put.getValues())
+      addUnique(tmaArgs, v.getDefiningOp()->getOperand(0));
+  });
+  kernel.walk([&](StoreOp store) { addUnique(tmaArgs, store.getDest()); });
+  for (BlockArgument arg : entry.getArguments())
+    if (!llvm::is_contained(tmaArgs, arg))
+      ptrArgs.push_back(arg);
+  for (Value v : tmaArgs)
+    if (!isa<BlockArgument>(v))
+      return kernel.emitError("TMA source is not a kernel argument");
+
+  auto genericPtr = LLVM::LLVMPointerType::get(ctx);
+  auto globalPtr = LLVM::LLVMPointerType::get(ctx, 1);
+  SmallVector<Type> params;
+  SmallVector<Attribute> paramAttrs;
+  auto tensorMapType = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), kTensorMapBytes);
+  for (size_t i = 0; i < tmaArgs.size(); ++i) {
+    params.push_back(genericPtr);
+    paramAttrs.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr(LLVM::LLVMDialect::getByValAttrName(), TypeAttr::get(tensorMapType)),
+         b.getNamedAttr(LLVM::LLVMDialect::getAlignAttrName(), b.getI64IntegerAttr(64)),
+         b.getNamedAttr(NVVM::NVVMDialect::getGridConstantAttrName(), b.getUnitAttr())}));
+  }
+  for (size_t i = 0; i < ptrArgs.size(); ++i) {
+    params.push_back(globalPtr);
+    paramAttrs.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr(LLVM::LLVMDialect::getNoAliasAttrName(), b.getUnitAttr())}));
+  }
+  for (size_t i = 0; i < kernel.getDims().size(); ++i) {
+    params.push_back(b.getI32Type());
+    paramAttrs.push_back(b.getDictionaryAttr({}));
+  }
+
+  b.setInsertionPointToEnd(module.getBody());
+  if (!module.lookupSymbol(kSharedMemoryName)) {
+    auto global = LLVM::GlobalOp::create(
+        b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), 0), /*isConstant=*/false,
+        LLVM::Linkage::External, kSharedMemoryName, Attribute(), /*alignment=*/1024,
+        /*addrSpace=*/3);
+    (void)global;
+  }
+  func = LLVM::LLVMFuncOp::create(b, loc, kernel.getSymName(),
+                                  LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx),
+                                                              params));
+  func.setArgAttrsAttr(b.getArrayAttr(paramAttrs));
+  func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func->setAttr(NVVM::NVVMDialect::getReqntidAttrName(),
+                b.getDenseI32ArrayAttr({static_cast<int32_t>(config.getNumThreads()), 1, 1}));
+  func->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
+                b.getI32IntegerAttr(kEntryMaxRegisters));
+  // What the runtime needs to launch it (fgemmc writes these to the .meta file).
+  func->setAttr("fgemm.config", config);
+  if (Attribute grid = kernel->getAttr("fgemm.grid"))
+    func->setAttr("fgemm.grid", grid);
+  Block *body = func.addEntryBlock(b);
+  b.setInsertionPointToStart(body);
+
+  unsigned next = 0;
+  for (Value v : tmaArgs)
+    argParams[v] = body->getArgument(next++);
+  for (Value v : ptrArgs)
+    argParams[v] = body->getArgument(next++);
+  for (auto [i, name] : llvm::enumerate(kernel.getDims().getAsValueRange<StringAttr>())) {
+    Value value = body->getArgument(next++);
+    // Shapes folded at specialization become constants.
+    if (name == "n" && config.getFixedN())
+      value = constI32(config.getFixedN());
+    if (name == "k" && config.getFixedK())
+      value = constI32(config.getFixedK());
+    dims[name] = toIndex(value);
+  }
+  smemBase = LLVM::AddressOfOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, 3),
+                                       kSharedMemoryName);
+  return success();
+}
+
+LogicalResult KernelLowering::run() {
+  if (!config)
+    return kernel.emitError("convert-fgemm-to-nvvm needs a specialized kernel");
+  if (kernel.getOps<WarpSpecializeOp>().empty())
+    return kernel.emitError("convert-fgemm-to-nvvm needs warp roles "
+                            "(run fgemm-warp-specialize first)");
+  bool pipelined = false;
+  kernel.walk([&](RingCreateOp r) { pipelined = r->hasAttr("stages"); });
+  if (!pipelined)
+    return kernel.emitError("convert-fgemm-to-nvvm needs a pipelined ring "
+                            "(run fgemm-pipeline-tma first)");
+  if (failed(buildFunction()))
+    return failure();
+  if (failed(lowerBlock(kernel.getBody().front())))
+    return failure();
+  LLVM::ReturnOp::create(b, loc, ValueRange());
+  return success();
+}
+
+LogicalResult KernelLowering::lowerBlock(Block &block) {
+  for (Operation &op : block)
+    if (failed(lowerOp(op)))
+      return failure();
+  return success();
+}
+
+LogicalResult KernelLowering::lowerOp(Operation &op) {
+  loc = op.getLoc();
+  if (&op == skipOp)
+    return success();
+  // Index arithmetic made by the passes (stage/phase) lowers later with arith.
+  if (isa<arith::ArithDialect>(op.getDialect())) {
+    Operation *clone = b.clone(op);
+    for (OpOperand &operand : clone->getOpOperands())
+      if (Value mapped = lookup(operand.get()))
+        operand.set(mapped);
+    for (auto [from, to] : llvm::zip(op.getResults(), clone->getResults()))
+      mapping[from] = to;
+    return success();
+  }
+  return TypeSwitch<Operation *, LogicalResult>(&op)
+      .Case([&](ProgramIdOp p) {
+        Type i32 = b.getI32Type();
+        Value id = p.getDim() == Dim::X   ? Value(NVVM::BlockIdXOp::create(b, loc, i32))
+                   : p.getDim() == Dim::Y ? Value(NVVM::BlockIdYOp::create(b, loc, i32))
+                                          : Value(NVVM::BlockIdZOp::create(b, loc, i32));
+        mapping[p] = toIndex(id);
+        return success();
+      })
+      .Case([&](ZerosOp z) {
+        mapping[z] = LLVM::ZeroOp::create(b, loc, accumulatorType());
+        return success();
+      })
+      .Case([&](RingCreateOp r) { return lowerRingCreate(r); })
+      .Case([&](WarpSpecializeOp w) { return lowerWarpSpecialize(w); })
+      .Case([&](KLoopOp l) { return lowerKLoop(l); })
+      .Case([&](RingPutOp p) { return lowerRingPut(p); })
+      .Case([&](RingGetOp g) { return lowerRingGet(g); })
+      .Case([&](RingReleaseOp r) { return lowerRingRelease(lookup(r.getStage())); })
+      .Case([&](LoadOp l) -> LogicalResult {
+        // Issued by the ring.put that consumes it.
+        if (!llvm::all_of(l->getUsers(), [](Operation *u) { return isa<RingPutOp>(u); }))
+          return l.emitError("tile loads must feed the producer's ring "
+                             "(run fgemm-warp-specialize first)");
+        return success();
+      })
+      .Case([&](LoadScalesOp l) -> LogicalResult {
+        if (isTmaLoad(l))
+          return success(); // issued by its ring.put
+        return lowerLoadScales(l);
+      })
+      .Case([&](ScaledDotOp d) {
+        auto release = dyn_cast_or_null<RingReleaseOp>(d->getNextNode());
+        if (release)
+          skipOp = release;
+        return lowerScaledDot(d, release);
+      })
+      .Case([&](StoreOp s) { return lowerStore(s); })
+      .Case([&](YieldOp) { return success(); }) // handled by the region's owner
+      .Case([&](ReturnOp) { return success(); })
+      .Default([&](Operation *other) {
+        return other->emitError("convert-fgemm-to-nvvm cannot lower this op");
+      });
+}
+
+/// Thread 0 initializes the barriers; everyone waits for it.
+LogicalResult KernelLowering::lowerRingCreate(RingCreateOp op) {
+  auto getI64 = [&](StringRef name) { return op->getAttrOfType<IntegerAttr>(name).getInt(); };
+  auto getArray = [&](StringRef name) {
+    return SmallVector<int64_t>(op->getAttrOfType<DenseI64ArrayAttr>(name).asArrayRef());
+  };
+  stages = getI64("stages");
+  barrierOffset = getI64("barriers");
+  outputOffset = getI64("output_offset");
+  smemBytes = getI64("smem_bytes");
+  slotOffsets = getArray("offsets");
+  slotStrides = getArray("slot_strides");
+  slotBytes = getArray("slot_bytes");
+  func->setAttr("fgemm.smem_bytes", b.getI64IntegerAttr(smemBytes));
+
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, constI32(0));
+  auto ifOp = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    int64_t mathThreads = 128 * config.getMathWarpgroups();
+    for (int64_t s = 0; s < stages; ++s) {
+      // full: the producer's expect_tx arrival; empty: every math thread.
+      NVVM::MBarrierInitOp::create(b, loc, smemAt(barrierOffset + 8 * s), constI32(1),
+                                   Value());
+      NVVM::MBarrierInitOp::create(b, loc, smemAt(barrierOffset + 8 * (stages + s)),
+                                   constI32(mathThreads), Value());
+    }
+    // Make the initialized barriers visible to the TMA unit (async proxy).
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+  }
+  NVVM::Barrier0Op::create(b, loc);
+  return success();
+}
+
+LogicalResult KernelLowering::lowerWarpSpecialize(WarpSpecializeOp op) {
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  Value warpgroup = arith::DivUIOp::create(b, loc, tid, constI32(128));
+  Value isProducer =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, warpgroup, constI32(0));
+  auto ifOp = scf::IfOp::create(b, loc, isProducer, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+
+  // Producer warpgroup: give registers away; one thread issues all TMA.
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  NVVM::SetMaxRegisterOp::create(b, loc, op.getProducerRegs(),
+                                 NVVM::SetMaxRegisterAction::decrease);
+  Value isElected = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, constI32(0));
+  auto electIf = scf::IfOp::create(b, loc, isElected, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(electIf.thenBlock());
+  if (failed(lowerBlock(op.getProducer().front())))
+    return failure();
+
+  // Math warpgroups: take the registers for accumulators.
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  NVVM::SetMaxRegisterOp::create(b, loc, op.getConsumerRegs(),
+                                 NVVM::SetMaxRegisterAction::increase);
+  mathTid = arith::SubIOp::create(b, loc, tid, constI32(128));
+  mathWg = arith::DivUIOp::create(b, loc, mathTid, constI32(128));
+  Value inWg = arith::RemUIOp::create(b, loc, mathTid, constI32(128));
+  warpInWg = arith::DivUIOp::create(b, loc, inWg, constI32(32));
+  lane = arith::RemUIOp::create(b, loc, tid, constI32(32));
+  return lowerBlock(op.getConsumer().front());
+}
+
+LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
+  Value extentValue = dims.lookup(op.getDim());
+  if (!extentValue)
+    return op.emitError("unknown dimension '") << op.getDim() << "'";
+  int64_t bk = config.getBlockK();
+  Value numBlocks = arith::CeilDivUIOp::create(b, loc, extentValue, constIndex(bk));
+  SmallVector<Value> inits = llvm::map_to_vector(op.getInits(), [&](Value v) {
+    return lookup(v);
+  });
+  auto forOp = scf::ForOp::create(b, loc, constIndex(0), numBlocks, constIndex(1), inits);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block &body = op.getBody().front();
+    Block *forBody = forOp.getBody();
+    for (auto [from, to] : llvm::zip(body.getArguments(), forBody->getArguments()))
+      mapping[from] = to;
+    b.setInsertionPointToStart(forBody);
+    if (!forBody->empty())
+      b.setInsertionPoint(forBody->getTerminator());
+    if (failed(lowerBlock(body)))
+      return failure();
+    auto yield = cast<YieldOp>(body.getTerminator());
+    SmallVector<Value> next = llvm::map_to_vector(yield.getValues(), [&](Value v) {
+      return lookup(v);
+    });
+    if (!forBody->empty() && isa<scf::YieldOp>(forBody->back()))
+      forBody->back().erase();
+    b.setInsertionPointToEnd(forBody);
+    scf::YieldOp::create(b, loc, next);
+  }
+  for (auto [from, to] : llvm::zip(op.getResults(), forOp.getResults()))
+    mapping[from] = to;
+  return success();
+}
+
+LogicalResult KernelLowering::lowerRingPut(RingPutOp op) {
+  Value stage = lookup(op.getStage());
+  Value parity = toI32(lookup(op.getPhase()));
+  // Wait until the consumers released this slot's previous contents; a fresh
+  // barrier counts parity 1 as complete, so the first round passes at once.
+  Value flipped = arith::XOrIOp::create(b, loc, parity, constI32(1));
+  waitParity(barrierAt(/*empty=*/true, stage), flipped);
+  Value full = barrierAt(/*empty=*/false, stage);
+  int64_t bytes = 0;
+  for (int64_t n : slotBytes)
+    bytes += n; // TMA counts whole boxes, zero-filled parts included
+  NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full, constI32(bytes),
+                                         /*scope=*/nullptr, /*relaxed=*/nullptr, Value());
+  Value stageI32 = toI32(stage);
+  for (auto [i, value] : llvm::enumerate(op.getValues())) {
+    Operation *load = value.getDefiningOp();
+    Value dst = smemAt(arith::AddIOp::create(b, loc, constI32(slotOffsets[i]),
+                                             mulI32(stageI32, slotStrides[i])));
+    Value desc = argParams.lookup(load->getOperand(0));
+    SmallVector<Value> coords;
+    if (auto tile = dyn_cast<LoadOp>(load)) {
+      // Tensor maps are {inner = columns, outer = rows}.
+      ArrayRef<StringAttr> tdims = tile.getResult().getType().getDims();
+      coords.push_back(mulI32(toI32(lookup(tile.getCol())), extent(tdims[1])));
+      coords.push_back(mulI32(toI32(lookup(tile.getRow())), extent(tdims[0])));
+    } else {
+      // MN-major scales: {inner = rows of the operand, outer = K blocks}.
+      auto scales = cast<LoadScalesOp>(load);
+      int64_t rows = extent(scales.getResult().getType().getDims()[0]);
+      coords.push_back(mulI32(toI32(lookup(scales.getIndex())), rows));
+      coords.push_back(toI32(lookup(scales.getKb())));
+    }
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        b, loc, dst, desc, coords, full, /*im2colOffsets=*/ValueRange(),
+        /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
+        NVVM::TMALoadModeAttr::get(b.getContext(), NVVM::TMALoadMode::TILE),
+        /*isCTAOnly=*/b.getBoolAttr(true), /*group=*/nullptr, /*predicate=*/Value());
+  }
+  return success();
+}
+
+LogicalResult KernelLowering::lowerRingGet(RingGetOp op) {
+  Value stage = lookup(op.getStage());
+  waitParity(barrierAt(/*empty=*/false, stage), toI32(lookup(op.getPhase())));
+  Value stageI32 = toI32(stage);
+  for (auto [i, value] : llvm::enumerate(op.getValues()))
+    mapping[value] = smemAt(arith::AddIOp::create(b, loc, constI32(slotOffsets[i]),
+                                                  mulI32(stageI32, slotStrides[i])));
+  return success();
+}
+
+LogicalResult KernelLowering::lowerRingRelease(Value stage) {
+  NVVM::MBarrierArriveOp::create(b, loc, Type(), barrierAt(/*empty=*/true, stage),
+                                 /*count=*/Value(), /*scope=*/nullptr);
+  return success();
+}
+
+/// Per-block scales of a [128, 128]-blocked operand: one value per tile, read
+/// from the row-major [ceil(rows/128), ceil(K/128)] array.
+LogicalResult KernelLowering::lowerLoadScales(LoadScalesOp op) {
+  ScalesType type = op.getSource().getType();
+  int64_t rows = extent(op.getResult().getType().getDims()[0]);
+  if (type.getBlock()[0] != 128 || 128 % rows != 0)
+    return op.emitError("per-block scales need tiles inside one 128-row block "
+                        "(block size must divide 128), got ")
+           << rows;
+  Value kBlocks = arith::CeilDivUIOp::create(b, loc, toI32(dims.lookup(type.getDims()[1])),
+                                             constI32(128));
+  Value rowBlock = arith::DivUIOp::create(b, loc, mulI32(toI32(lookup(op.getIndex())), rows),
+                                          constI32(128));
+  Value element = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, rowBlock, kBlocks),
+                                        toI32(lookup(op.getKb())));
+  Value ptr = LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1),
+                                  b.getF32Type(), argParams.lookup(op.getSource()),
+                                  ValueRange{element});
+  mapping[op] = LLVM::LoadOp::create(b, loc, b.getF32Type(), ptr, /*alignment=*/4,
+                                     /*isVolatile=*/false, /*isNonTemporal=*/false,
+                                     /*isInvariant=*/true);
+  return success();
+}
+
+/// wgmma shared-memory descriptor of a K-major, 128-byte-swizzled tile at
+/// `address` (PTX ISA "Matrix Descriptor Format"): start address >> 4 in bits
+/// 0-13, leading byte offset >> 4 in 16-29 (unused with this swizzle; 1),
+/// stride byte offset >> 4 in 32-45 (1024: 8 rows of 128 bytes), swizzle
+/// mode in 62-63 (1 = 128B).
+static Value buildDescriptor(OpBuilder &b, Location loc, Value address) {
+  Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), address);
+  Value start = arith::ShRUIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, addr, arith::ConstantIntOp::create(b, loc, 0x3FFFF, 64)),
+      arith::ConstantIntOp::create(b, loc, 4, 64));
+  int64_t fixed = (int64_t(1) << 16) | (int64_t(1024 >> 4) << 32) | (int64_t(1) << 62);
+  return arith::OrIOp::create(b, loc, start, arith::ConstantIntOp::create(b, loc, fixed, 64));
+}
+
+static NVVM::WGMMATypes getWgmmaType(Type type) {
+  return isa<Float8E5M2Type>(type) ? NVVM::WGMMATypes::e5m2 : NVVM::WGMMATypes::e4m3;
+}
+
+LogicalResult KernelLowering::lowerScaledDot(ScaledDotOp op, RingReleaseOp fusedRelease) {
+  Value aTile = lookup(op.getA()), bTile = lookup(op.getB());
+  Value scaleA = lookup(op.getScaleA()), scaleB = lookup(op.getScaleB());
+  Value acc = lookup(op.getAcc());
+  if (!aTile || !bTile || !isa<LLVM::LLVMPointerType>(aTile.getType()) ||
+      !isa<LLVM::LLVMPointerType>(bTile.getType()))
+    return op.emitError("operands must come from the producer's ring (shared memory)");
+  if (!scaleA || !isa<LLVM::LLVMPointerType>(scaleA.getType()))
+    return op.emitError("row scales must come from the producer's ring");
+  if (!scaleB || !scaleB.getType().isF32())
+    return op.emitError("column scales must be one value per tile");
+  int64_t bk = config.getBlockK(), bn = config.getBlockN();
+  MLIRContext *ctx = b.getContext();
+  Type accType = accumulatorType();
+
+  // This math warpgroup's 64 rows of A.
+  Value aBase = LLVM::GEPOp::create(b, loc, aTile.getType(), b.getI8Type(), aTile,
+                                    ValueRange{mulI32(mathWg, 64 * bk)});
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  Value partial = LLVM::UndefOp::create(b, loc, accType);
+  auto shape = NVVM::MMAShapeAttr::get(ctx, 64, bn, kWgmmaK);
+  auto typeA = NVVM::WGMMATypesAttr::get(ctx, getWgmmaType(op.getA().getType().getElementType()));
+  auto typeB = NVVM::WGMMATypesAttr::get(ctx, getWgmmaType(op.getB().getType().getElementType()));
+  auto typeD = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32);
+  auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
+  for (int64_t k = 0; k < bk / kWgmmaK; ++k) {
+    auto step = [&](Value base) {
+      return buildDescriptor(b, loc, LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(),
+                                                         base, ValueRange{constI32(k * kWgmmaK)}));
+    };
+    // A fresh partial sum per K block: the first step ignores the input.
+    auto scaleD = NVVM::WGMMAScaleOutAttr::get(
+        ctx, k == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one);
+    partial = NVVM::WgmmaMmaAsyncOp::create(
+        b, loc, accType, partial, step(aBase), step(bTile), shape, typeA, typeB, typeD, scaleD,
+        one, one, NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+        NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col), /*satfinite=*/nullptr);
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+
+  // Rows of this thread in the m64 accumulator: r0 and r0 + 8.
+  Value row0 = arith::AddIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, mulI32(mathWg, 64), mulI32(warpInWg, 16)),
+      arith::DivUIOp::create(b, loc, lane, constI32(4)));
+  auto loadScale = [&](Value row) {
+    Value p = LLVM::GEPOp::create(b, loc, scaleA.getType(), b.getF32Type(), scaleA,
+                                  ValueRange{row});
+    return LLVM::LoadOp::create(b, loc, b.getF32Type(), p, /*alignment=*/4);
+  };
+  Value sa0 = loadScale(row0);
+  Value sa1 = loadScale(arith::AddIOp::create(b, loc, row0, constI32(8)));
+  // The slot is no longer read: let the producer refill it during promotion.
+  if (fusedRelease)
+    (void)lowerRingRelease(lookup(fusedRelease.getStage()));
+
+  // Promotion on CUDA cores: acc += (sa * sb) * partial.
+  Value s0 = arith::MulFOp::create(b, loc, sa0, scaleB);
+  Value s1 = arith::MulFOp::create(b, loc, sa1, scaleB);
+  Value result = acc;
+  for (int64_t j = 0; j < bn / 2; ++j) {
+    Value p = LLVM::ExtractValueOp::create(b, loc, partial, j);
+    Value a = LLVM::ExtractValueOp::create(b, loc, result, j);
+    // d[4i], d[4i+1] belong to row r0; d[4i+2], d[4i+3] to row r0 + 8.
+    Value fma = LLVM::FMAOp::create(b, loc, p, (j % 4) < 2 ? s0 : s1, a);
+    result = LLVM::InsertValueOp::create(b, loc, result, fma, j);
+  }
+  mapping[op] = result;
+  return success();
+}
+
+/// Epilogue: round to bf16 pairs, stage the tile in shared memory, and let
+/// one thread TMA-store it (TMA clips the parts past M and N).
+LogicalResult KernelLowering::lowerStore(StoreOp op) {
+  Value acc = lookup(op.getValue());
+  int64_t bm = config.getBlockM(), bn = config.getBlockN();
+  MLIRContext *ctx = b.getContext();
+  Value row0 = arith::AddIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, mulI32(mathWg, 64), mulI32(warpInWg, 16)),
+      arith::DivUIOp::create(b, loc, lane, constI32(4)));
+  Value col0 = mulI32(arith::RemUIOp::create(b, loc, lane, constI32(4)), 2);
+  auto v2f32 = VectorType::get({2}, b.getF32Type());
+  auto v2bf16 = VectorType::get({2}, b.getBF16Type());
+  Value zeroIdx = LLVM::ConstantOp::create(b, loc, b.getI32Type(), 0);
+  Value oneIdx = LLVM::ConstantOp::create(b, loc, b.getI32Type(), 1);
+  for (int64_t i = 0; i < bn / 8; ++i) {
+    for (int64_t half = 0; half < 2; ++half) {
+      Value lo = LLVM::ExtractValueOp::create(b, loc, acc, 4 * i + 2 * half);
+      Value hi = LLVM::ExtractValueOp::create(b, loc, acc, 4 * i + 2 * half + 1);
+      Value vec = LLVM::UndefOp::create(b, loc, v2f32);
+      vec = LLVM::InsertElementOp::create(b, loc, vec, lo, zeroIdx);
+      vec = LLVM::InsertElementOp::create(b, loc, vec, hi, oneIdx);
+      Value packed = LLVM::BitcastOp::create(
+          b, loc, b.getI32Type(), LLVM::FPTruncOp::create(b, loc, v2bf16, vec));
+      Value row = arith::AddIOp::create(b, loc, row0, constI32(8 * half));
+      Value col = arith::AddIOp::create(b, loc, col0, constI32(8 * i));
+      Value element = arith::AddIOp::create(b, loc, mulI32(row, bn), col);
+      Value addr = smemAt(arith::AddIOp::create(b, loc, constI32(outputOffset),
+                                                mulI32(element, 2)));
+      LLVM::StoreOp::create(b, loc, packed, addr, /*alignment=*/4);
+    }
+  }
+  // Generic-proxy stores must be visible to the TMA engine before it reads.
+  NVVM::FenceProxyOp::create(
+      b, loc, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
+      NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+  NVVM::BarrierOp::create(b, loc, Type(), constI32(kMathBarrierId),
+                          constI32(128 * config.getMathWarpgroups()), nullptr, Value());
+  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, mathTid, constI32(0));
+  auto ifOp = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  Value coordN = mulI32(toI32(lookup(op.getCol())), bn);
+  Value coordM = mulI32(toI32(lookup(op.getRow())), bm);
+  NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+      b, loc, argParams.lookup(op.getDest()), smemAt(outputOffset), ValueRange{coordN, coordM},
+      /*l2CacheHint=*/Value(), NVVM::TMAStoreModeAttr::get(ctx, NVVM::TMAStoreMode::TILE),
+      /*predicate=*/Value());
+  NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+  // The shared-memory source must stay valid until TMA has read it.
+  NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0), b.getUnitAttr());
+  return success();
+}
+
+namespace {
+struct ConvertFgemmToNVVMPass
+    : fgemm::impl::ConvertFgemmToNVVMPassBase<ConvertFgemmToNVVMPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<KernelOp> kernels(module.getOps<KernelOp>());
+    for (KernelOp kernel : kernels) {
+      KernelLowering lowering(kernel, module);
+      if (failed(lowering.run()))
+        return signalPassFailure();
+      kernel.erase();
+    }
+  }
+};
+} // namespace

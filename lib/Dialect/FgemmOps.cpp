@@ -1,0 +1,220 @@
+//===- FgemmOps.cpp - fgemm op syntax and verifiers -------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The verifiers enforce the shape algebra of the tile program: a tile of a
+// tensor with dimensions [m, k] has dimensions [bm, bk] ("b" + the tensor's
+// symbol), a scaled dot multiplies [X, K] by [Y, K] into [X, Y], and so on.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialect/FgemmOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionImplementation.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+using namespace mlir::fgemm;
+
+#define GET_OP_CLASSES
+#include "dialect/FgemmOps.cpp.inc"
+
+/// The tile symbol that blocks the tensor symbol `dim`: m -> bm.
+static std::string blockSymbol(StringAttr dim) { return ("b" + dim.getValue()).str(); }
+
+/// Prints a symbol list as `[a, b]` for diagnostics.
+static std::string formatDims(ArrayRef<StringAttr> dims) {
+  std::string s = "[";
+  llvm::raw_string_ostream os(s);
+  llvm::interleaveComma(dims, os, [&](StringAttr d) { os << d.getValue(); });
+  os << "]";
+  return s;
+}
+
+static bool isFp8(Type type) { return isa<Float8E4M3FNType, Float8E5M2Type>(type); }
+
+//===----------------------------------------------------------------------===//
+// KernelOp
+//===----------------------------------------------------------------------===//
+
+ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
+  auto buildFuncType = [](Builder &builder, ArrayRef<Type> argTypes, ArrayRef<Type> results,
+                          function_interface_impl::VariadicFlag,
+                          std::string &) { return builder.getFunctionType(argTypes, results); };
+  return function_interface_impl::parseFunctionOp(
+      parser, result, /*allowVariadic=*/false, getFunctionTypeAttrName(result.name),
+      buildFuncType, getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
+}
+
+void KernelOp::print(OpAsmPrinter &p) {
+  function_interface_impl::printFunctionOp(p, *this, /*isVariadic=*/false,
+                                           getFunctionTypeAttrName(), getArgAttrsAttrName(),
+                                           getResAttrsAttrName());
+}
+
+LogicalResult KernelOp::verify() {
+  if (!getFunctionType().getResults().empty())
+    return emitOpError("kernels write their outputs through tensor arguments and return "
+                       "nothing; got ")
+           << getFunctionType().getNumResults() << " results";
+  llvm::StringSet<> declared;
+  for (Attribute a : getDims())
+    if (!declared.insert(cast<StringAttr>(a).getValue()).second)
+      return emitOpError("dimension symbol '") << cast<StringAttr>(a).getValue()
+                                               << "' is listed twice in `dims`";
+  for (auto [i, type] : llvm::enumerate(getArgumentTypes())) {
+    ArrayRef<StringAttr> dims;
+    if (auto t = dyn_cast<GlobalTensorType>(type))
+      dims = t.getDims();
+    else if (auto s = dyn_cast<ScalesType>(type))
+      dims = s.getDims();
+    else
+      return emitOpError("argument #") << i << " must be !fgemm.tensor or !fgemm.scales, got "
+                                       << type;
+    for (StringAttr d : dims)
+      if (!declared.contains(d.getValue()))
+        return emitOpError("argument #") << i << " uses dimension '" << d.getValue()
+                                         << "', which is not in `dims` " << getDims();
+  }
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getArgumentTypes().size())
+    return emitOpError("body must take the kernel's arguments");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Structured regions
+//===----------------------------------------------------------------------===//
+
+LogicalResult TileSpaceOp::verify() {
+  auto out = dyn_cast<GlobalTensorType>(getOutput().getType());
+  if (!out)
+    return emitOpError("iterates over the tiles of an !fgemm.tensor output");
+  Block &body = getBody().front();
+  if (body.getNumArguments() != 2 ||
+      !llvm::all_of(body.getArgumentTypes(), [](Type t) { return t.isIndex(); }))
+    return emitOpError("body takes two index arguments: the tile's row and column block "
+                       "indices");
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield || !yield.getValues().empty())
+    return emitOpError("body must end with an `fgemm.yield` without values");
+  return success();
+}
+
+LogicalResult KLoopOp::verify() {
+  auto kernel = (*this)->getParentOfType<KernelOp>();
+  if (kernel && !llvm::is_contained(kernel.getDims().getAsValueRange<StringAttr>(), getDim()))
+    return emitOpError("loops over dimension '") << getDim()
+                                                 << "', which is not a kernel dimension";
+  Block &body = getBody().front();
+  if (body.getNumArguments() != 1 + getInits().size() ||
+      !body.getArgument(0).getType().isIndex())
+    return emitOpError("body takes the K-block index followed by one argument per `init` value");
+  for (auto [arg, init] : llvm::zip(body.getArguments().drop_front(), getInits()))
+    if (arg.getType() != init.getType())
+      return emitOpError("carried argument type ") << arg.getType()
+                                                   << " differs from its init type "
+                                                   << init.getType();
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield)
+    return emitOpError("body must end with `fgemm.yield`");
+  if (yield.getValues().getTypes() != getInits().getTypes())
+    return emitOpError("yields ") << yield.getValues().size()
+                                  << " values but carries " << getInits().size();
+  if (getResultTypes() != getInits().getTypes())
+    return emitOpError("result types must match the `init` types");
+  return success();
+}
+
+LogicalResult WarpSpecializeOp::verify() {
+  if (getMathWarpgroups() != 1 && getMathWarpgroups() != 2)
+    return emitOpError("math_warpgroups must be 1 or 2, got ") << getMathWarpgroups();
+  for (int64_t regs : {getProducerRegs(), getConsumerRegs()})
+    if (regs < 24 || regs > 256 || regs % 8 != 0)
+      return emitOpError("setmaxnreg counts must be multiples of 8 in [24, 256], got ")
+             << regs;
+  // 64K registers per SM are shared by the CTA's 128-thread warpgroups.
+  int64_t total = 128 * (getProducerRegs() + getMathWarpgroups() * getConsumerRegs());
+  if (total > 65536)
+    return emitOpError("register budget ") << total
+                                           << " exceeds the 65536 registers of an SM";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement and compute
+//===----------------------------------------------------------------------===//
+
+/// Checks that `tile` has the blocked dimensions of `dims`: [m, k] -> [bm, bk].
+static LogicalResult verifyBlockedDims(Operation *op, ArrayRef<StringAttr> dims, TileType tile,
+                                       StringRef what) {
+  SmallVector<std::string> expected = llvm::map_to_vector(dims, blockSymbol);
+  ArrayRef<StringAttr> got = tile.getDims();
+  bool same = got.size() == expected.size();
+  for (size_t i = 0; same && i < got.size(); ++i)
+    same = got[i].getValue() == expected[i];
+  if (!same)
+    return op->emitOpError() << what << " of " << formatDims(dims) << " must have shape ["
+                             << llvm::join(expected, ", ") << "], got " << formatDims(got);
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  auto src = getSource().getType();
+  auto tile = getResult().getType();
+  if (src.getElementType() != tile.getElementType())
+    return emitOpError("tile element type ") << tile.getElementType()
+                                             << " differs from the tensor's "
+                                             << src.getElementType();
+  if (!isFp8(src.getElementType()))
+    return emitOpError("loads FP8 operand tiles; got ") << src.getElementType();
+  return verifyBlockedDims(*this, src.getDims(), tile, "a tile");
+}
+
+LogicalResult LoadScalesOp::verify() {
+  auto src = getSource().getType();
+  auto tile = getResult().getType();
+  if (!tile.getElementType().isF32() || tile.getDims().size() != 1)
+    return emitOpError("yields one f32 scale per tile row: !fgemm.tile<[b")
+           << src.getDims()[0].getValue() << "], f32>";
+  return verifyBlockedDims(*this, src.getDims().take_front(), tile, "the scales of rows");
+}
+
+LogicalResult StoreOp::verify() {
+  auto dest = getDest().getType();
+  auto tile = getValue().getType();
+  if (!tile.getElementType().isF32())
+    return emitOpError("stores f32 accumulator tiles; got ") << tile.getElementType();
+  if (!dest.getElementType().isBF16())
+    return emitOpError("stores to bf16 tensors (f32 outputs are not supported yet); got ")
+           << dest.getElementType();
+  return verifyBlockedDims(*this, dest.getDims(), tile, "an output tile");
+}
+
+LogicalResult ScaledDotOp::verify() {
+  TileType a = getA().getType(), b = getB().getType();
+  TileType sa = getScaleA().getType(), sb = getScaleB().getType();
+  TileType acc = getAcc().getType();
+  if (!isFp8(a.getElementType()) || !isFp8(b.getElementType()))
+    return emitOpError("operands must be FP8 tiles (f8E4M3FN or f8E5M2); got ")
+           << a.getElementType() << " and " << b.getElementType();
+  if (a.getDims().size() != 2 || b.getDims().size() != 2)
+    return emitOpError("operands must be 2-D tiles");
+  if (a.getDims()[1] != b.getDims()[1])
+    return emitOpError("operands must share their K dimension (both K-major): ")
+           << formatDims(a.getDims()) << " vs " << formatDims(b.getDims());
+  if (!acc.getElementType().isF32())
+    return emitOpError("accumulates in f32; got ") << acc.getElementType();
+  SmallVector<StringAttr> out = {a.getDims()[0], b.getDims()[0]};
+  if (acc.getDims() != ArrayRef<StringAttr>(out))
+    return emitOpError("accumulator must be ") << formatDims(out) << ", got "
+                                               << formatDims(acc.getDims());
+  if (sa.getDims() != a.getDims().take_front() || sb.getDims() != b.getDims().take_front())
+    return emitOpError("scales must have one value per row of each operand: ")
+           << formatDims(a.getDims().take_front()) << " and "
+           << formatDims(b.getDims().take_front());
+  if (!sa.getElementType().isF32() || !sb.getElementType().isF32())
+    return emitOpError("scales must be f32");
+  return success();
+}

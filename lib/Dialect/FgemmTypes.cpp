@@ -1,0 +1,173 @@
+//===- FgemmTypes.cpp - fgemm type syntax and verification ------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Types with symbolic dimensions: `[m, k]` for global tensors (kernel
+// dimension symbols) and `[bm, bk]` for tiles (configuration symbols).
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialect/FgemmDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::fgemm;
+
+#define GET_TYPEDEF_CLASSES
+#include "dialect/FgemmTypes.cpp.inc"
+
+void FgemmDialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "dialect/FgemmTypes.cpp.inc"
+      >();
+}
+
+/// Parses `[sym, sym, ...]` (possibly empty).
+static ParseResult parseSymbolList(AsmParser &parser, SmallVectorImpl<StringAttr> &dims) {
+  return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() -> ParseResult {
+    StringRef name;
+    if (parser.parseKeyword(&name))
+      return failure();
+    dims.push_back(StringAttr::get(parser.getContext(), name));
+    return success();
+  });
+}
+
+static void printSymbolList(AsmPrinter &printer, ArrayRef<StringAttr> dims) {
+  printer << "[";
+  llvm::interleaveComma(dims, printer, [&](StringAttr d) { printer << d.getValue(); });
+  printer << "]";
+}
+
+/// Shared syntax of `tensor` and `tile`: `<[d0, d1], elementType>`.
+static ParseResult parseDimsAndElement(AsmParser &parser, SmallVectorImpl<StringAttr> &dims,
+                                       Type &elementType) {
+  if (parser.parseLess() || parseSymbolList(parser, dims) || parser.parseComma() ||
+      parser.parseType(elementType))
+    return failure();
+  return success();
+}
+
+static bool isFp8(Type type) { return isa<Float8E4M3FNType, Float8E5M2Type>(type); }
+
+//===----------------------------------------------------------------------===//
+// GlobalTensorType
+//===----------------------------------------------------------------------===//
+
+Type GlobalTensorType::parse(AsmParser &parser) {
+  SmallVector<StringAttr> dims;
+  Type elementType;
+  if (parseDimsAndElement(parser, dims, elementType) || parser.parseGreater())
+    return {};
+  return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
+                    parser.getContext(), dims, elementType);
+}
+
+void GlobalTensorType::print(AsmPrinter &printer) const {
+  printer << "<";
+  printSymbolList(printer, getDims());
+  printer << ", " << getElementType() << ">";
+}
+
+LogicalResult GlobalTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 ArrayRef<StringAttr> dims, Type elementType) {
+  if (dims.size() != 2)
+    return emitError() << "fgemm tensors are 2-D (row-major [rows, cols]); got "
+                       << dims.size() << " dimensions";
+  if (dims[0] == dims[1])
+    return emitError() << "tensor dimensions must be distinct symbols, got '"
+                       << dims[0].getValue() << "' twice";
+  if (!isFp8(elementType) && !elementType.isBF16() && !elementType.isF32())
+    return emitError() << "tensor element type must be f8E4M3FN or f8E5M2 (operands) or "
+                          "bf16 or f32 (outputs), got "
+                       << elementType;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ScalesType
+//===----------------------------------------------------------------------===//
+
+Type ScalesType::parse(AsmParser &parser) {
+  SmallVector<StringAttr> dims;
+  Type elementType;
+  SmallVector<int64_t> block;
+  if (parseDimsAndElement(parser, dims, elementType) || parser.parseComma() ||
+      parser.parseKeyword("block") || parser.parseEqual() ||
+      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() {
+        return parser.parseInteger(block.emplace_back());
+      }))
+    return {};
+  bool mnMajor = succeeded(parser.parseOptionalComma());
+  if (mnMajor && parser.parseKeyword("mn_major"))
+    return {};
+  if (parser.parseGreater())
+    return {};
+  return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
+                    parser.getContext(), dims, elementType, block, mnMajor);
+}
+
+void ScalesType::print(AsmPrinter &printer) const {
+  printer << "<";
+  printSymbolList(printer, getDims());
+  printer << ", " << getElementType() << ", block = [";
+  llvm::interleaveComma(getBlock(), printer);
+  printer << "]";
+  if (getMnMajor())
+    printer << ", mn_major";
+  printer << ">";
+}
+
+LogicalResult ScalesType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 ArrayRef<StringAttr> dims, Type elementType,
+                                 ArrayRef<int64_t> block, bool mnMajor) {
+  if (dims.size() != 2)
+    return emitError() << "scales describe a 2-D operand; got " << dims.size()
+                       << " dimensions";
+  if (!elementType.isF32())
+    return emitError() << "scales must be f32, got " << elementType;
+  if (block.size() != 2 || block[0] <= 0 || block[1] <= 0)
+    return emitError() << "scale block must be two positive sizes, e.g. [1, 128]";
+  if (block[1] != 128)
+    return emitError() << "scale blocks must be 128 wide along K (the K block the "
+                          "promotion works on), got "
+                       << block[1];
+  if (block[0] != 1 && block[0] != 128)
+    return emitError() << "scale blocks must be 1 (per row) or 128 rows tall, got "
+                       << block[0];
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// TileType
+//===----------------------------------------------------------------------===//
+
+Type TileType::parse(AsmParser &parser) {
+  SmallVector<StringAttr> dims;
+  Type elementType;
+  if (parseDimsAndElement(parser, dims, elementType) || parser.parseGreater())
+    return {};
+  return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
+                    parser.getContext(), dims, elementType);
+}
+
+void TileType::print(AsmPrinter &printer) const {
+  printer << "<";
+  printSymbolList(printer, getDims());
+  printer << ", " << getElementType() << ">";
+}
+
+LogicalResult TileType::verify(function_ref<InFlightDiagnostic()> emitError,
+                               ArrayRef<StringAttr> dims, Type elementType) {
+  if (dims.empty() || dims.size() > 2)
+    return emitError() << "tiles are 1-D (scales) or 2-D; got " << dims.size()
+                       << " dimensions";
+  for (StringAttr d : dims)
+    if (d.getValue() != "bm" && d.getValue() != "bn" && d.getValue() != "bk")
+      return emitError() << "tile dimensions are the configuration symbols bm, bn, bk; got '"
+                         << d.getValue() << "'";
+  return success();
+}

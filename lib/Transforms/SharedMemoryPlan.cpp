@@ -1,0 +1,78 @@
+//===- SharedMemoryPlan.cpp - tile sizes and shared-memory layout -*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// One place computes how big a configured tile is and where the pipeline's
+// slots live, so fgemm-specialize (resource check), fgemm-pipeline-tma (the
+// plan) and the lowering agree byte for byte.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Transforms/SharedMemoryPlan.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::fgemm;
+
+bool mlir::fgemm::isTmaLoad(Operation *op) {
+  if (isa<LoadOp>(op))
+    return true;
+  if (auto scales = dyn_cast<LoadScalesOp>(op))
+    return scales.getSource().getType().getMnMajor();
+  return false;
+}
+
+int64_t mlir::fgemm::getTileDimExtent(StringRef symbol, ConfigAttr config) {
+  if (symbol == "bm")
+    return config.getBlockM();
+  if (symbol == "bn")
+    return config.getBlockN();
+  if (symbol == "bk")
+    return config.getBlockK();
+  return -1;
+}
+
+int64_t mlir::fgemm::getTileBytes(TileType type, ConfigAttr config) {
+  int64_t elements = 1;
+  for (StringAttr d : type.getDims())
+    elements *= getTileDimExtent(d.getValue(), config);
+  return elements * type.getElementType().getIntOrFloatBitWidth() / 8;
+}
+
+/// Alignment of a TMA destination in shared memory: 1024 bytes for 2-D tiles
+/// read by WGMMA with the 128-byte swizzle (the swizzle pattern repeats every
+/// 8 rows of 128 bytes and the descriptors carry no base offset); 128 bytes,
+/// TMA's minimum, for everything else.
+static int64_t getSlotAlignment(TileType type) {
+  return type.getDims().size() == 2 ? 1024 : 128;
+}
+
+SharedMemoryPlan mlir::fgemm::planSharedMemory(ArrayRef<TileType> slotTypes,
+                                               TileType outputTile, Type outputElement,
+                                               ConfigAttr config) {
+  SharedMemoryPlan plan;
+  int64_t offset = 0;
+  for (TileType type : slotTypes) {
+    int64_t bytes = getTileBytes(type, config);
+    int64_t align = getSlotAlignment(type);
+    int64_t stride = llvm::alignTo(bytes, align);
+    offset = llvm::alignTo(offset, align);
+    plan.slotOffsets.push_back(offset);
+    plan.slotStrides.push_back(stride);
+    plan.slotBytes.push_back(bytes);
+    offset += stride * config.getStages();
+  }
+  // The epilogue tile: the output element type, [bm, bn].
+  offset = llvm::alignTo(offset, 1024);
+  plan.outputOffset = offset;
+  int64_t outElements = 1;
+  for (StringAttr d : outputTile.getDims())
+    outElements *= getTileDimExtent(d.getValue(), config);
+  offset += outElements * outputElement.getIntOrFloatBitWidth() / 8;
+  // mbarriers are 8 bytes: full[stages], then empty[stages].
+  offset = llvm::alignTo(offset, 8);
+  plan.barrierOffset = offset;
+  offset += 2 * 8 * config.getStages();
+  plan.totalBytes = offset;
+  return plan;
+}

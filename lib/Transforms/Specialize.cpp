@@ -1,0 +1,93 @@
+//===- Specialize.cpp - bind a kernel's configuration ----------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// fgemm-specialize: attaches #fgemm.config (block sizes, stages, warp roles,
+// shapes known at JIT time) and rejects what the hardware cannot run:
+//   - block_m 64 or 128: one math warpgroup per 64 rows (WGMMA's M is 64);
+//   - block_n a WGMMA N (multiple of 8, at most 256) that divides 128, so a
+//     tile's columns share one 128x128 B scale;
+//   - shared memory (stages x TMA tiles + epilogue tile + barriers) <= 227 KiB;
+//   - fixed N a multiple of 8, fixed K a multiple of 16 (TMA's 16-byte strides).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Transforms/SharedMemoryPlan.h"
+#include "dialect/Passes.h"
+
+#define DEBUG_TYPE "fgemm-specialize"
+
+namespace mlir::fgemm {
+#define GEN_PASS_DEF_FGEMMSPECIALIZEPASS
+#include "dialect/Passes.h.inc"
+} // namespace mlir::fgemm
+
+using namespace mlir;
+using namespace mlir::fgemm;
+
+/// The block K every scaled kernel uses: the scales' K granularity.
+static constexpr int64_t kBlockK = 128;
+
+LogicalResult mlir::fgemm::specializeKernel(KernelOp kernel, const SpecializeOptions &o) {
+  if (o.blockM != 64 && o.blockM != 128)
+    return kernel.emitError("block-m must be 64 or 128 (64 rows per math warpgroup, "
+                            "WGMMA's M), got ")
+           << o.blockM;
+  if (o.blockN < 8 || o.blockN > 256 || o.blockN % 8 != 0)
+    return kernel.emitError("block-n must be a multiple of 8 in [8, 256] (WGMMA's N), got ")
+           << o.blockN;
+  if (128 % o.blockN != 0)
+    return kernel.emitError("block-n must divide 128 so that a tile's columns share one "
+                            "128x128 B scale (8, 16, 32, 64 or 128), got ")
+           << o.blockN;
+  if (o.stages < 1 || o.stages > 16)
+    return kernel.emitError("stages must be in [1, 16], got ") << o.stages;
+  if (o.fixedN < 0 || o.fixedN % 8 != 0)
+    return kernel.emitError("fixed N must be a positive multiple of 8 (BF16 rows of D "
+                            "need 16-byte strides for TMA), got ")
+           << o.fixedN;
+  if (o.fixedK < 0 || o.fixedK % 16 != 0)
+    return kernel.emitError("fixed K must be a positive multiple of 16 (FP8 rows of A "
+                            "and B need 16-byte strides for TMA), got ")
+           << o.fixedK;
+
+  MLIRContext *ctx = kernel.getContext();
+  auto config = ConfigAttr::get(ctx, o.blockM, o.blockN, kBlockK, o.stages,
+                                /*mathWarpgroups=*/o.blockM / 64, /*cluster=*/1, o.fixedN,
+                                o.fixedK);
+  if (ConfigAttr old = kernel.getConfig(); old && old != config)
+    return kernel.emitError("kernel is already specialized with ") << old;
+
+  // Resource check: the same plan fgemm-pipeline-tma will make.
+  SmallVector<TileType> slots;
+  kernel.walk([&](Operation *op) {
+    if (isTmaLoad(op))
+      slots.push_back(cast<TileType>(op->getResult(0).getType()));
+  });
+  StoreOp store;
+  kernel.walk([&](StoreOp s) { store = s; });
+  if (!store)
+    return kernel.emitError("kernel stores no output tile (no fgemm.store)");
+  SharedMemoryPlan plan = planSharedMemory(slots, store.getValue().getType(),
+                                           store.getDest().getType().getElementType(), config);
+  if (plan.totalBytes > kMaxSharedMemoryBytes)
+    return kernel.emitError("configuration needs ")
+           << plan.totalBytes << " bytes of shared memory (" << o.stages
+           << " stages); sm_90 allows " << kMaxSharedMemoryBytes
+           << " (227 KiB): use fewer stages or smaller blocks";
+
+  kernel->setAttr("fgemm.config", config);
+  return success();
+}
+
+namespace {
+struct FgemmSpecializePass : fgemm::impl::FgemmSpecializePassBase<FgemmSpecializePass> {
+  using FgemmSpecializePassBase::FgemmSpecializePassBase;
+
+  void runOnOperation() override {
+    SpecializeOptions options{blockM, blockN, stages, fixedN, fixedK};
+    for (auto kernel : getOperation().getOps<KernelOp>())
+      if (failed(specializeKernel(kernel, options)))
+        return signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,157 @@
+//===- WarpSpecialize.cpp - TMA producer and math consumers ----*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// fgemm-warp-specialize: splits the K loop that feeds fgemm.scaled_dot into
+//
+//   producer warpgroup (1 elected thread)    math warpgroups (64 rows each)
+//   for kb: TMA-load A, B, SFA tiles   -->   for kb: get tiles from the ring
+//           put them in the ring               load SFB, wgmma + promotion
+//                                              release the ring entry
+//                                            epilogue (store)
+//
+// Loads that TMA does (FP8 tiles, MN-major per-row scales) move to the
+// producer; everything else, including per-block scales that are a single
+// word per tile, stays with the math warpgroups. The producer runs ahead of
+// the math by as many K blocks as the pipeline has stages (fgemm-pipeline-tma).
+//
+// Limitations: one K loop per kernel; TMA load indices must be the loop's K
+// block index or values defined before the loop (the producer recomputes
+// nothing else).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Transforms/SharedMemoryPlan.h"
+#include "dialect/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+
+#define DEBUG_TYPE "fgemm-warp-specialize"
+
+namespace mlir::fgemm {
+#define GEN_PASS_DEF_FGEMMWARPSPECIALIZEPASS
+#include "dialect/Passes.h.inc"
+} // namespace mlir::fgemm
+
+using namespace mlir;
+using namespace mlir::fgemm;
+
+/// Emits the pass's stable "not applied" warning.
+static FailureOr<WarpSpecializeOp> notApplied(Operation *op, const Twine &reason) {
+  op->emitWarning("fgemm-warp-specialize: not applied: ") << reason;
+  return failure();
+}
+
+FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
+                                                        KernelOp kernel, int64_t producerRegs,
+                                                        int64_t consumerRegs) {
+  ConfigAttr config = kernel.getConfig();
+  if (!config)
+    return kernel.emitError("fgemm-warp-specialize needs a specialized kernel "
+                            "(run fgemm-specialize first)");
+  if (!kernel.getOps<WarpSpecializeOp>().empty())
+    return notApplied(kernel, "kernel already has warp roles");
+  if (!kernel.getOps<TileSpaceOp>().empty())
+    return kernel.emitError("fgemm-warp-specialize needs scheduled tiles "
+                            "(run fgemm-schedule-tiles first)");
+
+  SmallVector<KLoopOp> loops;
+  for (auto loop : kernel.getOps<KLoopOp>())
+    if (!loop.getBody().getOps<ScaledDotOp>().empty())
+      loops.push_back(loop);
+  if (loops.empty())
+    return notApplied(kernel, "no fgemm.k_loop with a fgemm.scaled_dot at kernel level");
+  if (loops.size() > 1)
+    return notApplied(kernel, "more than one K loop");
+  KLoopOp loop = loops.front();
+  Block &loopBody = loop.getBody().front();
+  Value kb = loopBody.getArgument(0);
+
+  // (1) The loads the producer takes over.
+  SmallVector<Operation *> tmaLoads;
+  for (Operation &op : loopBody) {
+    if (!isTmaLoad(&op))
+      continue;
+    for (Value index : op.getOperands().drop_front())
+      if (index != kb && loop->isAncestor(index.getParentRegion()->getParentOp()))
+        return notApplied(&op, "load index is computed inside the K loop");
+    tmaLoads.push_back(&op);
+  }
+  if (tmaLoads.empty())
+    return notApplied(loop, "the K loop has no loads for TMA");
+
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+
+  // (2) The channel between the roles.
+  Value ring = RingCreateOp::create(rewriter, loc, RingType::get(rewriter.getContext()));
+  auto ws = WarpSpecializeOp::create(rewriter, loc, config.getMathWarpgroups(), producerRegs,
+                                     consumerRegs);
+  Block *producer = rewriter.createBlock(&ws.getProducer());
+  Block *consumer = rewriter.createBlock(&ws.getConsumer());
+
+  // (3) Producer: a K loop with only the TMA loads, putting into the ring.
+  rewriter.setInsertionPointToStart(producer);
+  auto producerLoop = KLoopOp::create(rewriter, loc, TypeRange(), loop.getDimAttr(),
+                                      ValueRange());
+  Block *pBody = rewriter.createBlock(&producerLoop.getBody(), {}, rewriter.getIndexType(),
+                                      loc);
+  IRMapping mapping;
+  mapping.map(kb, pBody->getArgument(0));
+  SmallVector<Value> put;
+  for (Operation *load : tmaLoads)
+    put.push_back(rewriter.clone(*load, mapping)->getResult(0));
+  RingPutOp::create(rewriter, loc, ring, pBody->getArgument(0), Value(), Value(), put);
+  YieldOp::create(rewriter, loc);
+  rewriter.setInsertionPointAfter(producerLoop);
+  YieldOp::create(rewriter, loc);
+
+  // (4) Consumer loop: take the tiles from the ring instead of loading them.
+  rewriter.setInsertionPointToStart(&loopBody);
+  auto get = RingGetOp::create(rewriter, loc, TypeRange(ValueRange(put)), ring, kb, Value(),
+                               Value());
+  for (auto [load, value] : llvm::zip(tmaLoads, get.getValues())) {
+    rewriter.replaceAllUsesWith(load->getResult(0), value);
+    rewriter.eraseOp(load);
+  }
+  // Release after the last use of the ring's tiles (the scaled dot).
+  Operation *lastUse = get;
+  for (Value v : get.getValues())
+    for (Operation *user : v.getUsers())
+      if (lastUse->isBeforeInBlock(user))
+        lastUse = user;
+  rewriter.setInsertionPointAfter(lastUse);
+  RingReleaseOp::create(rewriter, loc, ring, kb, Value(), Value());
+
+  // (5) The loop and everything after it up to the kernel's end are the math
+  // warpgroups' work.
+  Block *parent = loop->getBlock();
+  SmallVector<Operation *> toMove;
+  for (Operation *op = loop; op != parent->getTerminator(); op = op->getNextNode())
+    toMove.push_back(op);
+  for (Operation *op : toMove)
+    rewriter.moveOpBefore(op, consumer, consumer->end());
+  rewriter.setInsertionPointToEnd(consumer);
+  YieldOp::create(rewriter, loc);
+  return ws;
+}
+
+namespace {
+struct FgemmWarpSpecializePass
+    : fgemm::impl::FgemmWarpSpecializePassBase<FgemmWarpSpecializePass> {
+  using FgemmWarpSpecializePassBase::FgemmWarpSpecializePassBase;
+
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    for (auto kernel : getOperation().getOps<KernelOp>()) {
+      // A "not applied" warning is not an error; an emitted error is.
+      bool hadError = false;
+      ScopedDiagnosticHandler handler(&getContext(), [&](Diagnostic &diag) {
+        hadError |= diag.getSeverity() == DiagnosticSeverity::Error;
+        return failure(); // let the diagnostic through
+      });
+      if (failed(warpSpecialize(rewriter, kernel, producerRegs, consumerRegs)) && hadError)
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace
