@@ -158,22 +158,37 @@ int runStats(const Cubin &cubin) {
   return kExitOk;
 }
 
-int runInterleave(Cubin &cubin) {
+/// Validates the interleave options (before any file is read, so that a bad
+/// command line is always exit code 2).
+std::optional<InterleaveOptions> interleaveOptions(int &exitCode) {
+  exitCode = kExitUsage;
   std::optional<InterleavePolicy> policy = parseInterleavePolicy(policyName);
-  if (!policy)
-    return usageError("--policy must be one of off, deepgemm, deepgemm-full, "
-                      "every-n (got '" +
-                      policyName + "')");
-  if (everyN == 0)
-    return usageError("--every-n must be at least 1");
-  if (minRun == 0)
-    return usageError("--min-run must be at least 1");
-  if (outputFile.empty() && !dryRun)
-    return usageError("interleave needs -o <out.cubin> (or --dry-run)");
+  if (!policy) {
+    usageError("--policy must be one of off, deepgemm, deepgemm-full, "
+               "every-n (got '" +
+               policyName + "')");
+    return std::nullopt;
+  }
+  if (everyN == 0) {
+    usageError("--every-n must be at least 1");
+    return std::nullopt;
+  }
+  if (minRun == 0) {
+    usageError("--min-run must be at least 1");
+    return std::nullopt;
+  }
+  if (outputFile.empty() && !dryRun) {
+    usageError("interleave needs -o <out.cubin> (or --dry-run)");
+    return std::nullopt;
+  }
   InterleaveOptions options;
   options.policy = *policy;
   options.everyN = everyN;
   options.minRunLength = minRun;
+  return options;
+}
+
+int runInterleave(Cubin &cubin, const InterleaveOptions &options) {
   // The report goes to stderr when the cubin itself goes to stdout.
   raw_ostream &os = outputFile == "-" ? errs() : outs();
   for (const KernelInterleaveReport &report :
@@ -246,6 +261,13 @@ int main(int argc, char **argv) {
   }
   if (inputFile.empty())
     return usageError("missing input cubin");
+  std::optional<InterleaveOptions> options;
+  if (interleaveCmd) {
+    int exitCode = kExitOk;
+    options = interleaveOptions(exitCode);
+    if (!options)
+      return exitCode;
+  }
 
   Expected<Cubin> cubin = Cubin::readFile(inputFile);
   if (!cubin)
@@ -254,5 +276,5 @@ int main(int argc, char **argv) {
     return runDump(*cubin);
   if (statsCmd)
     return runStats(*cubin);
-  return runInterleave(*cubin);
+  return runInterleave(*cubin, *options);
 }

@@ -105,7 +105,7 @@ Error Cubin::parse() {
   // 3. Machine.
   if (header.e_machine != ELF::EM_CUDA)
     return makeError(name, "not a CUDA ELF: e_machine is " +
-                               Twine(header.e_machine) +
+                               Twine(unsigned(header.e_machine)) +
                                ", expected EM_CUDA (190)");
 
   // 4. ABI and SM.
@@ -121,7 +121,7 @@ Error Cubin::parse() {
   } else {
     return makeError(name, "unsupported CUDA ELF ABI: OSABI " +
                                Twine(utohexstr(osAbi, /*LowerCase=*/true)) +
-                               "h, ABI version " + Twine(abiVersion) +
+                               "h, ABI version " + Twine(unsigned(abiVersion)) +
                                " (expected 33h/7 or 41h/8)");
   }
 

@@ -272,7 +272,52 @@ void decodeFmul(DecodedInstruction &d) {
   }
 }
 
-ControlInfo decodeControl(const SassWord &w, bool classHasReuse) {
+/// Reuse bits that exist for a class and form, as a mask over bits 124..122
+/// (bit 0 = a, 1 = b, 2 = c), from the opex table each NVIDIA encoding class
+/// uses (SASS.md §3). For "other" classes the tables are not decoded here, so
+/// all three are reported as stored.
+constexpr uint8_t kReuseMaskA = 1, kReuseMaskB = 2, kReuseMaskC = 4;
+uint8_t reuseBitsFor(OpClass opClass, OperandForm form) {
+  switch (opClass) {
+  case OpClass::EXIT:
+  case OpClass::BRA:
+  case OpClass::NOP:
+    return 0; // opex_0 / opex_1: bits 124..122 are always batch_t
+  case OpClass::Other:
+    return kReuseMaskA | kReuseMaskB | kReuseMaskC;
+  case OpClass::FFMA:
+  case OpClass::FADD:
+  case OpClass::FMUL:
+    break;
+  }
+  switch (form) {
+  case OperandForm::RRR: // opex_4
+    return kReuseMaskA | kReuseMaskB | kReuseMaskC;
+  case OperandForm::RRI: // opex_5: b is the register in bits 71..64
+  case OperandForm::RRC:
+  case OperandForm::RRU:
+  case OperandForm::RRCx:
+    return kReuseMaskA | kReuseMaskB;
+  case OperandForm::RIR: // opex_3: bit 123 unused
+  case OperandForm::RCR:
+  case OperandForm::RUR:
+  case OperandForm::RCxR:
+    return kReuseMaskA | kReuseMaskC;
+  case OperandForm::RR: // FADD opex_3 (a, c); FMUL opex_5 (a, b)
+    return opClass == OpClass::FADD ? kReuseMaskA | kReuseMaskC
+                                    : kReuseMaskA | kReuseMaskB;
+  case OperandForm::RI: // opex_2
+  case OperandForm::RC:
+  case OperandForm::RU:
+    return kReuseMaskA;
+  case OperandForm::None:
+  case OperandForm::Unknown:
+    break;
+  }
+  return kReuseMaskA | kReuseMaskB | kReuseMaskC;
+}
+
+ControlInfo decodeControl(const SassWord &w, uint8_t reuseBits) {
   ControlInfo c;
   c.usched = kUsched.get(w);
   c.stall = kStall.get(w);
@@ -281,12 +326,12 @@ ControlInfo decodeControl(const SassWord &w, bool classHasReuse) {
   c.readBarrier = kReadBarrier.get(w);
   c.waitMask = kWaitMask.get(w);
   c.rawReuseField = kReuseField.get(w);
-  bool reuseMeaning = classHasReuse && c.usched >= kFirstNoYieldUsched &&
+  bool reuseMeaning = reuseBits != 0 && c.usched >= kFirstNoYieldUsched &&
                       c.usched <= kLastNoYieldUsched;
   if (reuseMeaning) {
-    c.reuseA = kReuseA.get(w);
-    c.reuseB = kReuseB.get(w);
-    c.reuseC = kReuseC.get(w);
+    c.reuseA = (reuseBits & kReuseMaskA) && kReuseA.get(w);
+    c.reuseB = (reuseBits & kReuseMaskB) && kReuseB.get(w);
+    c.reuseC = (reuseBits & kReuseMaskC) && kReuseC.get(w);
   } else {
     c.batch = c.rawReuseField;
   }
@@ -336,10 +381,7 @@ DecodedInstruction fgemm::sass::decodeInstruction(SassWord word) {
   } else if (d.opcode == kOpNop) {
     d.opClass = OpClass::NOP;
   }
-  // EXIT/BRA (opex_0) and NOP (opex_1) have no reuse bits (SASS.md §3).
-  bool classHasReuse = d.opClass != OpClass::EXIT &&
-                       d.opClass != OpClass::BRA && d.opClass != OpClass::NOP;
-  d.control = decodeControl(word, classHasReuse);
+  d.control = decodeControl(word, reuseBitsFor(d.opClass, d.form));
   return d;
 }
 

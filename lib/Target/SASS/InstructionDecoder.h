@@ -107,8 +107,9 @@ struct ControlInfo {
   uint8_t readBarrier = 7;  ///< bits 115..113, 7 = none
   uint8_t waitMask = 0;     ///< bits 121..116, bit i = wait on scoreboard i
   /// Bits 124..122 read as reuse flags. They are reuse only for a yield-free
-  /// instruction of a class that has reuse (usched 17..27); otherwise they
-  /// are `batch_t` and these three are false.
+  /// instruction (usched 17..27), and only the bits that the class/form's
+  /// opex table defines (e.g. FFMA RIR has no reuse b); otherwise they are
+  /// `batch_t` (then `batch` holds them) or unused, and these are false.
   bool reuseA = false;
   bool reuseB = false;
   bool reuseC = false;

@@ -18,7 +18,7 @@ For every instruction of every kernel in the cubin it checks that the two tools 
 
 Prints one summary line `crosscheck: ... mismatches=0` (plus one line per mismatch) and
 exits 1 if anything disagrees. Usage:
-    crosscheck.py --nvdisasm PATH --fgemm-sass PATH in.cubin
+    crosscheck.py --nvdisasm PATH --fgemm-sass PATH [--dump-cubin OTHER] in.cubin
 """
 
 import argparse
@@ -188,11 +188,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nvdisasm", required=True)
     parser.add_argument("--fgemm-sass", required=True)
+    parser.add_argument("--dump-cubin", help="dump this cubin instead (self-test of the checker)")
     parser.add_argument("cubin")
     args = parser.parse_args()
     nv_text = subprocess.run([args.nvdisasm, "-hex", "-c", args.cubin], check=True,
                              capture_output=True, text=True).stdout
-    dump_text = subprocess.run([args.fgemm_sass, "dump", args.cubin], check=True,
+    dump_text = subprocess.run([args.fgemm_sass, "dump", args.dump_cubin or args.cubin], check=True,
                                capture_output=True, text=True).stdout
     nv, dump = parse_nvdisasm(nv_text), parse_dump(dump_text)
     errors, counts = check(nv, dump)
