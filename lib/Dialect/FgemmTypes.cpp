@@ -28,10 +28,19 @@ void FgemmDialect::registerTypes() {
 /// Parses `[sym, sym, ...]` (possibly empty).
 static ParseResult parseSymbolList(AsmParser &parser, SmallVectorImpl<StringAttr> &dims) {
   return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() -> ParseResult {
+    // Numbers parse too, so the verifier can say that sizes are symbolic.
     StringRef name;
-    if (parser.parseKeyword(&name))
+    int64_t number;
+    if (succeeded(parser.parseOptionalKeyword(&name))) {
+      dims.push_back(StringAttr::get(parser.getContext(), name));
+      return success();
+    }
+    OptionalParseResult parsed = parser.parseOptionalInteger(number);
+    if (!parsed.has_value())
+      return parser.emitError(parser.getCurrentLocation(), "expected a dimension symbol");
+    if (failed(*parsed))
       return failure();
-    dims.push_back(StringAttr::get(parser.getContext(), name));
+    dims.push_back(StringAttr::get(parser.getContext(), std::to_string(number)));
     return success();
   });
 }
@@ -77,6 +86,10 @@ LogicalResult GlobalTensorType::verify(function_ref<InFlightDiagnostic()> emitEr
   if (dims.size() != 2)
     return emitError() << "fgemm tensors are 2-D (row-major [rows, cols]); got "
                        << dims.size() << " dimensions";
+  for (StringAttr d : dims)
+    if (!llvm::isAlpha(d.getValue().front()))
+      return emitError() << "tensor dimensions are symbols bound at launch (e.g. [m, k]); got '"
+                         << d.getValue() << "'";
   if (dims[0] == dims[1])
     return emitError() << "tensor dimensions must be distinct symbols, got '"
                        << dims[0].getValue() << "' twice";

@@ -1,0 +1,61 @@
+// RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s
+// RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=64 block-n=64" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=SMALL
+// convert-fgemm-to-nvvm: the kernel signature (docs/ABI.md), barrier set-up,
+// the producer's TMA loop, the math loop (wgmma + promotion) and the epilogue.
+
+// One external dynamic shared-memory array, 1024-byte aligned (MLIR-NVGPU.md trap 2).
+// CHECK: llvm.mlir.global external @fgemm_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
+// TMA descriptors by value as grid constants (A, B, SFA, D), then SFB, then M, N, K.
+// CHECK-LABEL: llvm.func @sm90_fp8_gemm_1d2d(
+// CHECK-SAME: %[[TMA_A:arg[0-9]+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant},
+// CHECK-SAME: %[[TMA_B:arg[0-9]+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant},
+// CHECK-SAME: %[[TMA_SFA:arg[0-9]+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant},
+// CHECK-SAME: %[[TMA_D:arg[0-9]+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant},
+// CHECK-SAME: %[[SFB:arg[0-9]+]]: !llvm.ptr<1> {llvm.noalias}, %[[M:arg[0-9]+]]: i32, %[[N:arg[0-9]+]]: i32, %[[K:arg[0-9]+]]: i32)
+// CHECK-SAME: fgemm.smem_bytes = 165952
+// CHECK-SAME: nvvm.kernel, nvvm.maxnreg = 168 : i32, nvvm.reqntid = array<i32: 384, 1, 1>
+
+// Barrier set-up by thread 0: full (count 1) and empty (count 256) per stage.
+// CHECK: scf.if
+// CHECK-COUNT-4: nvvm.mbarrier.init %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.barrier0
+
+// Producer: fewer registers; one thread waits for a free slot, arms the full
+// barrier with the bytes of A + B + SFA, and issues three TMA loads.
+// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: scf.for
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c33280_i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[TMA_A]], %{{.*}}, box[
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[TMA_B]], %{{.*}}, box[
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[TMA_SFA]], %{{.*}}, box[
+
+// Math warpgroups: more registers; per K block wait, four k32 wgmmas (the
+// first one starts a fresh partial sum), wait, release the slot, promote.
+// CHECK: nvvm.setmaxregister increase 232
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
+// CHECK-COUNT-3: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvvm.mbarrier.arrive
+// CHECK-COUNT-64: llvm.intr.fma
+// CHECK: scf.yield
+
+// Epilogue: bf16 pairs into shared memory, proxy fence, math-only barrier, TMA store.
+// CHECK-COUNT-32: llvm.fptrunc %{{.*}} : vector<2xf32> to vector<2xbf16>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %[[TMA_D]]
+// CHECK: nvvm.cp.async.bulk.commit.group
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+
+// SMALL: nvvm.reqntid = array<i32: 256, 1, 1>
+// SMALL: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c16640_i32
+// SMALL: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>
+// SMALL-COUNT-32: llvm.intr.fma
+// SMALL: nvvm.barrier id = %c1_i32 number_of_threads = %c128_i32

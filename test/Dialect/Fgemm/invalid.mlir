@@ -1,0 +1,168 @@
+// RUN: fgemm-opt %s --split-input-file --verify-diagnostics --allow-unregistered-dialect
+// Verifier and type diagnostics of the fgemm dialect.
+
+// A 3-D global tensor: fgemm tensors are row-major matrices.
+// expected-error @below {{fgemm tensors are 2-D (row-major [rows, cols]); got 3 dimensions}}
+fgemm.kernel @rank(%a: !fgemm.tensor<[m, k, j], f8E4M3FN>) attributes {dims = ["m", "k", "j"]} {
+  fgemm.return
+}
+
+// -----
+
+// expected-error @below {{tensor element type must be f8E4M3FN or f8E5M2 (operands) or bf16 or f32 (outputs), got 'i8'}}
+fgemm.kernel @elem(%a: !fgemm.tensor<[m, k], i8>) attributes {dims = ["m", "k"]} {
+  fgemm.return
+}
+
+// -----
+
+// Scales must follow the 128-wide K blocks the promotion works on.
+// expected-error @below {{scale blocks must be 128 wide along K (the K block the promotion works on), got 64}}
+fgemm.kernel @scale_block(%s: !fgemm.scales<[m, k], f32, block = [1, 64]>) attributes {dims = ["m", "k"]} {
+  fgemm.return
+}
+
+// -----
+
+// expected-error @below {{scales must be f32, got 'bf16'}}
+fgemm.kernel @scale_type(%s: !fgemm.scales<[m, k], bf16, block = [1, 128]>) attributes {dims = ["m", "k"]} {
+  fgemm.return
+}
+
+// -----
+
+// A dimension symbol the kernel does not declare.
+// expected-error @below {{'fgemm.kernel' op argument #0 uses dimension 'k', which is not in `dims` ["m"]}}
+fgemm.kernel @undeclared(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m"]} {
+  fgemm.return
+}
+
+// -----
+
+// Tiles are sized by configuration symbols only.
+fgemm.kernel @tile_dims(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m", "k"]} {
+  // expected-error @below {{tile dimensions are the configuration symbols bm, bn, bk; got '128'}}
+  %z = fgemm.zeros : !fgemm.tile<[128, bk], f32>
+  fgemm.return
+}
+
+// -----
+
+// A tile of an [m, k] tensor is [bm, bk].
+fgemm.kernel @load_shape(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m", "k"]} {
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{'fgemm.load' op a tile of [m, k] must have shape [bm, bk], got [bn, bk]}}
+  %t = fgemm.load %a[%c0, %c0] : !fgemm.tensor<[m, k], f8E4M3FN> -> !fgemm.tile<[bn, bk], f8E4M3FN>
+  fgemm.return
+}
+
+// -----
+
+fgemm.kernel @dot_k(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m", "k"]} {
+  %ta = "test.a"() : () -> !fgemm.tile<[bm, bk], f8E4M3FN>
+  %tb = "test.b"() : () -> !fgemm.tile<[bn, bm], f8E4M3FN>
+  %sa = "test.sa"() : () -> !fgemm.tile<[bm], f32>
+  %sb = "test.sb"() : () -> !fgemm.tile<[bn], f32>
+  %c = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+  // Both operands are K-major: they must share the second dimension.
+  // expected-error @below {{'fgemm.scaled_dot' op operands must share their K dimension (both K-major): [bm, bk] vs [bn, bm]}}
+  %r = fgemm.scaled_dot %ta, %tb scales(%sa, %sb) acc(%c)
+      : !fgemm.tile<[bm, bk], f8E4M3FN>, !fgemm.tile<[bn, bm], f8E4M3FN>,
+        !fgemm.tile<[bm], f32>, !fgemm.tile<[bn], f32> -> !fgemm.tile<[bm, bn], f32>
+  fgemm.return
+}
+
+// -----
+
+fgemm.kernel @dot_acc(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m", "k"]} {
+  %ta = "test.a"() : () -> !fgemm.tile<[bm, bk], f8E4M3FN>
+  %tb = "test.b"() : () -> !fgemm.tile<[bn, bk], f8E4M3FN>
+  %sa = "test.sa"() : () -> !fgemm.tile<[bm], f32>
+  %sb = "test.sb"() : () -> !fgemm.tile<[bn], f32>
+  %c = fgemm.zeros : !fgemm.tile<[bn, bm], f32>
+  // expected-error @below {{'fgemm.scaled_dot' op accumulator must be [bm, bn], got [bn, bm]}}
+  %r = fgemm.scaled_dot %ta, %tb scales(%sa, %sb) acc(%c)
+      : !fgemm.tile<[bm, bk], f8E4M3FN>, !fgemm.tile<[bn, bk], f8E4M3FN>,
+        !fgemm.tile<[bm], f32>, !fgemm.tile<[bn], f32> -> !fgemm.tile<[bn, bm], f32>
+  fgemm.return
+}
+
+// -----
+
+fgemm.kernel @store_fp8(%d: !fgemm.tensor<[m, n], f8E4M3FN>) attributes {dims = ["m", "n"]} {
+  %c0 = arith.constant 0 : index
+  %c = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+  // expected-error @below {{'fgemm.store' op stores to bf16 tensors (f32 outputs are not supported yet); got 'f8E4M3FN'}}
+  fgemm.store %c, %d[%c0, %c0] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], f8E4M3FN>
+  fgemm.return
+}
+
+// -----
+
+fgemm.kernel @loop_dim(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m", "k"]} {
+  // expected-error @below {{'fgemm.k_loop' op loops over dimension 'q', which is not a kernel dimension}}
+  fgemm.k_loop "q" {
+  ^bb0(%kb: index):
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
+fgemm.kernel @loop_yield(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m", "k"]} {
+  %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+  // expected-error @below {{'fgemm.k_loop' op yields 0 values but carries 1}}
+  %r = fgemm.k_loop "k" init(%z : !fgemm.tile<[bm, bn], f32>) {
+  ^bb0(%kb: index, %c: !fgemm.tile<[bm, bn], f32>):
+    fgemm.yield
+  } -> !fgemm.tile<[bm, bn], f32>
+  fgemm.return
+}
+
+// -----
+
+fgemm.kernel @space_args(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"]} {
+  // expected-error @below {{'fgemm.tile_space' op body takes two index arguments: the tile's row and column block indices}}
+  fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
+  ^bb0(%tm: index):
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
+fgemm.kernel @regs(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m", "k"]} {
+  // Three warpgroups at 232 registers need more than the SM's 64K registers.
+  // expected-error @below {{'fgemm.warp_specialize' op math_warpgroups must be 1 or 2, got 3}}
+  fgemm.warp_specialize {consumer_regs = 232 : i64, math_warpgroups = 3 : i64, producer_regs = 40 : i64}
+  producer {
+    fgemm.yield
+  } consumer {
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
+fgemm.kernel @budget(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m", "k"]} {
+  // 128 * (64 + 2 * 240) = 69632 registers > 65536.
+  // expected-error @below {{'fgemm.warp_specialize' op register budget 69632 exceeds the 65536 registers of an SM}}
+  fgemm.warp_specialize {consumer_regs = 240 : i64, math_warpgroups = 2 : i64, producer_regs = 64 : i64}
+  producer {
+    fgemm.yield
+  } consumer {
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
+// Malformed syntax gets a located parse error, not a crash.
+// expected-error @below {{expected '['}}
+fgemm.kernel @syntax(%a: !fgemm.tensor<m, k, f8E4M3FN>) attributes {dims = ["m", "k"]} {
+  fgemm.return
+}

@@ -1,0 +1,41 @@
+// RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma | FileCheck %s
+// RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=64 block-n=64 stages=6" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma | FileCheck %s --check-prefix=SMALL
+// RUN: fgemm-opt %s --split-input-file --fgemm-pipeline-tma --verify-diagnostics
+// fgemm-pipeline-tma: the shared-memory plan of the ring and the stage/phase
+// of every access.
+
+// Slots: A at 0 (4 x 16 KiB), B at 64 KiB (4 x 16 KiB), A scales at 128 KiB
+// (4 x 512 B); epilogue tile at 133120 (1024-aligned); 8 barriers after it.
+// With block 64x64 and 6 stages the A scales end at 99840, so the epilogue
+// tile starts at 100352.
+// CHECK: %[[RING:.*]] = fgemm.ring.create {barriers = 165888 : i64, offsets = array<i64: 0, 65536, 131072>, output_offset = 133120 : i64, slot_bytes = array<i64: 16384, 16384, 512>, slot_strides = array<i64: 16384, 16384, 512>, smem_bytes = 165952 : i64, stages = 4 : i64}
+// CHECK: producer {
+// CHECK: ^bb0(%[[KB:.*]]: index):
+// CHECK-NEXT: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-NEXT: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[S:.*]] = arith.remui %[[KB]], %[[C4]] : index
+// CHECK-NEXT: %[[R:.*]] = arith.divui %[[KB]], %[[C4]] : index
+// CHECK-NEXT: %[[P:.*]] = arith.andi %[[R]], %[[C1]] : index
+// CHECK: fgemm.ring.put %[[RING]][%[[KB]]] stage(%[[S]], %[[P]])
+// CHECK: consumer {
+// CHECK: ^bb0(%[[KB2:.*]]: index, %{{.*}}: !fgemm.tile<[bm, bn], f32>):
+// CHECK: %[[S2:.*]] = arith.remui %[[KB2]]
+// CHECK: %[[P2:.*]] = arith.andi
+// CHECK: fgemm.ring.get %[[RING]][%[[KB2]]] stage(%[[S2]], %[[P2]])
+// CHECK: fgemm.ring.release %[[RING]][%[[KB2]]] stage(%[[S2]], %[[P2]])
+
+// SMALL: fgemm.ring.create {barriers = 108544 : i64, offsets = array<i64: 0, 49152, 98304>, output_offset = 100352 : i64, slot_bytes = array<i64: 8192, 8192, 256>, slot_strides = array<i64: 8192, 8192, 256>, smem_bytes = 108640 : i64, stages = 6 : i64}
+
+// -----
+
+// expected-error @below {{fgemm-pipeline-tma needs a specialized kernel (run fgemm-specialize first)}}
+fgemm.kernel @unspecialized(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m", "k"]} {
+  fgemm.return
+}
+
+// -----
+
+// expected-warning @below {{fgemm-pipeline-tma: not applied: no fgemm.ring (run fgemm-warp-specialize first)}}
+fgemm.kernel @no_ring(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m", "k"], fgemm.config = #fgemm.config<block_m = 128, block_n = 128, block_k = 128, stages = 4, math_warpgroups = 2, cluster = 1, fixed_n = 0, fixed_k = 0>} {
+  fgemm.return
+}
