@@ -166,6 +166,22 @@ Error Cubin::parse() {
     kernelList.push_back(std::move(kernel));
   }
 
+  // Two code sections sharing bytes would let one kernel's patch land inside
+  // another kernel's instruction (even in a `lo` half); ptxas never does it.
+  std::vector<const KernelCode *> byOffset;
+  for (const KernelCode &k : kernelList)
+    byOffset.push_back(&k);
+  llvm::sort(byOffset, [](const KernelCode *a, const KernelCode *b) {
+    return a->fileOffset < b->fileOffset;
+  });
+  for (size_t i = 1; i < byOffset.size(); ++i) {
+    const KernelCode &prev = *byOffset[i - 1], &next = *byOffset[i];
+    if (prev.size != 0 && next.size != 0 &&
+        next.fileOffset < prev.fileOffset + prev.size)
+      return makeError(name, "sections " + prev.sectionName + " and " +
+                                 next.sectionName + " overlap");
+  }
+
   // Relocations against kernel code: remember the words they target.
   for (const ELF64LEFile::Elf_Shdr &section : sections) {
     if (section.sh_type != ELF::SHT_RELA && section.sh_type != ELF::SHT_REL)

@@ -13,8 +13,9 @@ EDIT is one of
     ehdr:osabi=HEX | ehdr:abiversion=HEX | ehdr:flags=HEX | ehdr:machine=HEX
         rewrite an ELF header field (e_ident[EI_OSABI], e_ident[EI_ABIVERSION],
         e_flags, e_machine).
-    text:offset=HEX | text:size=HEX
-        rewrite sh_offset / sh_size of the `.text.*` section header.
+    text:offset=HEX | text:size=HEX | text.NAME:offset=HEX | text.NAME:size=HEX
+        rewrite sh_offset / sh_size of the only `.text.*` section header, or of
+        `.text.NAME`.
 
 Deliberately independent of the C++ reader under test; handles ELF64 LE only.
 """
@@ -36,8 +37,9 @@ FFMA_BASE_OPCODE = 0x023
 BASE_OPCODE_MASK = 0x1FF
 
 
-def text_section_header(data):
-    """Returns (file offset of the section header, sh_offset, sh_size)."""
+def text_section_header(data, name=None):
+    """Returns (file offset of the section header, sh_offset, sh_size) of the only
+    `.text.*` section, or of `.text.<name>`."""
     shoff, = struct.unpack_from("<Q", data, 0x28)
     shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
     headers = [struct.unpack_from(SHDR_FORMAT, data, shoff + i * shentsize)
@@ -45,8 +47,8 @@ def text_section_header(data):
     strtab = headers[shstrndx][SHDR_OFFSET_FIELD]
     found = []
     for i, h in enumerate(headers):
-        name = data[strtab + h[0]:data.index(b"\0", strtab + h[0])]
-        if name.startswith(b".text."):
+        section = data[strtab + h[0]:data.index(b"\0", strtab + h[0])]
+        if section == b".text." + name.encode() if name else section.startswith(b".text."):
             found.append((shoff + i * shentsize, h[SHDR_OFFSET_FIELD], h[SHDR_SIZE_FIELD]))
     if len(found) != 1:
         raise SystemExit(f"cubin-edit: expected one .text.* section, found {len(found)}")
@@ -78,10 +80,11 @@ def apply(data, edit):
         pos, fmt = EHDR_FIELDS[key]
         struct.pack_into(fmt, data, pos, value)
         return
-    shdr_pos, base, size = text_section_header(data)
-    if where == "text":
+    if where.startswith("text"):
+        shdr_pos, _, _ = text_section_header(data, where[5:] or None)
         struct.pack_into("<Q", data, shdr_pos + SHDR_BYTE_POS[key], value)
         return
+    shdr_pos, base, size = text_section_header(data)
     off = word_offset(data, base, size, where)
     if off % 16 or off >= size:
         raise SystemExit(f"cubin-edit: bad instruction offset {where}")
