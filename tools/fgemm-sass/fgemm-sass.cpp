@@ -38,8 +38,9 @@ cl::SubCommand dumpCmd("dump", "Print every instruction of every kernel, "
                                "decoded (offset, class, registers, control)");
 cl::SubCommand statsCmd("stats",
                         "Print FFMA runs with their yield/reuse counts");
-cl::SubCommand interleaveCmd(
-    "interleave", "Apply the FFMA yield/reuse interleave pass and report");
+cl::SubCommand
+    interleaveCmd("interleave",
+                  "Apply the FFMA yield/reuse interleave pass and report");
 cl::SubCommand compareCmd("compare", "List the instruction words in which a "
                                      "patched cubin differs from its input");
 
@@ -55,9 +56,9 @@ cl::opt<std::string> kernelFilter("kernel",
                                   cl::desc("Only this kernel (section suffix)"),
                                   cl::sub(dumpCmd), cl::sub(statsCmd),
                                   cl::cat(sassCategory));
-cl::opt<std::string> policyName(
-    "policy", cl::desc("off | deepgemm | deepgemm-full | every-n"),
-    cl::sub(interleaveCmd), cl::cat(sassCategory));
+cl::opt<std::string>
+    policyName("policy", cl::desc("off | deepgemm | deepgemm-full | every-n"),
+               cl::sub(interleaveCmd), cl::cat(sassCategory));
 cl::opt<unsigned> everyN("every-n",
                          cl::desc("every-n: at most one yield per N FFMAs"),
                          cl::init(4), cl::sub(interleaveCmd),
@@ -127,13 +128,13 @@ int runStats(const Cubin &cubin) {
     for (const SassWord &w : cubin.words(kernel))
       code.push_back(decodeInstruction(w));
     std::vector<FfmaRun> runs = findFfmaRuns(code);
-    uint64_t numFfma = count_if(
-        code, [](const DecodedInstruction &d) { return d.isFfma(); });
-    uint64_t longRuns = count_if(
-        runs, [](const FfmaRun &r) { return r.length >= minRun; });
+    uint64_t numFfma =
+        count_if(code, [](const DecodedInstruction &d) { return d.isFfma(); });
+    uint64_t longRuns =
+        count_if(runs, [](const FfmaRun &r) { return r.length >= minRun; });
     os << "kernel " << kernel.name << ": instructions=" << code.size()
-       << " ffma=" << numFfma << " runs=" << runs.size()
-       << " runs>=" << minRun << "=" << longRuns << "\n";
+       << " ffma=" << numFfma << " runs=" << runs.size() << " runs>=" << minRun
+       << "=" << longRuns << "\n";
     for (const FfmaRun &run : runs) {
       if (run.length < minRun)
         continue;
@@ -222,8 +223,7 @@ int runCompare() {
                   (d.before.hi ^ d.after.hi) == interleaveHiMask();
     (isFlip ? flips : others) += 1;
     os << "  " << d.kernel << ' ' << format_hex(d.offsetInSection, 6) << ' '
-       << opClassName(inst.opClass)
-       << (isFlip ? " ffma-flip" : " OTHER-CHANGE")
+       << opClassName(inst.opClass) << (isFlip ? " ffma-flip" : " OTHER-CHANGE")
        << " lo " << format_hex(d.before.lo, 18) << " -> "
        << format_hex(d.after.lo, 18) << " hi " << format_hex(d.before.hi, 18)
        << " -> " << format_hex(d.after.hi, 18) << " "

@@ -41,10 +41,10 @@ constexpr uint8_t kAbiVersionCudaV1 = ELF::ELFABIVERSION_CUDA_V1; // 7
 constexpr uint8_t kAbiVersionCudaV2 = ELF::ELFABIVERSION_CUDA_V2; // 8
 
 /// SM fields of e_flags: bits 7..0 for ABI v1, bits 15..8 for ABI v2.
-constexpr uint32_t kSmMaskV1 = ELF::EF_CUDA_SM;           // 0xff
-constexpr uint32_t kSmMaskV2 = ELF::EF_CUDA_SM_MASK;      // 0xff00
-constexpr unsigned kSmShiftV2 = ELF::EF_CUDA_SM_OFFSET;   // 8
-constexpr unsigned kSupportedSm = 90;                     // EF_CUDA_SM90 = 0x5a
+constexpr uint32_t kSmMaskV1 = ELF::EF_CUDA_SM;         // 0xff
+constexpr uint32_t kSmMaskV2 = ELF::EF_CUDA_SM_MASK;    // 0xff00
+constexpr unsigned kSmShiftV2 = ELF::EF_CUDA_SM_OFFSET; // 8
+constexpr unsigned kSupportedSm = 90;                   // EF_CUDA_SM90 = 0x5a
 
 constexpr StringLiteral kTextPrefix = ".text.";
 

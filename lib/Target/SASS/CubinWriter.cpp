@@ -71,7 +71,8 @@ Error Cubin::writeFile(StringRef path) const {
 const KernelCode *Cubin::findKernelAt(uint64_t offset,
                                       uint64_t &wordIndex) const {
   for (const KernelCode &kernel : kernelList) {
-    if (offset >= kernel.fileOffset && offset - kernel.fileOffset < kernel.size) {
+    if (offset >= kernel.fileOffset &&
+        offset - kernel.fileOffset < kernel.size) {
       wordIndex = (offset - kernel.fileOffset) / kSassWordBytes;
       return &kernel;
     }

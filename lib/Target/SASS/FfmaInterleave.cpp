@@ -245,10 +245,10 @@ void fgemm::sass::printInterleaveReport(raw_ostream &os,
      << ": policy=" << interleavePolicyName(report.policy);
   if (report.policy == InterleavePolicy::EveryN)
     os << " n=" << options.everyN;
-  os << " instructions=" << report.numInstructions
-     << " ffma=" << report.numFfma << " runs=" << report.runs.size()
-     << " short-runs=" << report.shortRuns << " changed=" << report.changed()
-     << " refused=" << report.refused() << "\n";
+  os << " instructions=" << report.numInstructions << " ffma=" << report.numFfma
+     << " runs=" << report.runs.size() << " short-runs=" << report.shortRuns
+     << " changed=" << report.changed() << " refused=" << report.refused()
+     << "\n";
   for (const FfmaRunReport &r : report.runs) {
     os << "  run at " << format_hex(r.run.firstWord * kSassWordBytes, 6)
        << " length=" << r.run.length << " window=" << r.window

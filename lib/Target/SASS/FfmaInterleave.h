@@ -8,8 +8,8 @@
 // §5). Policies:
 //
 //   off            change nothing (report only)
-//   deepgemm       DeepGEMM fcd1dcd..bfe983c: first floor(9n/16) FFMAs of a run,
-//                  key-register rule (SASS.md §5.2)
+//   deepgemm       DeepGEMM fcd1dcd..bfe983c: the first floor(9n/16) FFMAs
+//                  of a run, key-register rule (SASS.md §5.2)
 //   deepgemm-full  DeepGEMM a6d97a1: the same rule on all n FFMAs of a run
 //   every-n        DeeperGEMM 7df611f: all n FFMAs, the key-register rule plus
 //                  at most one yield per N FFMAs (SASS.md §5.4)
@@ -70,11 +70,11 @@ std::vector<FfmaRun> findFfmaRuns(llvm::ArrayRef<DecodedInstruction> code);
 /// Per-run outcome.
 struct FfmaRunReport {
   FfmaRun run;
-  uint64_t window = 0;   ///< FFMAs the policy examined (from the run start)
-  uint64_t changed = 0;  ///< FFMAs flipped
-  uint64_t refused = 0;  ///< FFMAs the rule selected but strictness refused
-  std::string before;    ///< pattern of the whole run before (see patternChar)
-  std::string after;     ///< and after
+  uint64_t window = 0;  ///< FFMAs the policy examined (from the run start)
+  uint64_t changed = 0; ///< FFMAs flipped
+  uint64_t refused = 0; ///< FFMAs the rule selected but strictness refused
+  std::string before;   ///< pattern of the whole run before (see patternChar)
+  std::string after;    ///< and after
 };
 
 /// Per-kernel outcome.
@@ -83,8 +83,8 @@ struct KernelInterleaveReport {
   InterleavePolicy policy = InterleavePolicy::Off;
   uint64_t numInstructions = 0;
   uint64_t numFfma = 0;
-  uint64_t shortRuns = 0;            ///< runs below minRunLength, untouched
-  std::vector<FfmaRunReport> runs;   ///< runs of at least minRunLength
+  uint64_t shortRuns = 0;             ///< runs below minRunLength, untouched
+  std::vector<FfmaRunReport> runs;    ///< runs of at least minRunLength
   std::vector<uint64_t> changedWords; ///< word indices whose `hi` changed
 
   uint64_t changed() const { return changedWords.size(); }
@@ -93,9 +93,10 @@ struct KernelInterleaveReport {
 
 /// Runs the pass over one kernel's words in place. `lockedWords` (sorted or
 /// not) are never changed: relocation targets.
-KernelInterleaveReport interleaveFfma(llvm::MutableArrayRef<SassWord> words,
-                                      const InterleaveOptions &options,
-                                      llvm::ArrayRef<uint64_t> lockedWords = {});
+KernelInterleaveReport
+interleaveFfma(llvm::MutableArrayRef<SassWord> words,
+               const InterleaveOptions &options,
+               llvm::ArrayRef<uint64_t> lockedWords = {});
 
 /// Runs the pass over every kernel of `cubin`; with `dryRun` the cubin is left
 /// unchanged and the reports say what would change.

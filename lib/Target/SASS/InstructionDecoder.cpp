@@ -63,8 +63,8 @@ struct BitRange {
 };
 
 constexpr bool fitsOneHalf(BitRange r) {
-  return r.width >= 1 && (r.lsb + r.width <= 64 ||
-                          (r.lsb >= 64 && r.lsb + r.width <= 128));
+  return r.width >= 1 &&
+         (r.lsb + r.width <= 64 || (r.lsb >= 64 && r.lsb + r.width <= 128));
 }
 
 // Fields (see the table at the top of the file).
@@ -117,7 +117,9 @@ constexpr uint16_t kOpNop = 0x918;
 
 /// Operand-form selector = bits 11..9 plus bit 91 (SASS.md §4): the 13-bit
 /// opcode with the base opcode masked out.
-constexpr uint16_t formSelector(uint16_t opcode13) { return opcode13 & ~0x1ffu; }
+constexpr uint16_t formSelector(uint16_t opcode13) {
+  return opcode13 & ~0x1ffu;
+}
 
 Operand regAt(const SassWord &w, BitRange reg, BitRange neg, BitRange abs) {
   Operand op;
@@ -519,8 +521,8 @@ void fgemm::sass::printInstruction(llvm::raw_ostream &os,
   os << " stall=" << unsigned(c.stall) << " yield=" << (c.yield ? 1 : 0)
      << " wbar=" << unsigned(c.writeBarrier)
      << " rbar=" << unsigned(c.readBarrier)
-     << " wait=" << llvm::format_hex(c.waitMask, 4) << " reuse="
-     << (c.reuseA ? 'a' : '-') << (c.reuseB ? 'b' : '-')
+     << " wait=" << llvm::format_hex(c.waitMask, 4)
+     << " reuse=" << (c.reuseA ? 'a' : '-') << (c.reuseB ? 'b' : '-')
      << (c.reuseC ? 'c' : '-') << " batch=" << unsigned(c.batch)
      << " lo=" << llvm::format_hex(inst.word.lo, 18)
      << " hi=" << llvm::format_hex(inst.word.hi, 18);

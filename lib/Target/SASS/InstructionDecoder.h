@@ -101,8 +101,8 @@ inline constexpr uint8_t kPredicateTrue = 7;
 /// 17..27 = Wn (no yield, stall n-16).
 struct ControlInfo {
   uint8_t usched = 0;
-  uint8_t stall = 0;      ///< bits 108..105
-  bool yield = false;     ///< bit 109 == 0 ("end group")
+  uint8_t stall = 0;        ///< bits 108..105
+  bool yield = false;       ///< bit 109 == 0 ("end group")
   uint8_t writeBarrier = 7; ///< bits 112..110, 7 = none
   uint8_t readBarrier = 7;  ///< bits 115..113, 7 = none
   uint8_t waitMask = 0;     ///< bits 121..116, bit i = wait on scoreboard i
@@ -113,7 +113,7 @@ struct ControlInfo {
   bool reuseA = false;
   bool reuseB = false;
   bool reuseC = false;
-  uint8_t batch = 0; ///< batch_t when bits 124..122 are not reuse flags
+  uint8_t batch = 0;         ///< batch_t when bits 124..122 are not reuse flags
   uint8_t rawReuseField = 0; ///< bits 124..122 as stored
 
   /// Bit 123 as stored, whatever it means; DeepGEMM's `hi & (1 << 59)`.

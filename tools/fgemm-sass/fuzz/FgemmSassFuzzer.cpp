@@ -109,8 +109,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     checkPass(words, options);
 
   // 2. The same bytes as a cubin: errors are fine, crashes are not.
-  llvm::Expected<Cubin> cubin = Cubin::create(llvm::ArrayRef(data, size),
-                                              "fuzz-input");
+  llvm::Expected<Cubin> cubin =
+      Cubin::create(llvm::ArrayRef(data, size), "fuzz-input");
   if (!cubin) {
     llvm::consumeError(cubin.takeError());
     return 0;
