@@ -14,6 +14,8 @@
 
 #include "Pipelines/Pipelines.h"
 #include "Target/PTX/PtxCompiler.h"
+#include "Target/SASS/Cubin.h"
+#include "Target/SASS/FfmaInterleave.h"
 #include "dialect/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -60,6 +62,13 @@ cl::opt<bool> printPipeline("print-pipeline",
 cl::opt<std::string> dumpDir("dump-dir", cl::desc("Write every stage's output into DIR"),
                              cl::value_desc("DIR"), cl::init(""));
 cl::opt<std::string> ptxasPath("ptxas", cl::desc("ptxas to use"), cl::init(""));
+cl::opt<std::string> sassPolicy(
+    "sass-policy",
+    cl::desc("FFMA interleave after ptxas: off|deepgemm|deepgemm-full|every-n "
+             "(default: $FGEMM_SASS_POLICY, else off; docs/PERF.md has the measurements)"),
+    cl::init(""));
+cl::opt<unsigned> sassEveryN("sass-every-n", cl::desc("N of --sass-policy=every-n"),
+                             cl::init(4));
 cl::opt<bool> verbose("v", cl::desc("Print ptxas's resource report"), cl::init(false));
 } // namespace
 
@@ -95,6 +104,18 @@ static void dumpStage(StringRef stem, StringRef suffix, StringRef text) {
   llvm::SmallString<256> path(dumpDir);
   llvm::sys::path::append(path, (stem + "." + suffix).str());
   (void)writeFile(path, text);
+}
+
+/// The SASS policy: --sass-policy, else $FGEMM_SASS_POLICY (its one
+/// documented alias), else off.
+static std::optional<::fgemm::sass::InterleavePolicy> chooseSassPolicy() {
+  std::string name = sassPolicy;
+  if (name.empty())
+    if (const char *env = std::getenv("FGEMM_SASS_POLICY"))
+      name = env;
+  if (name.empty())
+    name = "off";
+  return ::fgemm::sass::parseInterleavePolicy(name);
 }
 
 /// The launch description of the (single) kernel, then strips the fgemm
@@ -150,6 +171,11 @@ int main(int argc, char **argv) {
     return fail("cannot parse " + inputFile, 2);
   if (emit == Emit::Cubin && outputFile == "-")
     return fail("--emit=cubin needs -o FILE.cubin (a .meta file is written beside it)", 2);
+  std::optional<::fgemm::sass::InterleavePolicy> policy = chooseSassPolicy();
+  if (!policy)
+    return fail("unknown SASS policy; allowed: off, deepgemm, deepgemm-full, every-n", 2);
+  if (sassEveryN == 0)
+    return fail("--sass-every-n must be at least 1", 2);
 
   Sm90PipelineOptions options;
   options.blockM = blockM;
@@ -199,6 +225,23 @@ int main(int argc, char **argv) {
     return fail(llvm::toString(cubin.takeError()));
   if (verbose)
     llvm::outs() << cubin->log;
+
+  // DESIGN.md section 3, step 8: the post-ptxas SASS pass, in place.
+  if (*policy != ::fgemm::sass::InterleavePolicy::Off) {
+    llvm::ArrayRef<uint8_t> raw(reinterpret_cast<const uint8_t *>(cubin->cubin.data()),
+                                cubin->cubin.size());
+    llvm::Expected<::fgemm::sass::Cubin> parsed = ::fgemm::sass::Cubin::create(raw, "ptxas output");
+    if (!parsed)
+      return fail("SASS pass: " + llvm::toString(parsed.takeError()));
+    ::fgemm::sass::InterleaveOptions sassOptions;
+    sassOptions.policy = *policy;
+    sassOptions.everyN = sassEveryN;
+    for (const auto &report : ::fgemm::sass::interleaveCubin(*parsed, sassOptions, false))
+      if (verbose)
+        ::fgemm::sass::printInterleaveReport(llvm::outs(), report, sassOptions);
+    llvm::ArrayRef<uint8_t> patched = parsed->bytes();
+    cubin->cubin.assign(reinterpret_cast<const char *>(patched.data()), patched.size());
+  }
   llvm::SmallString<256> metaPath(outputFile.getValue());
   llvm::sys::path::replace_extension(metaPath, "meta");
   if (failed(writeFile(outputFile, cubin->cubin)) || failed(writeFile(metaPath, *meta)))
