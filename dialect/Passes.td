@@ -15,7 +15,7 @@ def FgemmSpecializePass : Pass<"fgemm-specialize", "::mlir::ModuleOp"> {
     `block_m` must be 64 or 128 (64 rows per math warpgroup: WGMMA's M),
     `block_n` a multiple of 8 in [8, 256] that divides 128 (one B scale per
     tile), shared memory (stages x tiles + output tile + barriers) at most
-    227 KiB, `stages` in [1, 16]; `fixed-n` must be a multiple of 8 and
+    227 KiB, `stages` in [1, 16] (0 picks the deepest pipeline that fits); `fixed-n` must be a multiple of 8 and
     `fixed-k` a multiple of 16 (TMA's 16-byte stride rule).
 
     Before: `fgemm.kernel @k(...) attributes {dims = [...]}`
@@ -24,7 +24,8 @@ def FgemmSpecializePass : Pass<"fgemm-specialize", "::mlir::ModuleOp"> {
   let options = [
     Option<"blockM", "block-m", "int64_t", /*default=*/"128", "Output tile rows (64 per math warpgroup)">,
     Option<"blockN", "block-n", "int64_t", /*default=*/"128", "Output tile columns (WGMMA N)">,
-    Option<"stages", "stages", "int64_t", /*default=*/"4", "Shared-memory pipeline depth">,
+    Option<"stages", "stages", "int64_t", /*default=*/"4",
+           "Shared-memory pipeline depth (0 = as many as fit in 227 KiB)">,
     Option<"fixedN", "fixed-n", "int64_t", /*default=*/"0", "Fold N as a constant (0 = runtime)">,
     Option<"fixedK", "fixed-k", "int64_t", /*default=*/"0", "Fold K as a constant (0 = runtime)">,
   ];

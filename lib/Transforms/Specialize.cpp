@@ -26,6 +26,8 @@ using namespace mlir::fgemm;
 
 /// The block K every scaled kernel uses: the scales' K granularity.
 static constexpr int64_t kBlockK = 128;
+/// Deepest pipeline considered; beyond it more stages stop paying off.
+static constexpr int64_t kMaxStages = 16;
 
 LogicalResult mlir::fgemm::specializeKernel(KernelOp kernel, const SpecializeOptions &o) {
   if (o.blockM != 64 && o.blockM != 128)
@@ -39,8 +41,9 @@ LogicalResult mlir::fgemm::specializeKernel(KernelOp kernel, const SpecializeOpt
     return kernel.emitError("block-n must divide 128 so that a tile's columns share one "
                             "128x128 B scale (8, 16, 32, 64 or 128), got ")
            << o.blockN;
-  if (o.stages < 1 || o.stages > 16)
-    return kernel.emitError("stages must be in [1, 16], got ") << o.stages;
+  if (o.stages < 0 || o.stages > kMaxStages)
+    return kernel.emitError("stages must be in [1, 16], or 0 for as many as fit; got ")
+           << o.stages;
   if (o.fixedN < 0 || o.fixedN % 8 != 0)
     return kernel.emitError("fixed N must be a positive multiple of 8 (BF16 rows of D "
                             "need 16-byte strides for TMA), got ")
@@ -49,13 +52,6 @@ LogicalResult mlir::fgemm::specializeKernel(KernelOp kernel, const SpecializeOpt
     return kernel.emitError("fixed K must be a positive multiple of 16 (FP8 rows of A "
                             "and B need 16-byte strides for TMA), got ")
            << o.fixedK;
-
-  MLIRContext *ctx = kernel.getContext();
-  auto config = ConfigAttr::get(ctx, o.blockM, o.blockN, kBlockK, o.stages,
-                                /*mathWarpgroups=*/o.blockM / 64, /*cluster=*/1, o.fixedN,
-                                o.fixedK);
-  if (ConfigAttr old = kernel.getConfig(); old && old != config)
-    return kernel.emitError("kernel is already specialized with ") << old;
 
   // Resource check: the same plan fgemm-pipeline-tma will make.
   SmallVector<TileType> slots;
@@ -67,13 +63,28 @@ LogicalResult mlir::fgemm::specializeKernel(KernelOp kernel, const SpecializeOpt
   kernel.walk([&](StoreOp s) { store = s; });
   if (!store)
     return kernel.emitError("kernel stores no output tile (no fgemm.store)");
-  SharedMemoryPlan plan = planSharedMemory(slots, store.getValue().getType(),
-                                           store.getDest().getType().getElementType(), config);
-  if (plan.totalBytes > kMaxSharedMemoryBytes)
+  MLIRContext *ctx = kernel.getContext();
+  auto makeConfig = [&](int64_t stages) {
+    return ConfigAttr::get(ctx, o.blockM, o.blockN, kBlockK, stages,
+                           /*mathWarpgroups=*/o.blockM / 64, /*cluster=*/1, o.fixedN, o.fixedK);
+  };
+  auto smemBytes = [&](ConfigAttr config) {
+    return planSharedMemory(slots, store.getValue().getType(),
+                            store.getDest().getType().getElementType(), config)
+        .totalBytes;
+  };
+  // stages = 0: the deepest pipeline that fits (more K blocks in flight).
+  int64_t stages = o.stages;
+  if (stages == 0)
+    for (stages = kMaxStages; stages > 1 && smemBytes(makeConfig(stages)) > kMaxSharedMemoryBytes;)
+      --stages;
+  ConfigAttr config = makeConfig(stages);
+  if (int64_t bytes = smemBytes(config); bytes > kMaxSharedMemoryBytes)
     return kernel.emitError("configuration needs ")
-           << plan.totalBytes << " bytes of shared memory (" << o.stages
-           << " stages); sm_90 allows " << kMaxSharedMemoryBytes
-           << " (227 KiB): use fewer stages or smaller blocks";
+           << bytes << " bytes of shared memory (" << stages << " stages); sm_90 allows "
+           << kMaxSharedMemoryBytes << " (227 KiB): use fewer stages or smaller blocks";
+  if (ConfigAttr old = kernel.getConfig(); old && old != config)
+    return kernel.emitError("kernel is already specialized with ") << old;
 
   kernel->setAttr("fgemm.config", config);
   return success();

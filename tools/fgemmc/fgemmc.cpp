@@ -51,7 +51,7 @@ cl::opt<Emit> emit("emit", cl::desc("Stage to stop after"), cl::init(Emit::Cubin
                               clEnumValN(Emit::Cubin, "cubin", "cubin + .meta")));
 cl::opt<int64_t> blockM("block-m", cl::desc("Output tile rows (64 or 128)"), cl::init(128));
 cl::opt<int64_t> blockN("block-n", cl::desc("Output tile columns (divides 128)"), cl::init(128));
-cl::opt<int64_t> stages("stages", cl::desc("Shared-memory pipeline depth"), cl::init(4));
+cl::opt<int64_t> stages("stages", cl::desc("Shared-memory pipeline depth (0 = as many as fit)"), cl::init(4));
 cl::opt<int64_t> fixedN("fixed-n", cl::desc("Compile for this N only (0 = any)"), cl::init(0));
 cl::opt<int64_t> fixedK("fixed-k", cl::desc("Compile for this K only (0 = any)"), cl::init(0));
 cl::opt<bool> printIRAfterAll("print-ir-after-all", cl::desc("Print the IR after every pass"),
