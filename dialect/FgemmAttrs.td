@@ -32,8 +32,8 @@ def Fgemm_ConfigAttr : AttrDef<Fgemm_Dialect, "Config"> {
     Block sizes, pipeline depth and warp roles. Set by `fgemm-specialize` from
     the runtime's heuristics or the command line, never written by hand in a
     kernel. `block_m` must be 64 per math warpgroup (WGMMA's M); `block_n` a
-    WGMMA N (a multiple of 8 up to 256) that divides 128 when B's scales are
-    per 128 columns; `block_k` is 128, the scale granularity. `fixed_n` and
+    WGMMA N (a multiple of 8) of at most 192 so the accumulators fit in
+    registers; `block_k` is 128, the scale granularity. `fixed_n` and
     `fixed_k` (0 = unknown) fold shapes known at JIT time.
 
     Example: `#fgemm.config<block_m = 128, block_n = 128, block_k = 128,

@@ -13,10 +13,11 @@ def FgemmSpecializePass : Pass<"fgemm-specialize", "::mlir::ModuleOp"> {
     Attaches `#fgemm.config` to every `fgemm.kernel` and rejects configurations
     the hardware cannot run, with a diagnostic that says what is allowed:
     `block_m` must be 64 or 128 (64 rows per math warpgroup: WGMMA's M),
-    `block_n` a multiple of 8 in [8, 256] that divides 128 (one B scale per
-    tile), shared memory (stages x tiles + output tile + barriers) at most
-    227 KiB, `stages` in [1, 16] (0 picks the deepest pipeline that fits); `fixed-n` must be a multiple of 8 and
-    `fixed-k` a multiple of 16 (TMA's 16-byte stride rule).
+    `block_n` a multiple of 8 in [8, 192] (WGMMA's N; wider accumulators do
+    not fit in registers), shared memory (stages x tiles + output tile +
+    barriers) at most 227 KiB, `stages` in [1, 16] (0 picks the deepest
+    pipeline that fits); `fixed-n` must be a multiple of 8 and `fixed-k` a
+    multiple of 16 (TMA's 16-byte stride rule).
 
     Before: `fgemm.kernel @k(...) attributes {dims = [...]}`
     After:  `fgemm.kernel @k(...) attributes {dims = [...], fgemm.config = #fgemm.config<block_m = 128, ...>}`

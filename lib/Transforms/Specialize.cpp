@@ -4,8 +4,9 @@
 // fgemm-specialize: attaches #fgemm.config (block sizes, stages, warp roles,
 // shapes known at JIT time) and rejects what the hardware cannot run:
 //   - block_m 64 or 128: one math warpgroup per 64 rows (WGMMA's M is 64);
-//   - block_n a WGMMA N (multiple of 8, at most 256) that divides 128, so a
-//     tile's columns share one 128x128 B scale;
+//   - block_n a WGMMA N (multiple of 8) of at most 192, so that the partial
+//     and promoted accumulators fit in registers; a tile that straddles
+//     128-column B-scale blocks uses each fragment's own block scale;
 //   - shared memory (stages x TMA tiles + epilogue tile + barriers) <= 227 KiB;
 //   - fixed N a multiple of 8, fixed K a multiple of 16 (TMA's 16-byte strides).
 //
@@ -26,6 +27,8 @@ using namespace mlir::fgemm;
 
 /// The block K every scaled kernel uses: the scales' K granularity.
 static constexpr int64_t kBlockK = 128;
+/// Widest tile whose accumulators fit in registers (see the check below).
+static constexpr int64_t kMaxBlockN = 192;
 /// Deepest pipeline considered; beyond it more stages stop paying off.
 static constexpr int64_t kMaxStages = 16;
 
@@ -37,10 +40,13 @@ LogicalResult mlir::fgemm::specializeKernel(KernelOp kernel, const SpecializeOpt
   if (o.blockN < 8 || o.blockN > 256 || o.blockN % 8 != 0)
     return kernel.emitError("block-n must be a multiple of 8 in [8, 256] (WGMMA's N), got ")
            << o.blockN;
-  if (128 % o.blockN != 0)
-    return kernel.emitError("block-n must divide 128 so that a tile's columns share one "
-                            "128x128 B scale (8, 16, 32, 64 or 128), got ")
-           << o.blockN;
+  // Each math thread holds block_n / 2 partial and block_n / 2 promoted FP32
+  // values; beyond 192 they no longer fit next to the addressing registers
+  // under setmaxnreg 232 and ptxas spills.
+  if (o.blockN > kMaxBlockN)
+    return kernel.emitError("block-n must be at most ")
+           << kMaxBlockN << " (the accumulators of a larger tile do not fit in the math "
+           << "warpgroups' registers), got " << o.blockN;
   if (o.stages < 0 || o.stages > kMaxStages)
     return kernel.emitError("stages must be in [1, 16], or 0 for as many as fit; got ")
            << o.stages;

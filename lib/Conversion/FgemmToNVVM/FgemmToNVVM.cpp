@@ -23,8 +23,7 @@
 // memory is one external 1024-byte-aligned array (trap 2), and TMA
 // descriptors are by-value `nvvm.grid_constant` parameters (trap 4).
 //
-// Limitations: bf16 output only; B scales must be one value per tile
-// (block_n divides 128); one math K block is 128 (4 k32 steps).
+// Limitations: bf16 output only; one math K block is 128 (4 k32 steps).
 //
 //===----------------------------------------------------------------------===//
 
@@ -134,6 +133,13 @@ private:
   // Thread coordinates inside the math warpgroups (i32), set by warp_specialize.
   Value mathTid, mathWg, warpInWg, lane;
   Operation *skipOp = nullptr; // a ring.release fused into the preceding dot
+  /// Per-block scales of a tile: the values of the blocks it spans.
+  struct BlockScales {
+    Value firstRow;            // i32: first row (column of D) of the tile
+    SmallVector<Value> values; // f32, one per 128-row block spanned
+  };
+  DenseMap<Value, BlockScales> blockScales;
+  Value fragmentScale(const BlockScales &scales, int64_t i);
 };
 
 } // namespace
@@ -489,28 +495,59 @@ LogicalResult KernelLowering::lowerRingRelease(Value stage) {
   return success();
 }
 
-/// Per-block scales of a [128, 128]-blocked operand: one value per tile, read
-/// from the row-major [ceil(rows/128), ceil(K/128)] array.
+/// Per-block scales of a [128, 128]-blocked operand, read from the row-major
+/// [ceil(rows/128), ceil(K/128)] array by every math thread. A tile of `b`
+/// rows starting at row r0 spans the 128-row blocks r0/128 .. (r0+b-1)/128:
+/// one when b divides 128, else up to ceil(b/128) + 1 (DeepGEMM's unaligned
+/// BLOCK_N). Loads past the last block are clamped to it; no fragment uses them.
 LogicalResult KernelLowering::lowerLoadScales(LoadScalesOp op) {
   ScalesType type = op.getSource().getType();
   int64_t rows = extent(op.getResult().getType().getDims()[0]);
-  if (type.getBlock()[0] != 128 || 128 % rows != 0)
-    return op.emitError("per-block scales need tiles inside one 128-row block "
-                        "(block size must divide 128), got ")
-           << rows;
+  if (type.getBlock()[0] != 128)
+    return op.emitError("per-row scales must be MN-major so that TMA can load them");
   Value kBlocks = arith::CeilDivUIOp::create(b, loc, toI32(dims.lookup(type.getDims()[1])),
                                              constI32(128));
-  Value rowBlock = arith::DivUIOp::create(b, loc, mulI32(toI32(lookup(op.getIndex())), rows),
-                                          constI32(128));
-  Value element = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, rowBlock, kBlocks),
-                                        toI32(lookup(op.getKb())));
-  Value ptr = LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1),
-                                  b.getF32Type(), argParams.lookup(op.getSource()),
-                                  ValueRange{element});
-  mapping[op] = LLVM::LoadOp::create(b, loc, b.getF32Type(), ptr, /*alignment=*/4,
-                                     /*isVolatile=*/false, /*isNonTemporal=*/false,
-                                     /*isInvariant=*/true);
+  Value rowBlocks = arith::CeilDivUIOp::create(b, loc, toI32(dims.lookup(type.getDims()[0])),
+                                               constI32(128));
+  Value lastBlock = arith::SubIOp::create(b, loc, rowBlocks, constI32(1));
+  Value firstRow = mulI32(toI32(lookup(op.getIndex())), rows);
+  Value firstBlock = arith::DivUIOp::create(b, loc, firstRow, constI32(128));
+  int64_t numBlocks = 128 % rows == 0 ? 1 : llvm::divideCeil(rows, 128) + 1;
+  BlockScales scales{firstRow, {}};
+  for (int64_t j = 0; j < numBlocks; ++j) {
+    Value block = arith::MinUIOp::create(b, loc, arith::AddIOp::create(b, loc, firstBlock,
+                                                                        constI32(j)),
+                                         lastBlock);
+    Value element = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, block, kBlocks),
+                                          toI32(lookup(op.getKb())));
+    Value ptr = LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1),
+                                    b.getF32Type(), argParams.lookup(op.getSource()),
+                                    ValueRange{element});
+    scales.values.push_back(LLVM::LoadOp::create(b, loc, b.getF32Type(), ptr,
+                                                 /*alignment=*/4, /*isVolatile=*/false,
+                                                 /*isNonTemporal=*/false, /*isInvariant=*/true));
+  }
+  mapping[op] = scales.values.front();
+  blockScales[op.getResult()] = scales;
   return success();
+}
+
+/// The B scale of accumulator fragment `i` (columns 8i .. 8i+7 of the tile;
+/// 128-column blocks start at multiples of 8, so a fragment never straddles).
+Value KernelLowering::fragmentScale(const BlockScales &scales, int64_t i) {
+  if (scales.values.size() == 1)
+    return scales.values.front();
+  // Index of the fragment's block relative to the tile's first block.
+  Value col = arith::AddIOp::create(b, loc, scales.firstRow, constI32(8 * i));
+  Value firstBlock = arith::DivUIOp::create(b, loc, scales.firstRow, constI32(128));
+  Value rel = arith::SubIOp::create(b, loc, arith::DivUIOp::create(b, loc, col, constI32(128)),
+                                    firstBlock);
+  Value scale = scales.values.front();
+  for (size_t j = 1; j < scales.values.size(); ++j) {
+    Value here = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rel, constI32(j));
+    scale = arith::SelectOp::create(b, loc, here, scales.values[j], scale);
+  }
+  return scale;
 }
 
 /// wgmma shared-memory descriptor of a K-major, 128-byte-swizzled tile at
@@ -540,8 +577,9 @@ LogicalResult KernelLowering::lowerScaledDot(ScaledDotOp op, RingReleaseOp fused
     return op.emitError("operands must come from the producer's ring (shared memory)");
   if (!scaleA || !isa<LLVM::LLVMPointerType>(scaleA.getType()))
     return op.emitError("row scales must come from the producer's ring");
-  if (!scaleB || !scaleB.getType().isF32())
-    return op.emitError("column scales must be one value per tile");
+  auto bScales = blockScales.find(op.getScaleB());
+  if (!scaleB || bScales == blockScales.end())
+    return op.emitError("column scales must be per-block scales read by the math threads");
   int64_t bk = config.getBlockK(), bn = config.getBlockN();
   MLIRContext *ctx = b.getContext();
   Type accType = accumulatorType();
@@ -587,16 +625,20 @@ LogicalResult KernelLowering::lowerScaledDot(ScaledDotOp op, RingReleaseOp fused
   if (fusedRelease)
     (void)lowerRingRelease(lookup(fusedRelease.getStage()));
 
-  // Promotion on CUDA cores: acc += (sa * sb) * partial.
-  Value s0 = arith::MulFOp::create(b, loc, sa0, scaleB);
-  Value s1 = arith::MulFOp::create(b, loc, sa1, scaleB);
+  // Promotion on CUDA cores: acc += (sa * sb) * partial, fragment by fragment
+  // (fragment i = d[4i..4i+3]: d[4i], d[4i+1] in row r0, d[4i+2], d[4i+3] in
+  // row r0 + 8, all in columns 8i .. 8i+7).
   Value result = acc;
-  for (int64_t j = 0; j < bn / 2; ++j) {
-    Value p = LLVM::ExtractValueOp::create(b, loc, partial, j);
-    Value a = LLVM::ExtractValueOp::create(b, loc, result, j);
-    // d[4i], d[4i+1] belong to row r0; d[4i+2], d[4i+3] to row r0 + 8.
-    Value fma = LLVM::FMAOp::create(b, loc, p, (j % 4) < 2 ? s0 : s1, a);
-    result = LLVM::InsertValueOp::create(b, loc, result, fma, j);
+  for (int64_t i = 0; i < bn / 8; ++i) {
+    Value sb = fragmentScale(bScales->second, i);
+    Value rowScales[2] = {arith::MulFOp::create(b, loc, sa0, sb),
+                          arith::MulFOp::create(b, loc, sa1, sb)};
+    for (int64_t j = 4 * i; j < 4 * i + 4; ++j) {
+      Value p = LLVM::ExtractValueOp::create(b, loc, partial, j);
+      Value a = LLVM::ExtractValueOp::create(b, loc, result, j);
+      Value fma = LLVM::FMAOp::create(b, loc, p, rowScales[(j % 4) / 2], a);
+      result = LLVM::InsertValueOp::create(b, loc, result, fma, j);
+    }
   }
   mapping[op] = result;
   return success();

@@ -1,5 +1,6 @@
 // RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s
 // RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=64 block-n=64" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=SMALL
+// RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-n=96" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm | FileCheck %s --check-prefix=STRADDLE
 // convert-fgemm-to-nvvm: the kernel signature (docs/ABI.md), barrier set-up,
 // the producer's TMA loop, the math loop (wgmma + promotion) and the epilogue.
 
@@ -59,3 +60,12 @@
 // SMALL: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>
 // SMALL-COUNT-32: llvm.intr.fma
 // SMALL: nvvm.barrier id = %c1_i32 number_of_threads = %c128_i32
+
+// A 96-column tile can straddle two 128-column B-scale blocks: two clamped
+// loads per K block, and each fragment selects its block's scale.
+// STRADDLE: arith.minui
+// STRADDLE: llvm.load {{.*}} invariant {{.*}} : !llvm.ptr<1> -> f32
+// STRADDLE: arith.minui
+// STRADDLE: llvm.load {{.*}} invariant {{.*}} : !llvm.ptr<1> -> f32
+// STRADDLE: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 96, k = 32>
+// STRADDLE-COUNT-12: arith.select
