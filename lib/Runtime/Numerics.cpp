@@ -1,0 +1,190 @@
+//===- Numerics.cpp - Host FP8 quantization and accuracy checks -*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+
+#include "Runtime/Numerics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <thread>
+
+using namespace fgemm;
+
+/// Rounds to the nearest integer, ties to even, independent of the FPU mode.
+static double roundHalfEven(double x) {
+  double floor = std::floor(x);
+  double fraction = x - floor;
+  if (fraction > 0.5)
+    return floor + 1;
+  if (fraction < 0.5)
+    return floor;
+  return std::fmod(floor, 2.0) == 0 ? floor : floor + 1;
+}
+
+uint8_t fgemm::floatToE4m3(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  const uint8_t sign = static_cast<uint8_t>((bits >> 24) & 0x80);
+  if (std::isnan(value))
+    return sign | 0x7f;
+  double magnitude = std::fabs(static_cast<double>(value));
+  // Saturate: 448 is the largest finite value and 0x7f is NaN, not 480.
+  if (magnitude >= kE4m3Max)
+    return sign | 0x7e;
+  // Subnormals (exponent field 0) are multiples of 2^-9 below 2^-6; rounding
+  // up to 8 * 2^-9 gives encoding 0x08, the smallest normal, as it should.
+  if (magnitude < 0x1p-6)
+    return sign | static_cast<uint8_t>(roundHalfEven(magnitude * 0x1p9));
+  int exponent = std::ilogb(magnitude); // in [-6, 8]
+  // Scale into [8, 16) so the integer part holds the implicit bit and the 3
+  // mantissa bits; power-of-two scaling is exact.
+  double scaled = roundHalfEven(std::ldexp(magnitude, 3 - exponent));
+  if (scaled == 16) {
+    scaled = 8;
+    ++exponent;
+  }
+  uint32_t code = (static_cast<uint32_t>(exponent + 7) << 3) |
+                  (static_cast<uint32_t>(scaled) - 8);
+  return sign | static_cast<uint8_t>(std::min<uint32_t>(code, 0x7e));
+}
+
+float fgemm::e4m3ToFloat(uint8_t bits) {
+  const float sign = (bits & 0x80) ? -1.0f : 1.0f;
+  const int exponent = (bits >> 3) & 0xf;
+  const int mantissa = bits & 0x7;
+  if (exponent == 0xf && mantissa == 0x7)
+    return std::numeric_limits<float>::quiet_NaN();
+  if (exponent == 0)
+    return sign * std::ldexp(static_cast<float>(mantissa), -9);
+  return sign * std::ldexp(static_cast<float>(8 + mantissa), exponent - 10);
+}
+
+uint16_t fgemm::floatToBf16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  if (std::isnan(value))
+    return static_cast<uint16_t>((bits >> 16) | 0x40);
+  uint32_t roundingBias = 0x7fff + ((bits >> 16) & 1);
+  return static_cast<uint16_t>((bits + roundingBias) >> 16);
+}
+
+float fgemm::bf16ToFloat(uint16_t bits) {
+  uint32_t wide = static_cast<uint32_t>(bits) << 16;
+  float value;
+  std::memcpy(&value, &wide, sizeof(value));
+  return value;
+}
+
+/// Runs body(begin, end) over [0, count) split across the hardware threads.
+template <typename Body>
+static void parallelFor(int64_t count, const Body &body) {
+  int64_t workers = std::max(1u, std::thread::hardware_concurrency());
+  workers = std::min<int64_t>(workers, std::max<int64_t>(count, 1));
+  if (workers <= 1) {
+    body(int64_t(0), count);
+    return;
+  }
+  std::vector<std::thread> threads;
+  int64_t chunk = (count + workers - 1) / workers;
+  for (int64_t begin = 0; begin < count; begin += chunk)
+    threads.emplace_back(body, begin, std::min(count, begin + chunk));
+  for (std::thread &thread : threads)
+    thread.join();
+}
+
+static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// Quantizes x with groups of `groupRows` x 128: the shared body of both
+/// quantizers (groupRows = 1 for A, 128 for B).
+static QuantizedMatrix quantizeGroups(const std::vector<float> &x,
+                                      int64_t rows, int64_t cols,
+                                      int64_t groupRows) {
+  QuantizedMatrix q;
+  q.rows = rows;
+  q.cols = cols;
+  q.scaleRows = ceilDiv(rows, groupRows);
+  q.scaleCols = ceilDiv(cols, kScaleBlock);
+  q.values.assign(static_cast<size_t>(rows * cols), 0);
+  q.scales.assign(static_cast<size_t>(q.scaleRows * q.scaleCols), 0.0f);
+  parallelFor(q.scaleRows, [&](int64_t first, int64_t last) {
+    for (int64_t group = first; group < last; ++group) {
+      int64_t rowBegin = group * groupRows;
+      int64_t rowEnd = std::min(rows, rowBegin + groupRows);
+      for (int64_t kb = 0; kb < q.scaleCols; ++kb) {
+        int64_t colBegin = kb * kScaleBlock;
+        int64_t colEnd = std::min(cols, colBegin + kScaleBlock);
+        float amax = 0;
+        for (int64_t r = rowBegin; r < rowEnd; ++r)
+          for (int64_t c = colBegin; c < colEnd; ++c)
+            amax = std::max(amax, std::fabs(x[r * cols + c]));
+        float scale = quantScale(amax);
+        // DeepGEMM HEAD's form: x * (1 / scale), both in fp32.
+        float inverse = 1.0f / scale;
+        q.scales[group * q.scaleCols + kb] = scale;
+        for (int64_t r = rowBegin; r < rowEnd; ++r)
+          for (int64_t c = colBegin; c < colEnd; ++c)
+            q.values[r * cols + c] = floatToE4m3(x[r * cols + c] * inverse);
+      }
+    }
+  });
+  return q;
+}
+
+QuantizedMatrix fgemm::quantizePerToken(const std::vector<float> &x,
+                                        int64_t rows, int64_t cols) {
+  return quantizeGroups(x, rows, cols, 1);
+}
+
+QuantizedMatrix fgemm::quantizePerBlock(const std::vector<float> &x,
+                                        int64_t rows, int64_t cols) {
+  return quantizeGroups(x, rows, cols, kScaleBlock);
+}
+
+std::vector<float> fgemm::toSfaLayout(const QuantizedMatrix &a,
+                                      float padding) {
+  int64_t alignedRows = (a.rows + 3) / 4 * 4;
+  std::vector<float> sfa(static_cast<size_t>(alignedRows * a.scaleCols),
+                         padding);
+  for (int64_t m = 0; m < a.rows; ++m)
+    for (int64_t kb = 0; kb < a.scaleCols; ++kb)
+      sfa[kb * alignedRows + m] = a.scales[m * a.scaleCols + kb];
+  return sfa;
+}
+
+double fgemm::calcDiffFromSums(double sumXY, double sumSquares) {
+  if (sumSquares == 0)
+    return 0;
+  return 1 - 2 * sumXY / sumSquares;
+}
+
+double fgemm::calcDiff(const float *x, const float *y, size_t count) {
+  double sumXY = 0, sumSquares = 0;
+  for (size_t i = 0; i < count; ++i) {
+    double a = x[i], b = y[i];
+    sumXY += a * b;
+    sumSquares += a * a + b * b;
+  }
+  return calcDiffFromSums(sumXY, sumSquares);
+}
+
+double fgemm::emulationTolerance(double emulated, double sumAbsProducts) {
+  return 0x1p-7 * std::fabs(emulated) + 0x1p-10 * sumAbsProducts + 1e-6;
+}
+
+EmulatedElement fgemm::emulateElement(const QuantizedMatrix &a,
+                                      const QuantizedMatrix &b, int64_t m,
+                                      int64_t n) {
+  EmulatedElement result;
+  for (int64_t k = 0; k < a.cols; ++k) {
+    int64_t kb = k / kScaleBlock;
+    double x = double(e4m3ToFloat(a.values[m * a.cols + k])) *
+               a.scales[m * a.scaleCols + kb];
+    double y = double(e4m3ToFloat(b.values[n * b.cols + k])) *
+               b.scales[(n / kScaleBlock) * b.scaleCols + kb];
+    result.value += x * y;
+    result.sumAbs += std::fabs(x * y);
+  }
+  return result;
+}

@@ -1,0 +1,190 @@
+//===- BenchOptions.cpp - fgemm-bench command line and shapes ---*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+
+#include "BenchOptions.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+using namespace fgemm;
+using namespace fgemm::bench;
+
+std::string fgemm::bench::usage() {
+  return "usage: fgemm-bench --kernels DIR [--shapes dense|sweep|M,N,K;...]\n"
+         "                   [--iters N] [--seed S] [--device N]\n"
+         "                   [--no-check] [--no-time] [--time]\n"
+         "       fgemm-bench --list-devices\n"
+         "\n"
+         "  --kernels DIR    compiled kernels: NAME.cubin + NAME.meta pairs\n"
+         "  --shapes S       'dense' (DESIGN.md §5, default), 'sweep' (edge\n"
+         "                   cases, checked but not timed unless --time), or\n"
+         "                   a list 'M,N,K;M,N,K'\n"
+         "  --iters N        timed runs per shape, median reported (30)\n"
+         "  --seed S         input generator seed (0)\n"
+         "  --device N       CUDA device ordinal (0)\n"
+         "  --no-check       skip the accuracy checks\n"
+         "  --no-time        skip timing\n"
+         "  --time           time even the sweep shapes\n"
+         "  --list-devices   print 'device I: NAME sm_XY' per GPU and exit;\n"
+         "                   prints nothing without a driver or GPU\n";
+}
+
+/// Parses a whole decimal integer in [min, max].
+static bool parseInteger(const std::string &text, int64_t min, int64_t max,
+                         int64_t &value) {
+  if (text.empty() || text.size() > 19)
+    return false;
+  for (size_t i = 0; i < text.size(); ++i)
+    if ((text[i] < '0' || text[i] > '9') && !(i == 0 && text[i] == '-'))
+      return false;
+  errno = 0;
+  char *end = nullptr;
+  long long parsed = std::strtoll(text.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0' || parsed < min || parsed > max)
+    return false;
+  value = parsed;
+  return true;
+}
+
+std::vector<Shape> fgemm::bench::denseShapes() {
+  const int64_t nk[][2] = {{2112, 7168}, {24576, 1536}, {32768, 512},
+                           {7168, 16384}, {4096, 7168}, {7168, 2048}};
+  std::vector<Shape> shapes;
+  for (const auto &pair : nk)
+    for (int64_t m : {64, 128, 4096})
+      shapes.push_back({m, pair[0], pair[1]});
+  return shapes;
+}
+
+std::vector<Shape> fgemm::bench::sweepShapes() {
+  std::vector<Shape> shapes;
+  for (int64_t n : {64, 128, 192, 576, 2112})
+    for (int64_t k : {128, 256, 384, 7168})
+      for (int64_t m : {1, 7, 63, 65, 127, 129, 1000})
+        shapes.push_back({m, n, k});
+  return shapes;
+}
+
+/// Splits `text` at every `separator` (n separators give n + 1 fields).
+static std::vector<std::string> split(const std::string &text, char separator) {
+  std::vector<std::string> fields;
+  size_t start = 0;
+  for (size_t at; (at = text.find(separator, start)) != std::string::npos;
+       start = at + 1)
+    fields.push_back(text.substr(start, at - start));
+  fields.push_back(text.substr(start));
+  return fields;
+}
+
+Expected<std::vector<Shape>> fgemm::bench::parseShapes(const std::string &spec) {
+  if (spec == "dense")
+    return denseShapes();
+  if (spec == "sweep")
+    return sweepShapes();
+  std::vector<std::string> items = split(spec, ';');
+  // One trailing ';' is harmless.
+  if (items.size() > 1 && items.back().empty())
+    items.pop_back();
+  std::vector<Shape> shapes;
+  for (const std::string &item : items) {
+    std::vector<std::string> fields = split(item, ',');
+    int64_t dims[3];
+    bool good = fields.size() == 3;
+    for (size_t i = 0; good && i < 3; ++i)
+      good = parseInteger(fields[i], 0, int64_t(1) << 40, dims[i]);
+    if (!good)
+      return Status::error("malformed shape '" + item +
+                           "' in --shapes (expected 'dense', 'sweep' or "
+                           "M,N,K;M,N,K;... with non-negative integers)");
+    shapes.push_back({dims[0], dims[1], dims[2]});
+  }
+  return shapes;
+}
+
+Expected<Options> fgemm::bench::parseOptions(
+    const std::vector<std::string> &args) {
+  Options options;
+  bool timeGiven = false, noTime = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string flag = args[i];
+    std::string value;
+    bool hasValue = false;
+    if (size_t equals = flag.find('='); flag.rfind("--", 0) == 0 &&
+                                        equals != std::string::npos) {
+      value = flag.substr(equals + 1);
+      flag = flag.substr(0, equals);
+      hasValue = true;
+    }
+    auto takeValue = [&]() -> bool {
+      if (hasValue)
+        return true;
+      if (i + 1 >= args.size())
+        return false;
+      value = args[++i];
+      return true;
+    };
+    auto needsValue = [&]() {
+      return Status::error("option '" + flag + "' needs a value");
+    };
+    auto noValue = [&]() -> Status {
+      if (hasValue)
+        return Status::error("option '" + flag + "' takes no value");
+      return Status::success();
+    };
+    int64_t number = 0;
+    if (flag == "--kernels") {
+      if (!takeValue())
+        return needsValue();
+      options.kernels = value;
+    } else if (flag == "--shapes") {
+      if (!takeValue())
+        return needsValue();
+      options.shapeSpec = value;
+    } else if (flag == "--iters") {
+      if (!takeValue())
+        return needsValue();
+      if (!parseInteger(value, 1, 100000, number))
+        return Status::error("--iters needs an integer in [1, 100000], got '" +
+                             value + "'");
+      options.iters = static_cast<int>(number);
+    } else if (flag == "--seed") {
+      if (!takeValue())
+        return needsValue();
+      if (!parseInteger(value, 0, INT64_MAX, number))
+        return Status::error("--seed needs a non-negative integer, got '" +
+                             value + "'");
+      options.seed = static_cast<uint64_t>(number);
+    } else if (flag == "--device") {
+      if (!takeValue())
+        return needsValue();
+      if (!parseInteger(value, 0, 1023, number))
+        return Status::error("--device needs a device ordinal, got '" + value +
+                             "'");
+      options.device = static_cast<int>(number);
+    } else if (flag == "--list-devices" || flag == "--no-check" ||
+               flag == "--no-time" || flag == "--time" || flag == "--help" ||
+               flag == "-h") {
+      FGEMM_RETURN_IF_ERROR(noValue());
+      options.listDevices |= flag == "--list-devices";
+      options.check &= flag != "--no-check";
+      noTime |= flag == "--no-time";
+      timeGiven |= flag == "--time";
+      options.help |= flag == "--help" || flag == "-h";
+    } else {
+      return Status::error("unknown option '" + args[i] + "'");
+    }
+  }
+  if (noTime && timeGiven)
+    return Status::error("--time and --no-time contradict each other");
+  if (options.help || options.listDevices)
+    return options;
+  if (options.kernels.empty())
+    return Status::error("--kernels DIR is required");
+  Expected<std::vector<Shape>> shapes = parseShapes(options.shapeSpec);
+  if (!shapes.ok())
+    return shapes.takeStatus();
+  options.shapes = std::move(*shapes);
+  options.time = timeGiven || (!noTime && options.shapeSpec != "sweep");
+  return options;
+}

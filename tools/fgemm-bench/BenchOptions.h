@@ -1,0 +1,60 @@
+//===- BenchOptions.h - fgemm-bench command line and shapes -----*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// Command-line parsing and the benchmark's shape sets, kept apart from the
+// GPU code so the unit tests can check them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FGEMM_BENCH_BENCHOPTIONS_H
+#define FGEMM_BENCH_BENCHOPTIONS_H
+
+#include "Runtime/Status.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fgemm::bench {
+
+struct Shape {
+  int64_t m = 0, n = 0, k = 0;
+  bool operator==(const Shape &other) const {
+    return m == other.m && n == other.n && k == other.k;
+  }
+};
+
+struct Options {
+  std::string kernels;              ///< --kernels DIR
+  std::string shapeSpec = "dense";  ///< --shapes as given
+  std::vector<Shape> shapes;        ///< the expanded list
+  int iters = 30;                   ///< --iters (timed runs per shape)
+  uint64_t seed = 0;                ///< --seed
+  int device = 0;                   ///< --device
+  bool listDevices = false;         ///< --list-devices
+  bool check = true;                ///< --no-check clears
+  bool time = true;                 ///< --no-time clears; sweep defaults off
+  bool help = false;                ///< --help
+};
+
+/// The usage text printed by --help and after flag errors.
+std::string usage();
+
+/// Parses argv (argv[0] excluded). Errors name the offending argument.
+Expected<Options> parseOptions(const std::vector<std::string> &args);
+
+/// Expands --shapes: "dense", "sweep" or "M,N,K;M,N,K;..." (non-negative).
+Expected<std::vector<Shape>> parseShapes(const std::string &spec);
+
+/// DESIGN.md §5: M in {64, 128, 4096} for each (N, K) of DeepSeek-V3,
+/// grouped by (N, K) so B is generated once per pair.
+std::vector<Shape> denseShapes();
+
+/// Edge cases: M in {1, 7, 63, 65, 127, 129, 1000} x N in {64, 128, 192,
+/// 576, 2112} x K in {128, 256, 384, 7168}, grouped by (N, K).
+std::vector<Shape> sweepShapes();
+
+} // namespace fgemm::bench
+
+#endif // FGEMM_BENCH_BENCHOPTIONS_H

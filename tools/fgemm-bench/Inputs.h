@@ -1,0 +1,51 @@
+//===- Inputs.h - Deterministic benchmark inputs ----------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// The inputs of one benchmark shape, as NUMERICS.md §3 prescribes: x, y
+// standard normal rounded to bf16, A quantized per 1x128, B per 128x128.
+// The generator is counter-based (element i's value depends only on the
+// seed, the tensor and i), so the data do not depend on the thread count and
+// B is the same for every M with the same (N, K).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FGEMM_BENCH_INPUTS_H
+#define FGEMM_BENCH_INPUTS_H
+
+#include "Runtime/Numerics.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace fgemm::bench {
+
+/// A rows x cols matrix of N(0, 1) samples rounded to bf16: the float
+/// values and their bf16 bits.
+struct Bf16Matrix {
+  int64_t rows = 0, cols = 0;
+  std::vector<float> values;
+  std::vector<uint16_t> bits;
+};
+
+/// Which operand a stream of samples is for (part of the counter key).
+enum class Operand : uint64_t { A = 1, B = 2 };
+
+/// randn(rows, cols) in bf16 for `operand`, from `seed`.
+Bf16Matrix randnBf16(uint64_t seed, Operand operand, int64_t rows,
+                     int64_t cols);
+
+/// One operand: the bf16 input and its quantization.
+struct OperandData {
+  Bf16Matrix input;
+  QuantizedMatrix quantized;
+};
+
+/// x = randn(M, K) quantized per token (A), or y = randn(N, K) quantized per
+/// 128x128 block (B).
+OperandData makeOperand(uint64_t seed, Operand operand, int64_t rows,
+                        int64_t cols);
+
+} // namespace fgemm::bench
+
+#endif // FGEMM_BENCH_INPUTS_H

@@ -1,0 +1,531 @@
+//===- fgemm-bench.cpp - Run, check and time fgemm kernels ------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// Loads a directory of compiled kernels through the runtime's DenseGemm and,
+// for each shape, generates inputs (NUMERICS.md §3), runs the GEMM once on a
+// NaN-poisoned D and checks it against two GPU references (Reference.cu):
+//
+//   (a) calc_diff against x * y^T of the unquantized bf16 inputs: < 1e-3
+//   (b) every element against the exact FP64 emulation of the quantized
+//       math: |d - emu| <= 2^-7 |emu| + 2^-10 sum|a b| + 1e-6
+//   (c) every element written and finite
+//
+// then times it (median of --iters launches between CUDA events, L2 flushed
+// by a 256 MiB memset before each). One row per shape; exit status 1 if any
+// shape failed, 2 for command-line errors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BenchOptions.h"
+#include "Inputs.h"
+
+#include "Runtime/Device.h"
+#include "Runtime/Driver.h"
+#include "Runtime/Gemm.h"
+#include "Runtime/Module.h"
+#include "Runtime/Numerics.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+
+namespace fgemm::bench {
+// The reference cubin, embedded at build time (EmbedFile.cmake).
+extern const unsigned char kReferenceCubin[];
+extern const size_t kReferenceCubinSize;
+} // namespace fgemm::bench
+
+using namespace fgemm;
+using namespace fgemm::bench;
+
+namespace {
+
+/// Mirrors CheckPartial in Reference.cu.
+struct CheckPartial {
+  double sumXY;
+  double sumSquares;
+  double maxRatio;
+  long long worstIndex;
+  unsigned long long nonFinite;
+  double padding;
+};
+static_assert(sizeof(CheckPartial) == 48, "must match Reference.cu");
+
+constexpr size_t kFlushBytes = size_t(256) << 20;
+constexpr int kWarmupRuns = 3;
+constexpr double kMaxDiff = 1e-3;
+
+/// The outcome of one shape, for its table row.
+struct ShapeResult {
+  std::string kernel = "-";
+  std::optional<double> timeUs;
+  std::optional<double> diff;
+  std::optional<double> maxRatio;
+  bool checked = false;
+  bool passed = true;
+  std::vector<std::string> notes; ///< printed under the row
+};
+
+/// The device-side copy of one operand.
+struct DeviceOperand {
+  DeviceBuffer values, scales, input;
+};
+
+std::string describeKernel(const KernelMeta &meta) {
+  return meta.kernel + "(" + std::to_string(meta.blockM) + "x" +
+         std::to_string(meta.blockN) + ", " + std::to_string(meta.stages) +
+         ")";
+}
+
+class Bench {
+public:
+  Bench(const Driver &cu, const DenseGemm &gemm, const Options &options,
+        Module reference, CUfunction refGemm, CUfunction refCheck,
+        Stream stream, DeviceBuffer flush)
+      : cu(cu), gemm(gemm), options(options), reference(std::move(reference)),
+        refGemm(refGemm), refCheck(refCheck), stream(std::move(stream)),
+        flush(std::move(flush)) {}
+
+  /// Runs, checks and times one shape. An error Status means the shape could
+  /// not be run at all; check failures are recorded in `result`.
+  Status runShape(const Shape &shape, ShapeResult &result);
+
+private:
+  Status upload(const OperandData &data, bool withInput, bool perToken,
+                DeviceOperand &device);
+  Status check(const Shape &shape, const OperandData &a, const OperandData &b,
+               const DeviceOperand &da, const DeviceOperand &db,
+               const DeviceBuffer &d, ShapeResult &result);
+  Status time(const DenseGemm::Prepared &prepared, ShapeResult &result);
+  Status launchRaw(CUfunction function, uint32_t gridX, uint32_t gridY,
+                   std::vector<void *> params);
+
+  const Driver &cu;
+  const DenseGemm &gemm;
+  const Options &options;
+  Module reference;
+  CUfunction refGemm, refCheck;
+  Stream stream;
+  DeviceBuffer flush;
+  // B depends only on (N, K): kept between consecutive shapes sharing them.
+  std::optional<Shape> cachedB;
+  OperandData b;
+  DeviceOperand deviceB;
+};
+
+Status Bench::upload(const OperandData &data, bool withInput, bool perToken,
+                     DeviceOperand &device) {
+  const QuantizedMatrix &q = data.quantized;
+  // SFA's padding rows are NaN: a kernel that reads them into a stored row
+  // fails the check instead of passing by luck.
+  std::vector<float> scales =
+      perToken ? toSfaLayout(q, std::nanf("")) : q.scales;
+  Expected<DeviceBuffer> values = DeviceBuffer::allocate(cu, q.values.size());
+  Expected<DeviceBuffer> scaleBuffer =
+      DeviceBuffer::allocate(cu, scales.size() * sizeof(float));
+  Expected<DeviceBuffer> input = DeviceBuffer::allocate(
+      cu, withInput ? data.input.bits.size() * sizeof(uint16_t) : 0);
+  for (const Status *status :
+       {&values.status(), &scaleBuffer.status(), &input.status()})
+    if (!status->ok())
+      return Status::error(status->message());
+  device.values = std::move(*values);
+  device.scales = std::move(*scaleBuffer);
+  device.input = std::move(*input);
+  FGEMM_RETURN_IF_ERROR(
+      device.values.copyFromHost(q.values.data(), q.values.size()));
+  FGEMM_RETURN_IF_ERROR(device.scales.copyFromHost(
+      scales.data(), scales.size() * sizeof(float)));
+  if (withInput)
+    FGEMM_RETURN_IF_ERROR(device.input.copyFromHost(
+        data.input.bits.data(), data.input.bits.size() * sizeof(uint16_t)));
+  return Status::success();
+}
+
+Status Bench::launchRaw(CUfunction function, uint32_t gridX, uint32_t gridY,
+                        std::vector<void *> params) {
+  LaunchDims dims;
+  dims.grid[0] = gridX;
+  dims.grid[1] = gridY;
+  dims.block[0] = 256;
+  return launchKernel(cu, function, dims, stream.get(), params.data());
+}
+
+Status Bench::runShape(const Shape &shape, ShapeResult &result) {
+  const int64_t m = shape.m, n = shape.n, k = shape.k;
+  FGEMM_RETURN_IF_ERROR(validateDenseGemmShape(m, n, k));
+  if (m == 0 || n == 0) {
+    // The API must accept an empty output without pointers or a launch.
+    FGEMM_RETURN_IF_ERROR(gemm.run(0, 0, 0, 0, 0, m, n, k, stream.get()));
+    result.notes.push_back("empty output: nothing launched");
+    return Status::success();
+  }
+  Expected<size_t> choice = selectDenseKernel(gemm.kernels(), m, n, k,
+                                              gemm.device().smCount);
+  if (!choice.ok())
+    return choice.takeStatus();
+  result.kernel = describeKernel(gemm.kernels()[*choice]);
+
+  // Inputs. The check kernel's grid has ceil(M/32) rows.
+  if ((m + 31) / 32 > 65535)
+    return Status::error("the reference check handles M up to 2097120");
+  OperandData a = makeOperand(options.seed, Operand::A, m, k);
+  DeviceOperand deviceA;
+  FGEMM_RETURN_IF_ERROR(upload(a, options.check, /*perToken=*/true, deviceA));
+  Shape bKey{0, n, k};
+  if (!cachedB || !(*cachedB == bKey)) {
+    cachedB.reset();
+    b = makeOperand(options.seed, Operand::B, n, k);
+    FGEMM_RETURN_IF_ERROR(upload(b, options.check, /*perToken=*/false, deviceB));
+    cachedB = bKey;
+  }
+  Expected<DeviceBuffer> d = DeviceBuffer::allocate(cu, size_t(m * n) * 2);
+  if (!d.ok())
+    return d.takeStatus();
+
+  // One run on a NaN-poisoned D (0xffff is a bf16 NaN).
+  FGEMM_CU_CHECK(
+      cu.cuMemsetD16Async(d->get(), 0xffff, size_t(m * n), stream.get()));
+  DenseGemmProblem problem;
+  problem.a = deviceA.values.get();
+  problem.sfa = deviceA.scales.get();
+  problem.b = deviceB.values.get();
+  problem.sfb = deviceB.scales.get();
+  problem.d = d->get();
+  problem.m = m;
+  problem.n = n;
+  problem.k = k;
+  Expected<DenseGemm::Prepared> prepared = gemm.prepare(problem);
+  if (!prepared.ok())
+    return prepared.takeStatus();
+  FGEMM_RETURN_IF_ERROR(gemm.launch(*prepared, stream.get()));
+  FGEMM_RETURN_IF_ERROR(
+      stream.synchronize().withContext("running " + result.kernel));
+
+  if (options.check)
+    FGEMM_RETURN_IF_ERROR(check(shape, a, b, deviceA, deviceB, *d, result));
+  if (options.time)
+    FGEMM_RETURN_IF_ERROR(time(*prepared, result));
+  return Status::success();
+}
+
+Status Bench::check(const Shape &shape, const OperandData &a,
+                    const OperandData &b, const DeviceOperand &da,
+                    const DeviceOperand &db, const DeviceBuffer &d,
+                    ShapeResult &result) {
+  const int64_t m = shape.m, n = shape.n, k = shape.k;
+  Expected<DeviceBuffer> ref = DeviceBuffer::allocate(cu, size_t(m * n) * 4);
+  if (!ref.ok())
+    return ref.takeStatus();
+  const uint32_t checkX = uint32_t((n + 31) / 32), checkY = uint32_t((m + 31) / 32);
+  std::vector<CheckPartial> partials(size_t(checkX) * checkY);
+  Expected<DeviceBuffer> devicePartials =
+      DeviceBuffer::allocate(cu, partials.size() * sizeof(CheckPartial));
+  if (!devicePartials.ok())
+    return devicePartials.takeStatus();
+
+  CUdeviceptr x = da.input.get(), y = db.input.get(), refPtr = ref->get();
+  CUdeviceptr aq = da.values.get(), sfa = da.scales.get();
+  CUdeviceptr bq = db.values.get(), sfb = db.scales.get();
+  CUdeviceptr dPtr = d.get(), partialPtr = devicePartials->get();
+  int mi = int(m), ni = int(n), ki = int(k), sfaRows = int(alignedSfaRows(m));
+  double rel = 0x1p-7, absSum = 0x1p-10, absolute = 1e-6;
+  FGEMM_RETURN_IF_ERROR(launchRaw(refGemm, uint32_t((n + 63) / 64),
+                                  uint32_t((m + 63) / 64),
+                                  {&x, &y, &refPtr, &mi, &ni, &ki}));
+  FGEMM_RETURN_IF_ERROR(launchRaw(
+      refCheck, checkX, checkY,
+      {&aq, &sfa, &bq, &sfb, &dPtr, &refPtr, &partialPtr, &mi, &ni, &ki,
+       &sfaRows, &rel, &absSum, &absolute}));
+  FGEMM_RETURN_IF_ERROR(
+      stream.synchronize().withContext("running the reference kernels"));
+  FGEMM_RETURN_IF_ERROR(devicePartials->copyToHost(
+      partials.data(), partials.size() * sizeof(CheckPartial)));
+
+  CheckPartial total = {0, 0, -1, -1, 0, 0};
+  for (const CheckPartial &p : partials) {
+    total.sumXY += p.sumXY;
+    total.sumSquares += p.sumSquares;
+    total.nonFinite += p.nonFinite;
+    if (p.worstIndex >= 0 && p.maxRatio > total.maxRatio) {
+      total.maxRatio = p.maxRatio;
+      total.worstIndex = p.worstIndex;
+    }
+  }
+  result.checked = true;
+  result.diff = calcDiffFromSums(total.sumXY, total.sumSquares);
+  char line[256];
+  if (!(*result.diff < kMaxDiff)) {
+    result.passed = false;
+    std::snprintf(line, sizeof(line),
+                  "calc_diff %.3e vs the unquantized reference (limit %.0e)",
+                  *result.diff, kMaxDiff);
+    result.notes.push_back(line);
+  }
+  if (total.nonFinite) {
+    result.passed = false;
+    std::snprintf(line, sizeof(line),
+                  "%llu of %" PRId64 " elements of D are NaN or infinite "
+                  "(unwritten elements stay NaN)",
+                  total.nonFinite, m * n);
+    result.notes.push_back(line);
+  }
+  if (total.worstIndex >= 0) {
+    result.maxRatio = total.maxRatio;
+    // Recompute the worst element on the host: it cross-checks the GPU
+    // emulation and gives the values for the report.
+    int64_t wm = total.worstIndex / n, wn = total.worstIndex % n;
+    uint16_t dBits = 0;
+    FGEMM_RETURN_IF_ERROR(
+        d.copyToHost(&dBits, 2, size_t(total.worstIndex) * 2));
+    double dValue = bf16ToFloat(dBits);
+    EmulatedElement emu = emulateElement(a.quantized, b.quantized, wm, wn);
+    double tolerance = emulationTolerance(emu.value, emu.sumAbs);
+    double hostRatio = std::fabs(dValue - emu.value) / tolerance;
+    if (total.maxRatio > 1) {
+      result.passed = false;
+      std::snprintf(line, sizeof(line),
+                    "worst element (m, n) = (%" PRId64 ", %" PRId64
+                    "): d = %.6g, emulated = %.6g, |diff| = %.3g > "
+                    "tolerance %.3g",
+                    wm, wn, dValue, emu.value, std::fabs(dValue - emu.value),
+                    tolerance);
+      result.notes.push_back(line);
+    }
+    if (std::fabs(hostRatio - total.maxRatio) >
+        1e-6 * std::max(1.0, total.maxRatio)) {
+      result.passed = false;
+      std::snprintf(line, sizeof(line),
+                    "reference bug: GPU emulation ratio %.6g but host %.6g "
+                    "at (%" PRId64 ", %" PRId64 ")",
+                    total.maxRatio, hostRatio, wm, wn);
+      result.notes.push_back(line);
+    }
+  }
+
+  // Spot-check the FP32 reference GEMM against FP64 on the host, with the
+  // worst-case bound of K sequential FP32 roundings.
+  const int64_t samples[][2] = {
+      {0, 0}, {m - 1, n - 1}, {m / 2, n / 2}, {m - 1, 0}, {0, n - 1}};
+  for (const auto &sample : samples) {
+    int64_t sm = sample[0], sn = sample[1];
+    double exact = 0, sumAbs = 0;
+    for (int64_t i = 0; i < k; ++i) {
+      double p = double(a.input.values[sm * k + i]) * b.input.values[sn * k + i];
+      exact += p;
+      sumAbs += std::fabs(p);
+    }
+    float gpu = 0;
+    FGEMM_RETURN_IF_ERROR(
+        ref->copyToHost(&gpu, 4, size_t(sm * n + sn) * 4));
+    if (std::fabs(gpu - exact) > double(k) * 0x1p-24 * sumAbs + 1e-6) {
+      result.passed = false;
+      std::snprintf(line, sizeof(line),
+                    "reference bug: FP32 reference %.6g but FP64 %.6g at "
+                    "(%" PRId64 ", %" PRId64 ")",
+                    double(gpu), exact, sm, sn);
+      result.notes.push_back(line);
+    }
+  }
+  return Status::success();
+}
+
+Status Bench::time(const DenseGemm::Prepared &prepared, ShapeResult &result) {
+  for (int i = 0; i < kWarmupRuns; ++i)
+    FGEMM_RETURN_IF_ERROR(gemm.launch(prepared, stream.get()));
+  std::vector<Event> starts, stops;
+  for (int i = 0; i < options.iters; ++i) {
+    Expected<Event> start = Event::create(cu), stop = Event::create(cu);
+    if (!start.ok())
+      return start.takeStatus();
+    if (!stop.ok())
+      return stop.takeStatus();
+    starts.push_back(std::move(*start));
+    stops.push_back(std::move(*stop));
+  }
+  for (int i = 0; i < options.iters; ++i) {
+    // The flush runs outside the events, and keeps the GPU busy while the
+    // host enqueues the next launch, so launch latency is not timed either.
+    FGEMM_CU_CHECK(cu.cuMemsetD32Async(flush.get(), unsigned(i),
+                                       kFlushBytes / 4, stream.get()));
+    FGEMM_RETURN_IF_ERROR(starts[i].record(stream.get()));
+    FGEMM_RETURN_IF_ERROR(gemm.launch(prepared, stream.get()));
+    FGEMM_RETURN_IF_ERROR(stops[i].record(stream.get()));
+  }
+  FGEMM_RETURN_IF_ERROR(stream.synchronize().withContext("timing runs"));
+  std::vector<double> times;
+  for (int i = 0; i < options.iters; ++i) {
+    Expected<float> ms = stops[i].elapsedSince(starts[i]);
+    if (!ms.ok())
+      return ms.takeStatus();
+    times.push_back(double(*ms) * 1e3);
+  }
+  std::sort(times.begin(), times.end());
+  size_t half = times.size() / 2;
+  result.timeUs = times.size() % 2 ? times[half]
+                                   : 0.5 * (times[half - 1] + times[half]);
+  return Status::success();
+}
+
+void printHeader() {
+  std::printf("%7s %7s %7s  %-36s %9s %8s %9s %9s %8s  %s\n", "M", "N", "K",
+              "kernel(block_m x block_n, stages)", "time_us", "TFLOPS", "GB/s",
+              "diff", "maxerr", "result");
+}
+
+void printRow(const Shape &shape, const ShapeResult &result) {
+  auto number = [](const std::optional<double> &v, const char *format) {
+    char text[32] = "-";
+    if (v)
+      std::snprintf(text, sizeof(text), format, *v);
+    return std::string(text);
+  };
+  std::optional<double> tflops, gbps;
+  if (result.timeUs && *result.timeUs > 0) {
+    double seconds = *result.timeUs * 1e-6;
+    const double m = double(shape.m), n = double(shape.n), k = double(shape.k);
+    double bytes = m * k + n * k +
+                   double(alignedSfaRows(shape.m) * scaleBlocks(shape.k)) * 4 +
+                   double(scaleBlocks(shape.n) * scaleBlocks(shape.k)) * 4 +
+                   m * n * 2;
+    tflops = 2 * m * n * k / seconds * 1e-12;
+    gbps = bytes / seconds * 1e-9;
+  }
+  const char *verdict = !result.passed ? "FAIL" : result.checked ? "PASS"
+                                                                  : "UNCHECKED";
+  if (result.passed && !result.checked && result.kernel == "-")
+    verdict = "PASS"; // an empty output has nothing to check
+  std::printf("%7" PRId64 " %7" PRId64 " %7" PRId64 "  %-36s %9s %8s %9s %9s "
+              "%8s  %s\n",
+              shape.m, shape.n, shape.k, result.kernel.c_str(),
+              number(result.timeUs, "%.1f").c_str(),
+              number(tflops, "%.1f").c_str(), number(gbps, "%.1f").c_str(),
+              number(result.diff, "%.2e").c_str(),
+              number(result.maxRatio, "%.3f").c_str(), verdict);
+  for (const std::string &note : result.notes)
+    std::printf("    %s\n", note.c_str());
+  std::fflush(stdout);
+}
+
+int listDevicesMain() {
+  // No driver or no GPU: print nothing, so lit sees no device.
+  Expected<const Driver *> driver = Driver::get();
+  if (!driver.ok())
+    return 0;
+  Expected<std::vector<DeviceInfo>> devices = listDevices(**driver);
+  if (!devices.ok())
+    return 0;
+  for (const DeviceInfo &device : *devices)
+    std::printf("device %d: %s %s\n", device.ordinal, device.name.c_str(),
+                smName(device.major, device.minor).c_str());
+  return 0;
+}
+
+int fail(const Status &status) {
+  std::fprintf(stderr, "fgemm-bench: error: %s\n", status.message().c_str());
+  return 1;
+}
+
+int benchMain(const Options &options) {
+  Expected<const Driver *> driver = Driver::get();
+  if (!driver.ok())
+    return fail(driver.status());
+  const Driver &cu = **driver;
+  Expected<PrimaryContext> context = PrimaryContext::retain(cu, options.device);
+  if (!context.ok())
+    return fail(context.status());
+  Expected<DenseGemm> gemm = DenseGemm::create(options.kernels);
+  if (!gemm.ok())
+    return fail(gemm.status());
+  std::vector<char> image(kReferenceCubin,
+                          kReferenceCubin + kReferenceCubinSize);
+  Expected<Module> reference =
+      Module::loadData(cu, image, "fgemm-bench reference kernels");
+  if (!reference.ok())
+    return fail(reference.status());
+  Expected<CUfunction> refGemm = reference->function("fgemm_ref_gemm_bf16");
+  Expected<CUfunction> refCheck = reference->function("fgemm_ref_check");
+  if (!refGemm.ok() || !refCheck.ok())
+    return fail(!refGemm.ok() ? refGemm.status() : refCheck.status());
+  Expected<Stream> stream = Stream::create(cu);
+  if (!stream.ok())
+    return fail(stream.status());
+  Expected<DeviceBuffer> flush =
+      DeviceBuffer::allocate(cu, options.time ? kFlushBytes : 0);
+  if (!flush.ok())
+    return fail(flush.status());
+
+  const DeviceInfo &device = gemm->device();
+  std::printf("fgemm-bench: device %d: %s %s, %d SMs, driver CUDA %s\n",
+              device.ordinal, device.name.c_str(),
+              smName(device.major, device.minor).c_str(), device.smCount,
+              formatCudaVersion(cu.version()).c_str());
+  std::printf("fgemm-bench: %zu kernel(s) from %s:", gemm->kernels().size(),
+              options.kernels.c_str());
+  for (const KernelMeta &meta : gemm->kernels())
+    std::printf(" %s", describeKernel(meta).c_str());
+  std::printf("\nfgemm-bench: %zu shape(s), seed %" PRIu64 ", %s%s\n",
+              options.shapes.size(), options.seed,
+              options.check ? "checked" : "not checked",
+              options.time ? (", timed (median of " +
+                              std::to_string(options.iters) + ")").c_str()
+                           : ", not timed");
+  printHeader();
+
+  Bench bench(cu, *gemm, options, std::move(*reference), *refGemm, *refCheck,
+              std::move(*stream), std::move(*flush));
+  int passed = 0, failed = 0, unchecked = 0;
+  for (size_t i = 0; i < options.shapes.size(); ++i) {
+    const Shape &shape = options.shapes[i];
+    ShapeResult result;
+    Status status = bench.runShape(shape, result);
+    if (!status.ok()) {
+      result.passed = false;
+      result.notes.push_back("error: " + status.message());
+    }
+    printRow(shape, result);
+    if (!result.passed)
+      ++failed;
+    else if (result.checked || result.kernel == "-")
+      ++passed;
+    else
+      ++unchecked;
+    // A launch failure can leave the context unusable; say so once instead
+    // of one confusing error per remaining shape.
+    if (!status.ok() && cu.cuCtxSynchronize() != CUDA_SUCCESS) {
+      size_t remaining = options.shapes.size() - i - 1;
+      std::printf("fgemm-bench: the CUDA context is unusable after this "
+                  "error; %zu remaining shape(s) not run\n",
+                  remaining);
+      failed += int(remaining);
+      break;
+    }
+  }
+  std::printf("%d passed, %d failed", passed, failed);
+  if (unchecked)
+    std::printf(", %d unchecked", unchecked);
+  std::printf("\n");
+  return failed ? 1 : 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  Expected<Options> options = parseOptions(args);
+  if (!options.ok()) {
+    std::fprintf(stderr, "fgemm-bench: %s\n\n%s",
+                 options.status().message().c_str(), usage().c_str());
+    return 2;
+  }
+  if (options->help) {
+    std::printf("%s", usage().c_str());
+    return 0;
+  }
+  if (options->listDevices)
+    return listDevicesMain();
+  return benchMain(*options);
+}
