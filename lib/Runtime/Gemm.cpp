@@ -78,7 +78,7 @@ Expected<size_t> fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels
   const uint32_t preferredBlockM = m <= 64 ? 64 : 128;
   const int64_t sms = std::max(smCount, 1);
   // Lexicographic cost; the smallest wins and the index breaks ties.
-  using Cost = std::tuple<int, int, int64_t, int64_t, int64_t, size_t>;
+  using Cost = std::tuple<int, int, int64_t, int64_t, int64_t, int64_t, size_t>;
   bool found = false;
   Cost best;
   for (size_t i = 0; i < kernels.size(); ++i) {
@@ -86,20 +86,27 @@ Expected<size_t> fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels
     if ((meta.fixedN && meta.fixedN != n) || (meta.fixedK && meta.fixedK != k))
       continue;
     // If the preferred block_m is missing, the nearest one is next best.
-    int blockMDistance =
-        meta.blockM == preferredBlockM ? 0 : (m <= 64) == (meta.blockM < 128) ? 1 : 2;
+    int blockMDistance = meta.blockM == preferredBlockM           ? 0
+                         : (m <= 64) == (meta.blockM < 128) ? 1
+                                                            : 2;
     int genericDims = (meta.fixedN ? 0 : 1) + (meta.fixedK ? 0 : 1);
+    // DeepGEMM's rule: fewest waves of tiles over the SMs, then the fullest
+    // last wave (small problems spread over more SMs), then wider tiles
+    // (less re-reading of A), then deeper pipelines.
     int64_t tiles = ceilDiv(std::max<int64_t>(m, 1), meta.blockM) *
                     ceilDiv(std::max<int64_t>(n, 1), meta.blockN);
-    Cost cost{blockMDistance, genericDims, ceilDiv(tiles, sms),
-              -int64_t(meta.blockN), -int64_t(meta.stages), i};
+    int64_t waves = ceilDiv(tiles, sms);
+    int64_t lastWaveTiles = tiles - (waves - 1) * sms;
+    Cost cost{blockMDistance,       genericDims,           waves,
+              -lastWaveTiles,       -int64_t(meta.blockN), -int64_t(meta.stages),
+              i};
     if (!found || cost < best) {
       best = cost;
       found = true;
     }
   }
   if (found)
-    return std::get<5>(best);
+    return std::get<6>(best);
   std::string specialized;
   for (const KernelMeta &meta : kernels)
     specialized += (specialized.empty() ? "" : ", ") + meta.kernel + " (N=" +

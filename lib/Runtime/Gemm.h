@@ -51,8 +51,8 @@ inline bool isEmptyGemm(const DenseGemmProblem &problem) {
 /// Index into `kernels` of the kernel to run an M x N x K problem on a device
 /// with `smCount` SMs. Kernels specialized for another N or K are never
 /// chosen. Preference: block_m 64 for M <= 64 and 128 otherwise, then kernels
-/// specialized for this N/K, then fewer waves of tiles, then wider block_n,
-/// then more stages.
+/// specialized for this N/K, then fewer waves of tiles over the SMs, then
+/// more tiles in the last wave, then wider block_n, then more stages.
 Expected<size_t> selectDenseKernel(const std::vector<KernelMeta> &kernels,
                                    int64_t m, int64_t n, int64_t k,
                                    int smCount);

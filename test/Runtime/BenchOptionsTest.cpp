@@ -1,0 +1,158 @@
+//===- BenchOptionsTest.cpp - Tests of fgemm-bench's host side --*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+
+#include "BenchOptions.h"
+#include "Inputs.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace fgemm;
+using namespace fgemm::bench;
+
+namespace {
+
+Expected<Options> parse(std::vector<std::string> args) {
+  return parseOptions(args);
+}
+
+std::string errorOf(std::vector<std::string> args) {
+  Expected<Options> options = parseOptions(args);
+  return options.ok() ? std::string() : options.status().message();
+}
+
+} // namespace
+
+TEST(BenchShapes, DenseIsDesignSection5) {
+  std::vector<Shape> shapes = denseShapes();
+  ASSERT_EQ(shapes.size(), 18u);
+  for (int64_t m : {64, 128, 4096})
+    for (auto [n, k] : {std::pair<int64_t, int64_t>{2112, 7168},
+                        {24576, 1536},
+                        {32768, 512},
+                        {7168, 16384},
+                        {4096, 7168},
+                        {7168, 2048}})
+      EXPECT_EQ(std::count(shapes.begin(), shapes.end(), Shape{m, n, k}), 1)
+          << m << "x" << n << "x" << k;
+}
+
+TEST(BenchShapes, Sweep) {
+  std::vector<Shape> shapes = sweepShapes();
+  ASSERT_EQ(shapes.size(), 7u * 5 * 4);
+  EXPECT_EQ(std::count(shapes.begin(), shapes.end(), Shape{1, 64, 128}), 1);
+  EXPECT_EQ(std::count(shapes.begin(), shapes.end(), Shape{1000, 2112, 7168}), 1);
+  EXPECT_EQ(std::count(shapes.begin(), shapes.end(), Shape{129, 192, 384}), 1);
+}
+
+TEST(BenchShapes, ExplicitList) {
+  Expected<std::vector<Shape>> shapes = parseShapes("1,64,128;7,128,256;");
+  ASSERT_TRUE(shapes.ok()) << shapes.status().message();
+  ASSERT_EQ(shapes->size(), 2u);
+  EXPECT_EQ((*shapes)[0], (Shape{1, 64, 128}));
+  EXPECT_EQ((*shapes)[1], (Shape{7, 128, 256}));
+  // Shapes the runtime will reject still parse: the bench reports them.
+  EXPECT_TRUE(parseShapes("0,100,8").ok());
+  for (const char *bad : {"1,2", "1,2,3,4", "a,b,c", "-1,64,128", "", ";",
+                          "1,,3", "1,2,3;;4,5,6", " 1,2,3", "1,2,3x"}) {
+    Expected<std::vector<Shape>> error = parseShapes(bad);
+    ASSERT_FALSE(error.ok()) << "'" << bad << "'";
+    EXPECT_NE(error.status().message().find("malformed shape"),
+              std::string::npos);
+  }
+}
+
+TEST(BenchOptions, Defaults) {
+  Expected<Options> options = parse({"--kernels", "dir"});
+  ASSERT_TRUE(options.ok()) << options.status().message();
+  EXPECT_EQ(options->kernels, "dir");
+  EXPECT_EQ(options->shapes.size(), 18u);
+  EXPECT_EQ(options->iters, 30);
+  EXPECT_EQ(options->seed, 0u);
+  EXPECT_TRUE(options->check);
+  EXPECT_TRUE(options->time);
+  EXPECT_FALSE(options->listDevices);
+}
+
+TEST(BenchOptions, AllFlags) {
+  Expected<Options> options =
+      parse({"--kernels=k", "--shapes", "64,128,256", "--iters=5", "--seed",
+             "42", "--device", "1", "--no-check", "--no-time"});
+  ASSERT_TRUE(options.ok()) << options.status().message();
+  EXPECT_EQ(options->shapes.size(), 1u);
+  EXPECT_EQ(options->iters, 5);
+  EXPECT_EQ(options->seed, 42u);
+  EXPECT_EQ(options->device, 1);
+  EXPECT_FALSE(options->check);
+  EXPECT_FALSE(options->time);
+}
+
+TEST(BenchOptions, SweepIsUntimedUnlessAsked) {
+  Expected<Options> sweep = parse({"--kernels", "k", "--shapes", "sweep"});
+  ASSERT_TRUE(sweep.ok());
+  EXPECT_FALSE(sweep->time);
+  Expected<Options> timed =
+      parse({"--kernels", "k", "--shapes", "sweep", "--time"});
+  ASSERT_TRUE(timed.ok());
+  EXPECT_TRUE(timed->time);
+}
+
+TEST(BenchOptions, ListDevicesNeedsNoKernels) {
+  Expected<Options> options = parse({"--list-devices"});
+  ASSERT_TRUE(options.ok()) << options.status().message();
+  EXPECT_TRUE(options->listDevices);
+}
+
+TEST(BenchOptions, Errors) {
+  EXPECT_EQ(errorOf({}), "--kernels DIR is required");
+  EXPECT_EQ(errorOf({"--kernels", "k", "--frobnicate"}),
+            "unknown option '--frobnicate'");
+  EXPECT_EQ(errorOf({"--kernels"}), "option '--kernels' needs a value");
+  EXPECT_NE(errorOf({"--kernels", "k", "--iters", "0"}).find("--iters needs"),
+            std::string::npos);
+  EXPECT_NE(errorOf({"--kernels", "k", "--seed", "-3"}).find("--seed needs"),
+            std::string::npos);
+  EXPECT_NE(errorOf({"--kernels", "k", "--shapes", "1,2"}).find("malformed"),
+            std::string::npos);
+  EXPECT_EQ(errorOf({"--kernels", "k", "--no-check=1"}),
+            "option '--no-check' takes no value");
+  EXPECT_NE(errorOf({"--kernels", "k", "--time", "--no-time"}).find("contradict"),
+            std::string::npos);
+  EXPECT_EQ(errorOf({"--kernels", "k", "positional"}),
+            "unknown option 'positional'");
+}
+
+TEST(BenchInputs, DeterministicNormalBf16) {
+  Bf16Matrix x = randnBf16(7, Operand::A, 300, 400);
+  Bf16Matrix again = randnBf16(7, Operand::A, 300, 400);
+  EXPECT_EQ(x.bits, again.bits);
+  EXPECT_NE(randnBf16(8, Operand::A, 300, 400).bits, x.bits);
+  EXPECT_NE(randnBf16(7, Operand::B, 300, 400).bits, x.bits);
+  double sum = 0, squares = 0;
+  for (size_t i = 0; i < x.values.size(); ++i) {
+    EXPECT_EQ(x.values[i], bf16ToFloat(x.bits[i]));
+    ASSERT_TRUE(std::isfinite(x.values[i]));
+    sum += x.values[i];
+    squares += double(x.values[i]) * x.values[i];
+  }
+  double n = double(x.values.size());
+  EXPECT_NEAR(sum / n, 0.0, 0.01);
+  EXPECT_NEAR(squares / n, 1.0, 0.02);
+}
+
+TEST(BenchInputs, OperandsAreQuantizedPerContract) {
+  OperandData a = makeOperand(1, Operand::A, 3, 256);
+  EXPECT_EQ(a.quantized.scaleRows, 3);
+  EXPECT_EQ(a.quantized.scaleCols, 2);
+  OperandData b = makeOperand(1, Operand::B, 200, 256);
+  EXPECT_EQ(b.quantized.scaleRows, 2);
+  EXPECT_EQ(b.quantized.scaleCols, 2);
+  // Row 0's first block: scale = amax / 448 of the bf16 inputs.
+  float amax = 0;
+  for (int c = 0; c < 128; ++c)
+    amax = std::max(amax, std::fabs(a.input.values[c]));
+  EXPECT_EQ(a.quantized.scales[0], amax / 448.0f);
+}
