@@ -185,6 +185,9 @@ Status Bench::runShape(const Shape &shape, ShapeResult &result) {
   Expected<DeviceBuffer> d = DeviceBuffer::allocate(cu, size_t(m * n) * 2);
   if (!d.ok())
     return d.takeStatus();
+  // A pageable cuMemcpyHtoD may return before its DMA lands, and our stream
+  // does not wait for the legacy stream: finish the uploads first.
+  FGEMM_CU_CHECK(cu.cuCtxSynchronize());
 
   // One run on a NaN-poisoned D (0xffff is a bf16 NaN).
   FGEMM_CU_CHECK(
