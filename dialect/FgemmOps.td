@@ -67,7 +67,7 @@ def Fgemm_ReturnOp : Fgemm_Op<"return", [Pure, Terminator, HasParent<"KernelOp">
 }
 
 def Fgemm_YieldOp : Fgemm_Op<"yield", [Pure, Terminator, ReturnLike,
-    ParentOneOf<["TileSpaceOp", "KLoopOp", "WarpSpecializeOp"]>]> {
+    ParentOneOf<["TileSpaceOp", "TileLoopOp", "KLoopOp", "WarpSpecializeOp"]>]> {
   let summary = "ends a tile-space, K-loop or warp-role region";
   let description = [{
     In `fgemm.k_loop` it carries the next values of the loop-carried tiles; in
@@ -238,6 +238,44 @@ def Fgemm_ProgramIdOp : Fgemm_Op<"program_id", [Pure]> {
   let arguments = (ins Fgemm_DimAttr:$dim);
   let results = (outs Index:$result);
   let assemblyFormat = "$dim attr-dict";
+}
+
+def Fgemm_TileLoopOp : Fgemm_Op<"tile_loop", [RecursiveMemoryEffects, SingleBlock]> {
+  let summary = "a persistent CTA's loop over the output tiles it owns";
+  let description = [{
+    Created by `fgemm-schedule-tiles` in persistent mode. The grid has at most
+    one CTA per SM; CTA `p` of `P` runs the body for tiles `p, p + P, p + 2P,
+    ...` of `output` in row-major tile order. The entry block's arguments are
+    the CTA's iteration count (0, 1, ...) and the tile's row and column block
+    indices. Consecutive tiles of one CTA reuse the warm pipeline: the
+    producer prefetches the next tile while the math warpgroups store this one.
+
+    Example:
+    ```mlir
+    fgemm.tile_loop over %d : !fgemm.tensor<[m, n], bf16> {
+    ^bb0(%iter: index, %tm: index, %tn: index):
+      ...
+      fgemm.yield
+    }
+    ```
+  }];
+  let arguments = (ins AnyType:$output);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "`over` $output attr-dict `:` type($output) $body";
+  let hasVerifier = 1;
+}
+
+def Fgemm_NumBlocksOp : Fgemm_Op<"num_blocks", [Pure]> {
+  let summary = "the number of blocks of a dimension: ceil(dim / block)";
+  let description = [{
+    `dim` is a kernel dimension symbol and `block` a configuration symbol
+    (`bm`, `bn`, `bk`). Created by the passes to count tiles and K blocks.
+
+    Example: `%nk = fgemm.num_blocks "k" by "bk"`
+  }];
+  let arguments = (ins StrAttr:$dim, StrAttr:$block);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$dim `by` $block attr-dict";
 }
 
 def Fgemm_WarpSpecializeOp : Fgemm_Op<"warp_specialize", [RecursiveMemoryEffects]> {

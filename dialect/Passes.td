@@ -54,8 +54,16 @@ def FgemmScheduleTilesPass : Pass<"fgemm-schedule-tiles", "::mlir::ModuleOp"> {
     %tm = fgemm.program_id y
     ...
     ```
-    Limitations: no persistent grid, rasterization or clusters yet.
+    With `persistent`, the tile space becomes an `fgemm.tile_loop` instead:
+    at most one CTA per SM, each looping over its share of the tiles, and the
+    kernel gets `fgemm.schedule = "persistent"`.
+
+    Limitations: no rasterization, clusters or grouped layouts yet.
   }];
+  let options = [
+    Option<"persistent", "persistent", "bool", /*default=*/"false",
+           "One CTA per SM looping over tiles instead of one CTA per tile">,
+  ];
 }
 
 def FgemmWarpSpecializePass : Pass<"fgemm-warp-specialize", "::mlir::ModuleOp"> {

@@ -29,8 +29,9 @@ struct SpecializeOptions {
 /// Checks `options` against the hardware rules and attaches `#fgemm.config`.
 LogicalResult specializeKernel(KernelOp kernel, const SpecializeOptions &options);
 
-/// Replaces the kernel's tile space by a plain one-CTA-per-tile schedule.
-LogicalResult scheduleTiles(RewriterBase &rewriter, KernelOp kernel);
+/// Replaces the kernel's tile space by a one-CTA-per-tile schedule, or by a
+/// persistent fgemm.tile_loop.
+LogicalResult scheduleTiles(RewriterBase &rewriter, KernelOp kernel, bool persistent);
 
 /// Splits the kernel's K loop into a TMA producer and math consumers.
 /// Returns failure() after a "not applied" warning, or an error.

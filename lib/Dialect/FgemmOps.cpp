@@ -102,6 +102,20 @@ LogicalResult TileSpaceOp::verify() {
   return success();
 }
 
+LogicalResult TileLoopOp::verify() {
+  if (!isa<GlobalTensorType>(getOutput().getType()))
+    return emitOpError("iterates over the tiles of an !fgemm.tensor output");
+  Block &body = getBody().front();
+  if (body.getNumArguments() != 3 ||
+      !llvm::all_of(body.getArgumentTypes(), [](Type t) { return t.isIndex(); }))
+    return emitOpError("body takes three index arguments: the iteration, and the tile's row "
+                       "and column block indices");
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield || !yield.getValues().empty())
+    return emitOpError("body must end with an `fgemm.yield` without values");
+  return success();
+}
+
 LogicalResult KLoopOp::verify() {
   auto kernel = (*this)->getParentOfType<KernelOp>();
   if (kernel && !llvm::is_contained(kernel.getDims().getAsValueRange<StringAttr>(), getDim()))

@@ -27,7 +27,7 @@ void mlir::fgemm::buildSm90Pipeline(OpPassManager &pm, const Sm90PipelineOptions
                                     Sm90Stage stopAfter) {
   pm.addPass(createFgemmSpecializePass(FgemmSpecializePassOptions{
       options.blockM, options.blockN, options.stages, options.fixedN, options.fixedK}));
-  pm.addPass(createFgemmScheduleTilesPass());
+  pm.addPass(createFgemmScheduleTilesPass(FgemmScheduleTilesPassOptions{options.persistent}));
   pm.addPass(createFgemmWarpSpecializePass());
   pm.addPass(createFgemmPipelineTmaPass());
   if (stopAfter == Sm90Stage::Fgemm)

@@ -17,6 +17,9 @@ struct Sm90PipelineOptions : public PassPipelineOptions<Sm90PipelineOptions> {
                          llvm::cl::init(128)};
   Option<int64_t> stages{*this, "stages", llvm::cl::desc("Shared-memory pipeline depth"),
                          llvm::cl::init(4)};
+  Option<bool> persistent{*this, "persistent",
+                          llvm::cl::desc("One CTA per SM looping over tiles"),
+                          llvm::cl::init(false)};
   Option<int64_t> fixedN{*this, "fixed-n", llvm::cl::desc("Fold N (0 = runtime)"),
                          llvm::cl::init(0)};
   Option<int64_t> fixedK{*this, "fixed-k", llvm::cl::desc("Fold K (0 = runtime)"),

@@ -5,6 +5,8 @@
 // and names, for every access, the stage and the mbarrier phase parity:
 //
 //   K block kb -> stage s = kb mod S, parity p = (kb div S) mod 2
+//   (in a persistent tile loop kb counts on across tiles: iteration * K
+//   blocks per tile + kb)
 //
 //   producer                          consumers
 //   wait empty[s] (parity p ^ 1)      wait full[s] (parity p)
@@ -42,10 +44,21 @@ static std::pair<Value, Value> getStageAndPhase(RewriterBase &rewriter, Value kb
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointAfterValue(kb);
   Location loc = kb.getLoc();
+  // In a persistent tile loop the ring keeps turning across tiles: the
+  // position is iteration * (K blocks per tile) + kb.
+  Value position = kb;
+  auto kLoop = dyn_cast_or_null<KLoopOp>(kb.getParentBlock()->getParentOp());
+  if (auto tileLoop = kLoop ? kLoop->getParentOfType<TileLoopOp>() : TileLoopOp()) {
+    Value iteration = tileLoop.getBody().front().getArgument(0);
+    Value perTile = NumBlocksOp::create(rewriter, loc, rewriter.getIndexType(),
+                                        kLoop.getDimAttr(), rewriter.getStringAttr("bk"));
+    position = arith::AddIOp::create(
+        rewriter, loc, arith::MulIOp::create(rewriter, loc, iteration, perTile), kb);
+  }
   Value numStages = arith::ConstantIndexOp::create(rewriter, loc, stages);
   Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-  Value stage = arith::RemUIOp::create(rewriter, loc, kb, numStages);
-  Value round = arith::DivUIOp::create(rewriter, loc, kb, numStages);
+  Value stage = arith::RemUIOp::create(rewriter, loc, position, numStages);
+  Value round = arith::DivUIOp::create(rewriter, loc, position, numStages);
   Value phase = arith::AndIOp::create(rewriter, loc, round, one);
   return cache[kb] = {stage, phase};
 }

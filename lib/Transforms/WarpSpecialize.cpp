@@ -54,8 +54,15 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
     return kernel.emitError("fgemm-warp-specialize needs scheduled tiles "
                             "(run fgemm-schedule-tiles first)");
 
+  // With a persistent schedule both roles loop over the same tiles: the K
+  // loop lives in the tile loop's body, which each role gets a copy of.
+  TileLoopOp tileLoop;
+  if (auto tileLoops = kernel.getOps<TileLoopOp>(); !tileLoops.empty())
+    tileLoop = *tileLoops.begin();
+  Block &scope = tileLoop ? tileLoop.getBody().front() : kernel.getBody().front();
+
   SmallVector<KLoopOp> loops;
-  for (auto loop : kernel.getOps<KLoopOp>())
+  for (auto loop : scope.getOps<KLoopOp>())
     if (!loop.getBody().getOps<ScaledDotOp>().empty())
       loops.push_back(loop);
   if (loops.empty())
@@ -71,16 +78,23 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
   for (Operation &op : loopBody) {
     if (!isTmaLoad(&op))
       continue;
-    for (Value index : op.getOperands().drop_front())
-      if (index != kb && loop->isAncestor(index.getParentRegion()->getParentOp()))
+    for (Value index : op.getOperands().drop_front()) {
+      bool isTileIndex = tileLoop && isa<BlockArgument>(index) &&
+                         index.getParentBlock() == &scope;
+      Operation *owner = index.getParentRegion()->getParentOp();
+      bool inLoop = loop->isAncestor(owner);
+      bool inTileLoop = tileLoop && tileLoop->isAncestor(owner) && !isTileIndex;
+      if (index != kb && (inLoop || inTileLoop))
         return notApplied(&op, "load index is computed inside the K loop");
+    }
     tmaLoads.push_back(&op);
   }
   if (tmaLoads.empty())
     return notApplied(loop, "the K loop has no loads for TMA");
 
   Location loc = loop.getLoc();
-  rewriter.setInsertionPoint(loop);
+  Operation *anchor = tileLoop ? tileLoop.getOperation() : loop.getOperation();
+  rewriter.setInsertionPoint(anchor);
 
   // (2) The channel between the roles.
   Value ring = RingCreateOp::create(rewriter, loc, RingType::get(rewriter.getContext()));
@@ -89,20 +103,30 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
   Block *producer = rewriter.createBlock(&ws.getProducer());
   Block *consumer = rewriter.createBlock(&ws.getConsumer());
 
-  // (3) Producer: a K loop with only the TMA loads, putting into the ring.
+  // (3) Producer: a K loop with only the TMA loads, putting into the ring
+  // (inside its own copy of the tile loop when the schedule is persistent).
   rewriter.setInsertionPointToStart(producer);
+  IRMapping mapping;
+  if (tileLoop) {
+    auto copy = TileLoopOp::create(rewriter, loc, tileLoop.getOutput());
+    Type index = rewriter.getIndexType();
+    Block *copyBody = rewriter.createBlock(&copy.getBody(), {}, {index, index, index},
+                                           {loc, loc, loc});
+    mapping.map(scope.getArguments(), copyBody->getArguments());
+    YieldOp::create(rewriter, loc);
+    rewriter.setInsertionPointToStart(copyBody);
+  }
   auto producerLoop = KLoopOp::create(rewriter, loc, TypeRange(), loop.getDimAttr(),
                                       ValueRange());
   Block *pBody = rewriter.createBlock(&producerLoop.getBody(), {}, rewriter.getIndexType(),
                                       loc);
-  IRMapping mapping;
   mapping.map(kb, pBody->getArgument(0));
   SmallVector<Value> put;
   for (Operation *load : tmaLoads)
     put.push_back(rewriter.clone(*load, mapping)->getResult(0));
   RingPutOp::create(rewriter, loc, ring, pBody->getArgument(0), Value(), Value(), put);
   YieldOp::create(rewriter, loc);
-  rewriter.setInsertionPointAfter(producerLoop);
+  rewriter.setInsertionPointToEnd(producer);
   YieldOp::create(rewriter, loc);
 
   // (4) Consumer loop: take the tiles from the ring instead of loading them.
@@ -122,11 +146,11 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
   rewriter.setInsertionPointAfter(lastUse);
   RingReleaseOp::create(rewriter, loc, ring, kb, Value(), Value());
 
-  // (5) The loop and everything after it up to the kernel's end are the math
-  // warpgroups' work.
-  Block *parent = loop->getBlock();
+  // (5) The loop (or the tile loop around it) and everything after it up to
+  // the kernel's end are the math warpgroups' work.
+  Block *parent = anchor->getBlock();
   SmallVector<Operation *> toMove;
-  for (Operation *op = loop; op != parent->getTerminator(); op = op->getNextNode())
+  for (Operation *op = anchor; op != parent->getTerminator(); op = op->getNextNode())
     toMove.push_back(op);
   for (Operation *op : toMove)
     rewriter.moveOpBefore(op, consumer, consumer->end());

@@ -1,4 +1,5 @@
 // RUN: fgemm-opt %s --split-input-file --fgemm-schedule-tiles --verify-diagnostics | FileCheck %s
+// RUN: fgemm-opt %s --split-input-file --fgemm-schedule-tiles=persistent=true --verify-diagnostics | FileCheck %s --check-prefix=PERSIST
 // fgemm-schedule-tiles: the plain grid, one CTA per output tile, x over columns.
 
 // CHECK-LABEL: fgemm.kernel @plain
@@ -38,6 +39,27 @@ fgemm.kernel @two(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"]
   // expected-error @below {{a kernel has one tile space; found 2}}
   fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
   ^bb0(%tm: index, %tn: index):
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
+// Persistent: the tile space becomes a tile loop whose body keeps the tile
+// indices as its 2nd and 3rd arguments.
+// PERSIST-LABEL: fgemm.kernel @persistent
+// PERSIST-SAME: fgemm.schedule = "persistent"
+// PERSIST: fgemm.tile_loop over %{{.*}} : !fgemm.tensor<[m, n], bf16> {
+// PERSIST-NEXT: ^bb0(%{{.*}}: index, %[[TM:.*]]: index, %[[TN:.*]]: index):
+// PERSIST-NEXT: %[[Z:.*]] = fgemm.zeros
+// PERSIST-NEXT: fgemm.store %[[Z]], %{{.*}}[%[[TM]], %[[TN]]]
+// PERSIST-NEXT: fgemm.yield
+fgemm.kernel @persistent(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"]} {
+  fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
+  ^bb0(%tm: index, %tn: index):
+    %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+    fgemm.store %z, %d[%tm, %tn] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>
     fgemm.yield
   }
   fgemm.return

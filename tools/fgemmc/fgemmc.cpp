@@ -52,6 +52,9 @@ cl::opt<Emit> emit("emit", cl::desc("Stage to stop after"), cl::init(Emit::Cubin
 cl::opt<int64_t> blockM("block-m", cl::desc("Output tile rows (64 or 128)"), cl::init(128));
 cl::opt<int64_t> blockN("block-n", cl::desc("Output tile columns (divides 128)"), cl::init(128));
 cl::opt<int64_t> stages("stages", cl::desc("Shared-memory pipeline depth (0 = as many as fit)"), cl::init(4));
+cl::opt<bool> persistent("persistent",
+                         cl::desc("Persistent schedule: one CTA per SM looping over tiles"),
+                         cl::init(false));
 cl::opt<int64_t> fixedN("fixed-n", cl::desc("Compile for this N only (0 = any)"), cl::init(0));
 cl::opt<int64_t> fixedK("fixed-k", cl::desc("Compile for this K only (0 = any)"), cl::init(0));
 cl::opt<bool> printIRAfterAll("print-ir-after-all", cl::desc("Print the IR after every pass"),
@@ -142,9 +145,11 @@ static FailureOr<std::string> takeMetadata(ModuleOp module) {
      << "\nblock_k=" << config.getBlockK() << "\nstages=" << config.getStages()
      << "\nmath_warpgroups=" << config.getMathWarpgroups()
      << "\nthreads=" << config.getNumThreads() << "\nsmem_bytes=" << smem
-     << "\ncluster=" << config.getCluster() << "\nfixed_n=" << config.getFixedN()
+     << "\ncluster=" << config.getCluster() << "\nschedule="
+     << (func->hasAttr("fgemm.schedule") ? "persistent" : "plain")
+     << "\nfixed_n=" << config.getFixedN()
      << "\nfixed_k=" << config.getFixedK() << "\n";
-  for (StringRef name : {"fgemm.config", "fgemm.smem_bytes", "fgemm.grid"})
+  for (StringRef name : {"fgemm.config", "fgemm.smem_bytes", "fgemm.grid", "fgemm.schedule"})
     func->removeAttr(name);
   return meta;
 }
@@ -182,6 +187,7 @@ int main(int argc, char **argv) {
   options.blockN = blockN;
   options.stages = stages;
   options.fixedN = fixedN;
+  options.persistent = persistent;
   options.fixedK = fixedK;
   Sm90Stage stop = emit == Emit::Fgemm ? Sm90Stage::Fgemm
                    : emit == Emit::Gpu ? Sm90Stage::Gpu

@@ -104,6 +104,7 @@ private:
   LogicalResult lowerRingCreate(RingCreateOp op);
   LogicalResult lowerWarpSpecialize(WarpSpecializeOp op);
   LogicalResult lowerKLoop(KLoopOp op);
+  LogicalResult lowerTileLoop(TileLoopOp op);
   LogicalResult lowerRingPut(RingPutOp op);
   LogicalResult lowerRingGet(RingGetOp op);
   LogicalResult lowerRingRelease(Value stage);
@@ -226,8 +227,9 @@ LogicalResult KernelLowering::buildFunction() {
                 b.getI32IntegerAttr(kEntryMaxRegisters));
   // What the runtime needs to launch it (fgemmc writes these to the .meta file).
   func->setAttr("fgemm.config", config);
-  if (Attribute grid = kernel->getAttr("fgemm.grid"))
-    func->setAttr("fgemm.grid", grid);
+  for (StringRef name : {"fgemm.grid", "fgemm.schedule"})
+    if (Attribute attr = kernel->getAttr(name))
+      func->setAttr(name, attr);
   Block *body = func.addEntryBlock(b);
   b.setInsertionPointToStart(body);
 
@@ -306,6 +308,15 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
       .Case([&](RingCreateOp r) { return lowerRingCreate(r); })
       .Case([&](WarpSpecializeOp w) { return lowerWarpSpecialize(w); })
       .Case([&](KLoopOp l) { return lowerKLoop(l); })
+      .Case([&](TileLoopOp l) { return lowerTileLoop(l); })
+      .Case([&](NumBlocksOp n) -> LogicalResult {
+        Value extentValue = dims.lookup(n.getDim());
+        int64_t block = getTileDimExtent(n.getBlock(), config);
+        if (!extentValue || block <= 0)
+          return n.emitError("unknown dimension or block symbol");
+        mapping[n] = arith::CeilDivUIOp::create(b, loc, extentValue, constIndex(block));
+        return success();
+      })
       .Case([&](RingPutOp p) { return lowerRingPut(p); })
       .Case([&](RingGetOp g) { return lowerRingGet(g); })
       .Case([&](RingReleaseOp r) { return lowerRingRelease(lookup(r.getStage())); })
@@ -436,6 +447,30 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
   for (auto [from, to] : llvm::zip(op.getResults(), forOp.getResults()))
     mapping[from] = to;
   return success();
+}
+
+/// Persistent schedule: CTA p of P runs tiles p, p + P, ... in row-major
+/// tile order.
+LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
+  ArrayRef<StringAttr> outDims = cast<GlobalTensorType>(op.getOutput().getType()).getDims();
+  auto tilesAlong = [&](StringAttr dim) -> Value {
+    int64_t block = getTileDimExtent(("b" + dim.getValue()).str(), config);
+    return arith::CeilDivUIOp::create(b, loc, dims.lookup(dim.getValue()), constIndex(block));
+  };
+  Value tilesM = tilesAlong(outDims[0]), tilesN = tilesAlong(outDims[1]);
+  Value total = arith::MulIOp::create(b, loc, tilesM, tilesN);
+  Value pid = toIndex(NVVM::BlockIdXOp::create(b, loc, b.getI32Type()));
+  Value numPrograms = toIndex(NVVM::GridDimXOp::create(b, loc, b.getI32Type()));
+  auto forOp = scf::ForOp::create(b, loc, pid, total, numPrograms);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(forOp.getBody()->getTerminator());
+  Value tile = forOp.getInductionVar();
+  Block &body = op.getBody().front();
+  mapping[body.getArgument(0)] = arith::DivUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, tile, pid), numPrograms);
+  mapping[body.getArgument(1)] = arith::DivUIOp::create(b, loc, tile, tilesN);
+  mapping[body.getArgument(2)] = arith::RemUIOp::create(b, loc, tile, tilesN);
+  return lowerBlock(body);
 }
 
 LogicalResult KernelLowering::lowerRingPut(RingPutOp op) {
@@ -654,6 +689,11 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
       b, loc, arith::AddIOp::create(b, loc, mulI32(mathWg, 64), mulI32(warpInWg, 16)),
       arith::DivUIOp::create(b, loc, lane, constI32(4)));
   Value col0 = mulI32(arith::RemUIOp::create(b, loc, lane, constI32(4)), 2);
+  // In a persistent loop the staging tile is reused: wait until the thread
+  // that stored the previous tile saw TMA finish reading it.
+  if (op->getParentOfType<TileLoopOp>())
+    NVVM::BarrierOp::create(b, loc, Type(), constI32(kMathBarrierId),
+                            constI32(128 * config.getMathWarpgroups()), nullptr, Value());
   auto v2f32 = VectorType::get({2}, b.getF32Type());
   auto v2bf16 = VectorType::get({2}, b.getBF16Type());
   Value zeroIdx = LLVM::ConstantOp::create(b, loc, b.getI32Type(), 0);

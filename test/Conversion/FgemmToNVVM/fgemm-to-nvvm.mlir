@@ -1,6 +1,7 @@
 // RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s
 // RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=64 block-n=64" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=SMALL
 // RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-n=96" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm | FileCheck %s --check-prefix=STRADDLE
+// RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize --fgemm-schedule-tiles=persistent=true --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=PERSIST
 // convert-fgemm-to-nvvm: the kernel signature (docs/ABI.md), barrier set-up,
 // the producer's TMA loop, the math loop (wgmma + promotion) and the epilogue.
 
@@ -69,3 +70,14 @@
 // STRADDLE: llvm.load {{.*}} invariant {{.*}} : !llvm.ptr<1> -> f32
 // STRADDLE: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 96, k = 32>
 // STRADDLE-COUNT-12: arith.select
+
+// Persistent: CTA p of P loops over tiles p, p + P, ... (grid x), and the
+// epilogue waits for the previous tile's store before reusing the staging tile.
+// PERSIST: llvm.func @sm90_fp8_gemm_1d2d
+// PERSIST: nvvm.read.ptx.sreg.ctaid.x
+// PERSIST: nvvm.read.ptx.sreg.nctaid.x
+// PERSIST: scf.for
+// PERSIST: nvvm.setmaxregister increase 232
+// PERSIST: scf.for
+// PERSIST: nvvm.barrier id = %{{.*}} number_of_threads = %c256_i32
+// PERSIST: llvm.fptrunc
