@@ -1,0 +1,241 @@
+//===- DenseGemmMockTest.cpp - DenseGemm against a mock driver --*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// Runs DenseGemm end to end on MockCuda's libcuda.so.1 (linked into this
+// test, so the runtime's dlopen finds it): directory loading, error
+// messages, validation before launch, and the exact launch it makes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MockCuda.h"
+
+#include "Runtime/Device.h"
+#include "Runtime/Driver.h"
+#include "Runtime/Gemm.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+
+using namespace fgemm;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Writes STEM.cubin (a fake one holding `symbols`) and STEM.meta.
+void writeKernel(const fs::path &dir, const std::string &stem,
+                 const std::string &kernel, uint32_t blockM, uint32_t blockN,
+                 uint32_t smem, uint32_t fixedN = 0,
+                 std::vector<std::string> symbols = {}) {
+  if (symbols.empty())
+    symbols = {kernel};
+  std::ofstream cubin(dir / (stem + ".cubin"), std::ios::binary);
+  cubin << "\x7f" "ELFFAKE\n";
+  for (const std::string &symbol : symbols)
+    cubin << symbol << "\n";
+  cubin << "\n";
+  std::ofstream meta(dir / (stem + ".meta"));
+  meta << "kernel=" << kernel << "\nvariant=dense\nblock_m=" << blockM
+       << "\nblock_n=" << blockN << "\nblock_k=128\nstages=4\nmath_warpgroups="
+       << blockM / 64 << "\nthreads=" << 128 * (1 + blockM / 64)
+       << "\nsmem_bytes=" << smem << "\ncluster=1\nfixed_n=" << fixedN
+       << "\nfixed_k=0\n";
+}
+
+class DenseGemmMock : public ::testing::Test {
+protected:
+  void SetUp() override {
+    fgemmMockSetComputeCapability(9, 0);
+    Expected<const Driver *> loaded = Driver::get();
+    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+    driver = *loaded;
+    Expected<PrimaryContext> retained = PrimaryContext::retain(*driver, 0);
+    ASSERT_TRUE(retained.ok()) << retained.status().message();
+    context.emplace(std::move(*retained));
+    dir = fs::path(::testing::TempDir()) /
+          ("fgemm_mock_" +
+           std::string(::testing::UnitTest::GetInstance()
+                           ->current_test_info()
+                           ->name()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  /// The error of DenseGemm::create(dir), or "" if it succeeded.
+  std::string createError() {
+    Expected<DenseGemm> gemm = DenseGemm::create(dir.string());
+    return gemm.ok() ? std::string() : gemm.status().message();
+  }
+
+  CUdeviceptr allocate(size_t bytes) {
+    Expected<DeviceBuffer> buffer = DeviceBuffer::allocate(*driver, bytes);
+    EXPECT_TRUE(buffer.ok());
+    buffers.push_back(std::move(*buffer));
+    return buffers.back().get();
+  }
+
+  const Driver *driver = nullptr;
+  std::optional<PrimaryContext> context;
+  fs::path dir;
+  std::vector<DeviceBuffer> buffers;
+};
+
+void expectMap(const MockTensorMap &map, CUtensorMapDataType type,
+               CUdeviceptr base, uint64_t dim0, uint64_t dim1, uint64_t stride,
+               uint32_t box0, uint32_t box1, CUtensorMapSwizzle swizzle) {
+  EXPECT_EQ(map.magic, kMockTensorMapMagic);
+  EXPECT_EQ(map.dataType, uint32_t(type));
+  EXPECT_EQ(map.rank, 2u);
+  EXPECT_EQ(map.base, base);
+  EXPECT_EQ(map.dims[0], dim0);
+  EXPECT_EQ(map.dims[1], dim1);
+  EXPECT_EQ(map.stride, stride);
+  EXPECT_EQ(map.box[0], box0);
+  EXPECT_EQ(map.box[1], box1);
+  EXPECT_EQ(map.elementStrides[0], 1u);
+  EXPECT_EQ(map.elementStrides[1], 1u);
+  EXPECT_EQ(map.swizzle, uint32_t(swizzle));
+  EXPECT_EQ(map.oobFill, uint32_t(CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+}
+
+} // namespace
+
+TEST_F(DenseGemmMock, LoadsEveryKernelAndRaisesSharedMemory) {
+  writeKernel(dir, "bm64", "k64", 64, 128, 115776);
+  writeKernel(dir, "bm128", "k128", 128, 128, 165952);
+  std::ofstream(dir / "bm64.ptxas.log") << "ignored\n";
+  Expected<DenseGemm> gemm = DenseGemm::create(dir.string());
+  ASSERT_TRUE(gemm.ok()) << gemm.status().message();
+  ASSERT_EQ(gemm->kernels().size(), 2u);
+  EXPECT_EQ(gemm->kernels()[0].kernel, "k128"); // sorted by file name
+  EXPECT_EQ(gemm->kernels()[1].kernel, "k64");
+  EXPECT_EQ(gemm->kernelPath(1), (dir / "bm64.cubin").string());
+  EXPECT_EQ(gemm->device().smCount, 132);
+  EXPECT_EQ(fgemmMockDynamicSharedBytes("k64"), 115776);
+  EXPECT_EQ(fgemmMockDynamicSharedBytes("k128"), 165952);
+}
+
+TEST_F(DenseGemmMock, LaunchFollowsTheAbi) {
+  writeKernel(dir, "bm64", "k64", 64, 128, 115776);
+  writeKernel(dir, "bm128", "k128", 128, 128, 165952);
+  Expected<DenseGemm> gemm = DenseGemm::create(dir.string());
+  ASSERT_TRUE(gemm.ok()) << gemm.status().message();
+  const int64_t m = 65, n = 2112, k = 144;
+  CUdeviceptr a = allocate(m * k), sfa = allocate(68 * 2 * 4);
+  CUdeviceptr b = allocate(n * k), sfb = allocate(17 * 2 * 4);
+  CUdeviceptr d = allocate(m * n * 2);
+  Expected<Stream> stream = Stream::create(*driver);
+  ASSERT_TRUE(stream.ok());
+  int before = fgemmMockLaunchCount();
+  Status status = gemm->run(a, sfa, b, sfb, d, m, n, k, stream->get());
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_EQ(fgemmMockLaunchCount(), before + 1);
+  const MockLaunch &launch = *fgemmMockLastLaunch();
+  EXPECT_STREQ(launch.function, "k128"); // M > 64
+  EXPECT_EQ(launch.grid[0], 17u);
+  EXPECT_EQ(launch.grid[1], 1u);
+  EXPECT_EQ(launch.grid[2], 1u);
+  EXPECT_EQ(launch.block[0], 384u);
+  EXPECT_EQ(launch.block[1], 1u);
+  EXPECT_EQ(launch.sharedBytes, 165952u);
+  EXPECT_EQ(launch.numAttrs, 1u);
+  EXPECT_EQ(launch.clusterX, 1u);
+  EXPECT_EQ(launch.clusterY, 1u);
+  EXPECT_EQ(launch.clusterZ, 1u);
+  expectMap(launch.maps[0], CU_TENSOR_MAP_DATA_TYPE_UINT8, a, k, m, k, 128,
+            128, CU_TENSOR_MAP_SWIZZLE_128B);
+  expectMap(launch.maps[1], CU_TENSOR_MAP_DATA_TYPE_UINT8, b, k, n, k, 128,
+            128, CU_TENSOR_MAP_SWIZZLE_128B);
+  expectMap(launch.maps[2], CU_TENSOR_MAP_DATA_TYPE_FLOAT32, sfa, 68, 2,
+            68 * 4, 128, 1, CU_TENSOR_MAP_SWIZZLE_NONE);
+  expectMap(launch.maps[3], CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, d, n, m, n * 2,
+            128, 128, CU_TENSOR_MAP_SWIZZLE_NONE);
+  EXPECT_EQ(launch.sfb, sfb);
+  EXPECT_EQ(launch.m, 65u);
+  EXPECT_EQ(launch.n, 2112u);
+  EXPECT_EQ(launch.k, 144u);
+
+  // M <= 64 takes the 64-row kernel, with 64-row boxes.
+  status = gemm->run(a, sfa, b, sfb, d, 1, n, k, stream->get());
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_STREQ(fgemmMockLastLaunch()->function, "k64");
+  EXPECT_EQ(fgemmMockLastLaunch()->block[0], 256u);
+  EXPECT_EQ(fgemmMockLastLaunch()->maps[0].box[1], 64u);
+  EXPECT_EQ(fgemmMockLastLaunch()->maps[2].dims[0], 4u);
+  EXPECT_EQ(fgemmMockLastLaunch()->maps[3].box[1], 64u);
+}
+
+TEST_F(DenseGemmMock, NothingIsLaunchedForEmptyOrInvalidProblems) {
+  writeKernel(dir, "bm128", "k128", 128, 128, 165952);
+  Expected<DenseGemm> gemm = DenseGemm::create(dir.string());
+  ASSERT_TRUE(gemm.ok()) << gemm.status().message();
+  CUdeviceptr p = allocate(1 << 20);
+  int before = fgemmMockLaunchCount();
+  EXPECT_TRUE(gemm->run(0, 0, 0, 0, 0, 0, 128, 128, nullptr).ok());
+  EXPECT_TRUE(gemm->run(0, 0, 0, 0, 0, 128, 0, 128, nullptr).ok());
+  Status misaligned = gemm->run(p, p + 8, p, p, p, 128, 128, 128, nullptr);
+  EXPECT_EQ(misaligned.message().find("pointer SFA"), 0u) << misaligned.message();
+  Status badN = gemm->run(p, p, p, p, p, 128, 100, 128, nullptr);
+  EXPECT_NE(badN.message().find("N = 100"), std::string::npos);
+  EXPECT_EQ(fgemmMockLaunchCount(), before);
+}
+
+TEST_F(DenseGemmMock, SpecializedKernelsRefuseOtherShapes) {
+  writeKernel(dir, "fixed", "kfixed", 128, 128, 165952, /*fixedN=*/4096);
+  Expected<DenseGemm> gemm = DenseGemm::create(dir.string());
+  ASSERT_TRUE(gemm.ok()) << gemm.status().message();
+  CUdeviceptr p = allocate(1 << 24);
+  Status status = gemm->run(p, p, p, p, p, 128, 2112, 128, nullptr);
+  EXPECT_NE(status.message().find("no loaded kernel accepts N = 2112"),
+            std::string::npos)
+      << status.message();
+  EXPECT_TRUE(gemm->run(p, p, p, p, p, 128, 4096, 128, nullptr).ok());
+}
+
+TEST_F(DenseGemmMock, DirectoryErrors) {
+  EXPECT_NE(createError().find("no compiled kernels (NAME.cubin + NAME.meta)"),
+            std::string::npos);
+  writeKernel(dir, "a", "ka", 128, 128, 1000);
+  fs::remove(dir / "a.cubin");
+  EXPECT_NE(createError().find("a.meta' has no a.cubin beside it"),
+            std::string::npos);
+  writeKernel(dir, "a", "ka", 128, 128, 1000);
+  fs::remove(dir / "a.meta");
+  EXPECT_NE(createError().find("a.cubin' has no a.meta beside it"),
+            std::string::npos);
+  writeKernel(dir, "a", "ka", 128, 128, 1000, 0, {"other"});
+  EXPECT_NE(createError().find("no kernel 'ka' in"), std::string::npos)
+      << createError();
+  writeKernel(dir, "a", "ka", 128, 128, 1000);
+  std::ofstream(dir / "a.meta", std::ios::app) << "bogus=1\n";
+  EXPECT_NE(createError().find("unknown key 'bogus'"), std::string::npos);
+  fs::remove_all(dir);
+  EXPECT_NE(createError().find("cannot list kernel directory"),
+            std::string::npos);
+}
+
+TEST_F(DenseGemmMock, NeedsHopperAndAContext) {
+  writeKernel(dir, "a", "ka", 128, 128, 1000);
+  fgemmMockSetComputeCapability(8, 6);
+  EXPECT_EQ(createError(), "fgemm kernels need sm_90a (Hopper); device 0 "
+                           "(Mock Hopper) is sm_86");
+  fgemmMockSetComputeCapability(9, 0);
+  EXPECT_EQ(createError(), "");
+  context.reset(); // releases the primary context and clears the current one
+  EXPECT_NE(createError().find("no current CUDA context"), std::string::npos);
+}
+
+TEST_F(DenseGemmMock, ModulesAreUnloaded) {
+  writeKernel(dir, "a", "ka", 128, 128, 1000);
+  int before = fgemmMockLoadedModules();
+  {
+    Expected<DenseGemm> gemm = DenseGemm::create(dir.string());
+    ASSERT_TRUE(gemm.ok());
+    EXPECT_EQ(fgemmMockLoadedModules(), before + 1);
+  }
+  EXPECT_EQ(fgemmMockLoadedModules(), before);
+}
