@@ -78,7 +78,8 @@ Expected<size_t> fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels
   const uint32_t preferredBlockM = m <= 64 ? 64 : 128;
   const int64_t sms = std::max(smCount, 1);
   // Lexicographic cost; the smallest wins and the index breaks ties.
-  using Cost = std::tuple<int, int, int64_t, int64_t, int64_t, int64_t, size_t>;
+  using Cost =
+      std::tuple<int, int, int64_t, int64_t, int, int64_t, int64_t, size_t>;
   bool found = false;
   Cost best;
   for (size_t i = 0; i < kernels.size(); ++i) {
@@ -97,16 +98,19 @@ Expected<size_t> fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels
                     ceilDiv(std::max<int64_t>(n, 1), meta.blockN);
     int64_t waves = ceilDiv(tiles, sms);
     int64_t lastWaveTiles = tiles - (waves - 1) * sms;
-    Cost cost{blockMDistance,       genericDims,           waves,
-              -lastWaveTiles,       -int64_t(meta.blockN), -int64_t(meta.stages),
-              i};
+    // A persistent CTA overlaps one tile's epilogue with the next tile's
+    // loads, which pays only when CTAs get more than one tile.
+    int notPersistent = waves > 1 && !meta.persistent() ? 1 : 0;
+    Cost cost{blockMDistance,        genericDims,   waves,
+              -lastWaveTiles,        notPersistent, -int64_t(meta.blockN),
+              -int64_t(meta.stages), i};
     if (!found || cost < best) {
       best = cost;
       found = true;
     }
   }
   if (found)
-    return std::get<6>(best);
+    return std::get<7>(best);
   std::string specialized;
   for (const KernelMeta &meta : kernels)
     specialized += (specialized.empty() ? "" : ", ") + meta.kernel + " (N=" +
@@ -119,10 +123,17 @@ Expected<size_t> fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels
 }
 
 LaunchDims fgemm::denseLaunchDims(const KernelMeta &meta, int64_t m,
-                                  int64_t n) {
+                                  int64_t n, int smCount) {
   LaunchDims dims;
-  dims.grid[0] = static_cast<uint32_t>(ceilDiv(n, meta.blockN));
-  dims.grid[1] = static_cast<uint32_t>(ceilDiv(m, meta.blockM));
+  int64_t tilesN = ceilDiv(n, meta.blockN), tilesM = ceilDiv(m, meta.blockM);
+  if (meta.persistent()) {
+    // CTA p of P runs tiles p, p + P, ... in row-major tile order.
+    int64_t ctas = std::min<int64_t>(tilesM * tilesN, std::max(smCount, 1));
+    dims.grid[0] = static_cast<uint32_t>(std::max<int64_t>(ctas, 1));
+  } else {
+    dims.grid[0] = static_cast<uint32_t>(tilesN);
+    dims.grid[1] = static_cast<uint32_t>(tilesM);
+  }
   dims.block[0] = meta.threads;
   dims.sharedBytes = meta.smemBytes;
   dims.cluster = meta.cluster;
@@ -220,8 +231,9 @@ DenseGemm::prepare(const DenseGemmProblem &problem) const {
     return index.takeStatus();
   const KernelMeta &meta = metas[*index];
   prepared.kernel = *index;
-  prepared.dims = denseLaunchDims(meta, problem.m, problem.n);
-  if (ceilDiv(problem.m, meta.blockM) > 65535)
+  prepared.dims =
+      denseLaunchDims(meta, problem.m, problem.n, deviceInfo.smCount);
+  if (!meta.persistent() && ceilDiv(problem.m, meta.blockM) > 65535)
     return Status::error("M = " + std::to_string(problem.m) +
                          " needs more than 65535 row blocks of " +
                          std::to_string(meta.blockM) + " (grid y limit)");

@@ -52,13 +52,16 @@ inline bool isEmptyGemm(const DenseGemmProblem &problem) {
 /// with `smCount` SMs. Kernels specialized for another N or K are never
 /// chosen. Preference: block_m 64 for M <= 64 and 128 otherwise, then kernels
 /// specialized for this N/K, then fewer waves of tiles over the SMs, then
-/// more tiles in the last wave, then wider block_n, then more stages.
+/// more tiles in the last wave, then persistent kernels when a CTA gets
+/// several tiles, then wider block_n, then more stages.
 Expected<size_t> selectDenseKernel(const std::vector<KernelMeta> &kernels,
                                    int64_t m, int64_t n, int64_t k,
                                    int smCount);
 
-/// Grid and block of the dense kernel `meta` for an M x N problem.
-LaunchDims denseLaunchDims(const KernelMeta &meta, int64_t m, int64_t n);
+/// Grid and block of the dense kernel `meta` for an M x N problem: one CTA
+/// per tile, or for a persistent kernel min(tiles, smCount) CTAs along x.
+LaunchDims denseLaunchDims(const KernelMeta &meta, int64_t m, int64_t n,
+                           int smCount);
 
 /// The dense GEMM over a directory of compiled kernels.
 class DenseGemm {

@@ -13,6 +13,8 @@ using namespace fgemm;
 std::string KernelMeta::configName() const {
   std::string name = "bm" + std::to_string(blockM) + "_bn" +
                      std::to_string(blockN) + "_s" + std::to_string(stages);
+  if (persistent())
+    name += "_persistent";
   if (fixedN)
     name += "_n" + std::to_string(fixedN);
   if (fixedK)
@@ -26,22 +28,24 @@ struct KeySpec {
   const char *name;
   std::string KernelMeta::*text;
   uint32_t KernelMeta::*number;
+  bool required;
 };
 } // namespace
 
-static const std::array<KeySpec, 12> kKeys = {{
-    {"kernel", &KernelMeta::kernel, nullptr},
-    {"variant", &KernelMeta::variant, nullptr},
-    {"block_m", nullptr, &KernelMeta::blockM},
-    {"block_n", nullptr, &KernelMeta::blockN},
-    {"block_k", nullptr, &KernelMeta::blockK},
-    {"stages", nullptr, &KernelMeta::stages},
-    {"math_warpgroups", nullptr, &KernelMeta::mathWarpgroups},
-    {"threads", nullptr, &KernelMeta::threads},
-    {"smem_bytes", nullptr, &KernelMeta::smemBytes},
-    {"cluster", nullptr, &KernelMeta::cluster},
-    {"fixed_n", nullptr, &KernelMeta::fixedN},
-    {"fixed_k", nullptr, &KernelMeta::fixedK},
+static const std::array<KeySpec, 13> kKeys = {{
+    {"kernel", &KernelMeta::kernel, nullptr, true},
+    {"variant", &KernelMeta::variant, nullptr, true},
+    {"block_m", nullptr, &KernelMeta::blockM, true},
+    {"block_n", nullptr, &KernelMeta::blockN, true},
+    {"block_k", nullptr, &KernelMeta::blockK, true},
+    {"stages", nullptr, &KernelMeta::stages, true},
+    {"math_warpgroups", nullptr, &KernelMeta::mathWarpgroups, true},
+    {"threads", nullptr, &KernelMeta::threads, true},
+    {"smem_bytes", nullptr, &KernelMeta::smemBytes, true},
+    {"cluster", nullptr, &KernelMeta::cluster, true},
+    {"schedule", &KernelMeta::schedule, nullptr, false},
+    {"fixed_n", nullptr, &KernelMeta::fixedN, true},
+    {"fixed_k", nullptr, &KernelMeta::fixedK, true},
 }};
 
 static std::string_view trim(std::string_view s) {
@@ -137,7 +141,7 @@ Expected<KernelMeta> fgemm::parseKernelMeta(std::string_view text,
 
   std::string missing;
   for (size_t i = 0; i < kKeys.size(); ++i)
-    if (!seenOnLine[i])
+    if (!seenOnLine[i] && kKeys[i].required)
       missing += (missing.empty() ? "" : ", ") + std::string(kKeys[i].name);
   if (!missing.empty())
     return Status::error(source + ": missing key(s): " + missing);
@@ -194,6 +198,9 @@ Status fgemm::validateKernelMeta(const KernelMeta &meta) {
   if (meta.cluster != 1)
     return fail("cluster=" + std::to_string(meta.cluster) +
                 " is not supported yet (this runtime launches cluster=1)");
+  if (meta.schedule != "plain" && meta.schedule != "persistent")
+    return fail("schedule='" + meta.schedule +
+                "' (allowed: plain or persistent)");
   if (meta.fixedN % 8 != 0)
     return fail("fixed_n=" + std::to_string(meta.fixedN) +
                 " is not a multiple of 8");

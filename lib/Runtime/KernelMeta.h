@@ -6,7 +6,8 @@
 // per line, `#` starts a comment. The parser is strict because a silently
 // ignored or defaulted key means a launch with the wrong grid, block or
 // shared memory: unknown, duplicate and missing keys are all errors, and the
-// values are checked against the ABI's rules.
+// values are checked against the ABI's rules. The one exception is
+// `schedule`, added after the first kernels shipped: absent means "plain".
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,8 +34,13 @@ struct KernelMeta {
   uint32_t threads = 0;
   uint32_t smemBytes = 0;
   uint32_t cluster = 0;
+  /// "plain" (one CTA per tile) or "persistent" (at most one CTA per SM, each
+  /// looping over tiles p, p + P, ...; the runtime sizes the grid).
+  std::string schedule = "plain";
   uint32_t fixedN = 0; ///< 0 = any N; otherwise the only N the kernel runs
   uint32_t fixedK = 0; ///< 0 = any K; otherwise the only K the kernel runs
+
+  bool persistent() const { return schedule == "persistent"; }
 
   /// "bm128_bn128_s5" style summary for messages and tables.
   std::string configName() const;

@@ -29,7 +29,8 @@ namespace {
 void writeKernel(const fs::path &dir, const std::string &stem,
                  const std::string &kernel, uint32_t blockM, uint32_t blockN,
                  uint32_t smem, uint32_t fixedN = 0,
-                 std::vector<std::string> symbols = {}) {
+                 std::vector<std::string> symbols = {},
+                 const char *schedule = "plain") {
   if (symbols.empty())
     symbols = {kernel};
   std::ofstream cubin(dir / (stem + ".cubin"), std::ios::binary);
@@ -41,7 +42,8 @@ void writeKernel(const fs::path &dir, const std::string &stem,
   meta << "kernel=" << kernel << "\nvariant=dense\nblock_m=" << blockM
        << "\nblock_n=" << blockN << "\nblock_k=128\nstages=4\nmath_warpgroups="
        << blockM / 64 << "\nthreads=" << 128 * (1 + blockM / 64)
-       << "\nsmem_bytes=" << smem << "\ncluster=1\nfixed_n=" << fixedN
+       << "\nsmem_bytes=" << smem << "\ncluster=1\nschedule=" << schedule
+       << "\nfixed_n=" << fixedN
        << "\nfixed_k=0\n";
 }
 
@@ -167,6 +169,19 @@ TEST_F(DenseGemmMock, LaunchFollowsTheAbi) {
   EXPECT_EQ(fgemmMockLastLaunch()->maps[0].box[1], 64u);
   EXPECT_EQ(fgemmMockLastLaunch()->maps[2].dims[0], 4u);
   EXPECT_EQ(fgemmMockLastLaunch()->maps[3].box[1], 64u);
+}
+
+TEST_F(DenseGemmMock, PersistentKernelsGetOneCtaPerSm) {
+  writeKernel(dir, "p", "kp", 128, 128, 165952, 0, {}, "persistent");
+  Expected<DenseGemm> gemm = DenseGemm::create(dir.string());
+  ASSERT_TRUE(gemm.ok()) << gemm.status().message();
+  CUdeviceptr p = allocate(size_t(64) << 20);
+  Status status = gemm->run(p, p, p, p, p, 4096, 4096, 512, nullptr);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_STREQ(fgemmMockLastLaunch()->function, "kp");
+  EXPECT_EQ(fgemmMockLastLaunch()->grid[0], 132u);
+  EXPECT_EQ(fgemmMockLastLaunch()->grid[1], 1u);
+  EXPECT_EQ(fgemmMockLastLaunch()->clusterX, 1u);
 }
 
 TEST_F(DenseGemmMock, NothingIsLaunchedForEmptyOrInvalidProblems) {

@@ -194,7 +194,7 @@ TEST(GemmConfig, FallsBackToTheOtherBlockM) {
 
 TEST(GemmLaunch, DenseLaunchDims) {
   KernelMeta meta = kernel(128, 64);
-  LaunchDims dims = denseLaunchDims(meta, 4097, 2112);
+  LaunchDims dims = denseLaunchDims(meta, 4097, 2112, /*smCount=*/132);
   EXPECT_EQ(dims.grid[0], 33u);
   EXPECT_EQ(dims.grid[1], 33u);
   EXPECT_EQ(dims.grid[2], 1u);
@@ -203,6 +203,31 @@ TEST(GemmLaunch, DenseLaunchDims) {
   EXPECT_EQ(dims.sharedBytes, 200000u);
   EXPECT_EQ(dims.cluster, 1u);
   EXPECT_TRUE(validateLaunchDims(dims).ok());
+}
+
+TEST(GemmLaunch, PersistentGridIsAtMostOneCtaPerSm) {
+  KernelMeta meta = kernel(128, 128);
+  meta.schedule = "persistent";
+  LaunchDims dims = denseLaunchDims(meta, 4096, 7168, 132); // 1792 tiles
+  EXPECT_EQ(dims.grid[0], 132u);
+  EXPECT_EQ(dims.grid[1], 1u);
+  EXPECT_EQ(dims.block[0], 384u);
+  dims = denseLaunchDims(meta, 128, 1024, 132); // 8 tiles
+  EXPECT_EQ(dims.grid[0], 8u);
+  EXPECT_EQ(dims.grid[1], 1u);
+  // The 65535 row-block limit of plain grids does not apply.
+  dims = denseLaunchDims(meta, int64_t(70000) * 128, 128, 132);
+  EXPECT_EQ(dims.grid[0], 132u);
+  EXPECT_TRUE(validateLaunchDims(dims).ok());
+}
+
+TEST(GemmConfig, PersistentWhenCtasGetSeveralTiles) {
+  KernelMeta persistent = kernel(128, 128);
+  persistent.kernel = "persistent";
+  persistent.schedule = "persistent";
+  std::vector<KernelMeta> kernels = {kernel(128, 128), persistent};
+  EXPECT_EQ(choose(kernels, 4096, 7168, 7168), "persistent"); // 14 waves
+  EXPECT_EQ(choose(kernels, 128, 1024, 7168), "bm128_bn128"); // one wave
 }
 
 TEST(GemmLaunch, LaunchLimits) {

@@ -27,6 +27,7 @@ const char *const kGoodMeta = "# fgemm kernel launch description (docs/ABI.md)\n
                               "threads=384\n"
                               "smem_bytes=197632\n"
                               "cluster=1\n"
+                              "schedule=plain\n"
                               "fixed_n=0\n"
                               "fixed_k=0\n";
 
@@ -62,6 +63,8 @@ TEST(KernelMeta, ParsesCompilerOutput) {
   EXPECT_EQ(meta->threads, 384u);
   EXPECT_EQ(meta->smemBytes, 197632u);
   EXPECT_EQ(meta->cluster, 1u);
+  EXPECT_EQ(meta->schedule, "plain");
+  EXPECT_FALSE(meta->persistent());
   EXPECT_EQ(meta->fixedN, 0u);
   EXPECT_EQ(meta->fixedK, 0u);
   EXPECT_EQ(meta->configName(), "bm128_bn128_s5");
@@ -97,14 +100,14 @@ TEST(KernelMeta, EveryMissingKeyIsReported) {
 
 TEST(KernelMeta, UnknownKeyIsAnError) {
   std::string error = parseError(std::string(kGoodMeta) + "swizzle=128\n");
-  EXPECT_NE(error.find("k.meta:14: unknown key 'swizzle'"), std::string::npos)
+  EXPECT_NE(error.find("k.meta:15: unknown key 'swizzle'"), std::string::npos)
       << error;
   EXPECT_NE(error.find("known keys: kernel, variant"), std::string::npos);
 }
 
 TEST(KernelMeta, DuplicateKeyIsAnError) {
   std::string error = parseError(std::string(kGoodMeta) + "stages=6\n");
-  EXPECT_NE(error.find("k.meta:14: duplicate key 'stages' (first set on line 7)"),
+  EXPECT_NE(error.find("k.meta:15: duplicate key 'stages' (first set on line 7)"),
             std::string::npos)
       << error;
 }
@@ -138,6 +141,7 @@ TEST(KernelMeta, ValuesAreCheckedAgainstTheAbi) {
       {"smem_bytes=0", "smem_bytes=0"},
       {"smem_bytes=232449", "smem_bytes=232449 (allowed: 1 to 232448"},
       {"cluster=2", "cluster=2 is not supported yet"},
+      {"schedule=stream_k", "schedule='stream_k' (allowed: plain or persistent)"},
       {"fixed_n=100", "fixed_n=100 is not a multiple of 8"},
       {"fixed_k=120", "fixed_k=120 is not a multiple of 16"},
   };
@@ -148,6 +152,20 @@ TEST(KernelMeta, ValuesAreCheckedAgainstTheAbi) {
         << line << " gave: " << error;
     EXPECT_EQ(error.rfind("k.meta: ", 0), 0u) << error;
   }
+}
+
+TEST(KernelMeta, Schedule) {
+  Expected<KernelMeta> persistent =
+      parseKernelMeta(withLine("schedule", "schedule=persistent"), "k.meta");
+  ASSERT_TRUE(persistent.ok()) << persistent.status().message();
+  EXPECT_TRUE(persistent->persistent());
+  EXPECT_EQ(persistent->configName(), "bm128_bn128_s5_persistent");
+  // Kernels compiled before the key existed are plain.
+  Expected<KernelMeta> old = parseKernelMeta(withLine("schedule", ""), "k.meta");
+  ASSERT_TRUE(old.ok()) << old.status().message();
+  EXPECT_EQ(old->schedule, "plain");
+  EXPECT_NE(parseError(withLine("schedule", "schedule=")).find("empty value"),
+            std::string::npos);
 }
 
 TEST(KernelMeta, OneMathWarpgroup) {

@@ -77,7 +77,7 @@ struct DeviceOperand {
 std::string describeKernel(const KernelMeta &meta) {
   return meta.kernel + "(" + std::to_string(meta.blockM) + "x" +
          std::to_string(meta.blockN) + ", " + std::to_string(meta.stages) +
-         ")";
+         (meta.persistent() ? ", persistent)" : ")");
 }
 
 class Bench {
@@ -374,7 +374,7 @@ Status Bench::time(const DenseGemm::Prepared &prepared, ShapeResult &result) {
 }
 
 void printHeader() {
-  std::printf("%7s %7s %7s  %-36s %9s %8s %9s %9s %8s  %s\n", "M", "N", "K",
+  std::printf("%7s %7s %7s  %-44s %9s %8s %9s %9s %8s  %s\n", "M", "N", "K",
               "kernel(block_m x block_n, stages)", "time_us", "TFLOPS", "GB/s",
               "diff", "maxerr", "result");
 }
@@ -401,7 +401,7 @@ void printRow(const Shape &shape, const ShapeResult &result) {
                                                                   : "UNCHECKED";
   if (result.passed && !result.checked && result.kernel == "-")
     verdict = "PASS"; // an empty output has nothing to check
-  std::printf("%7" PRId64 " %7" PRId64 " %7" PRId64 "  %-36s %9s %8s %9s %9s "
+  std::printf("%7" PRId64 " %7" PRId64 " %7" PRId64 "  %-44s %9s %8s %9s %9s "
               "%8s  %s\n",
               shape.m, shape.n, shape.k, result.kernel.c_str(),
               number(result.timeUs, "%.1f").c_str(),
