@@ -30,7 +30,7 @@ static ParseResult parseSymbolList(AsmParser &parser, SmallVectorImpl<StringAttr
   return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() -> ParseResult {
     // Numbers parse too, so the verifier can say that sizes are symbolic.
     StringRef name;
-    int64_t number;
+    int64_t number = 0;
     if (succeeded(parser.parseOptionalKeyword(&name))) {
       dims.push_back(StringAttr::get(parser.getContext(), name));
       return success();

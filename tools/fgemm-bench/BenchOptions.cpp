@@ -13,7 +13,7 @@ using namespace fgemm::bench;
 std::string fgemm::bench::usage() {
   return "usage: fgemm-bench --kernels DIR [--shapes dense|sweep|M,N,K;...]\n"
          "                   [--iters N] [--seed S] [--device N]\n"
-         "                   [--no-check] [--no-time] [--time]\n"
+         "                   [--no-check] [--no-time] [--time] [--checksum]\n"
          "       fgemm-bench --list-devices\n"
          "\n"
          "  --kernels DIR    compiled kernels: NAME.cubin + NAME.meta pairs\n"
@@ -24,6 +24,8 @@ std::string fgemm::bench::usage() {
          "  --seed S         input generator seed (0)\n"
          "  --device N       CUDA device ordinal (0)\n"
          "  --no-check       skip the accuracy checks\n"
+         "  --checksum       print an FNV-1a hash of D's bits per shape (same\n"
+         "                   seed + same math = same hash: SASS-pass checks)\n"
          "  --no-time        skip timing\n"
          "  --time           time even the sweep shapes\n"
          "  --list-devices   print 'device I: NAME sm_XY' per GPU and exit;\n"
@@ -162,6 +164,8 @@ Expected<Options> fgemm::bench::parseOptions(
         return Status::error("--device needs a device ordinal, got '" + value +
                              "'");
       options.device = static_cast<int>(number);
+    } else if (flag == "--checksum") {
+      options.checksum = true;
     } else if (flag == "--list-devices" || flag == "--no-check" ||
                flag == "--no-time" || flag == "--time" || flag == "--help" ||
                flag == "-h") {

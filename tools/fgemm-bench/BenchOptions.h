@@ -35,6 +35,7 @@ struct Options {
   bool listDevices = false;         ///< --list-devices
   bool check = true;                ///< --no-check clears
   bool time = true;                 ///< --no-time clears; sweep defaults off
+  bool checksum = false;            ///< --checksum: print a hash of D per shape
   bool help = false;                ///< --help
 };
 

@@ -129,7 +129,7 @@ llvm::Expected<CubinResult> mlir::fgemm::assembleCubin(llvm::StringRef ptx, llvm
     return makeError("cannot create a temporary file: " + ec.message());
   llvm::sys::fs::createTemporaryFile("fgemm", "cubin", cubinFile);
   llvm::sys::fs::createTemporaryFile("fgemm", "log", logFile);
-  auto cleanup = llvm::make_scope_exit([&] {
+  llvm::scope_exit cleanup([&] {
     llvm::sys::fs::remove(ptxFile);
     llvm::sys::fs::remove(cubinFile);
     llvm::sys::fs::remove(logFile);

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+# Prepares one GPU run (DESIGN.md section 6): compiles the dense kernel's
+# configurations and SASS-policy variants here and gathers them with
+# fgemm-bench into DIR (default .device/fgemm, ignored by git), which the
+# device call carries; scripts/gpu-run.sh DIR runs everything there.
+#   DIR/all/            the runtime's set (fgemm-bench picks per shape)
+#   DIR/cfg_<tag>/      one configuration each, to compare them
+#   DIR/sass_<policy>/  the runtime's set after each SASS interleave policy
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${FGEMM_BUILD_DIR:-$root/build}
+out=${1:-$root/.device/fgemm}
+kernel=$root/kernels/sm90_fp8_gemm_1d2d.mlir
+rm -rf "$out"
+mkdir -p "$out/bin" "$out/all"
+cp "$build/bin/fgemm-bench" "$root/scripts/gpu-run.sh" "$out/bin/"
+
+# block_m block_n schedule: the set the runtime chooses from.
+configs=("128 128 plain" "128 128 persistent" "128 64 plain" "64 128 plain" "64 64 plain"
+         "64 32 plain" "64 16 plain")
+policies=(off deepgemm deepgemm-full every-n2 every-n4)
+
+compile() { # dir bm bn schedule [fgemmc flags...]
+  local dir=$1 bm=$2 bn=$3 schedule=$4
+  shift 4
+  local flags=(--block-m="$bm" --block-n="$bn" --stages=0)
+  [[ $schedule == persistent ]] && flags+=(--persistent)
+  mkdir -p "$dir"
+  "$build/bin/fgemmc" "$kernel" "${flags[@]}" "$@" -o "$dir/bm${bm}_bn${bn}_${schedule}.cubin"
+}
+
+for config in "${configs[@]}"; do
+  read -r bm bn schedule <<<"$config"
+  compile "$out/all" "$bm" "$bn" "$schedule"
+  compile "$out/cfg_bm${bm}_bn${bn}_${schedule}" "$bm" "$bn" "$schedule"
+  for policy in "${policies[@]}"; do
+    case $policy in
+      every-n*) flags=(--sass-policy=every-n --sass-every-n="${policy#every-n}") ;;
+      *) flags=(--sass-policy="$policy") ;;
+    esac
+    compile "$out/sass_$policy" "$bm" "$bn" "$schedule" "${flags[@]}"
+  done
+done
+du -sh "$out"

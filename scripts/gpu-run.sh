@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+# Runs on the GPU machine over what scripts/gpu-prepare.sh gathered:
+#   1. the 18 dense shapes of DESIGN.md section 5, checked and timed;
+#   2. the edge-case sweep (M x N x K), checked;
+#   3. each configuration alone on six shapes, timed;
+#   4. each SASS policy on six shapes, timed, with a checksum of D (a patched
+#      cubin must give bit-identical output).
+# Logs go to $OUT (or ./gpu-logs); the summary is printed last.
+set -uo pipefail
+dir=$(cd "${1:-.device/fgemm}" && pwd)
+out=${OUT:-$PWD/gpu-logs}
+mkdir -p "$out"
+bench=$dir/bin/fgemm-bench
+six="64,2112,7168;64,7168,16384;128,2112,7168;128,7168,16384;4096,2112,7168;4096,7168,16384"
+
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$out/device.txt"
+"$bench" --list-devices | tee -a "$out/device.txt"
+"$bench" --kernels "$dir/all" --shapes dense >"$out/dense.txt" 2>&1; dense=$?
+"$bench" --kernels "$dir/all" --shapes sweep >"$out/sweep.txt" 2>&1; sweep=$?
+: >"$out/configs.txt"
+for cfg in "$dir"/cfg_*; do
+  "$bench" --kernels "$cfg" --shapes "$six" --no-check --iters 20 >>"$out/configs.txt" 2>&1
+done
+: >"$out/sass.txt"
+for policy in "$dir"/sass_*; do
+  echo "== $(basename "$policy")" >>"$out/sass.txt"
+  "$bench" --kernels "$policy" --shapes "$six" --checksum --iters 30 >>"$out/sass.txt" 2>&1
+done
+
+echo "== dense (exit $dense)"; cat "$out/dense.txt"
+echo "== sweep (exit $sweep)"; grep -E "FAIL|passed" "$out/sweep.txt"
+echo "== configs"; grep -E "^ +[0-9]" "$out/configs.txt"
+echo "== sass"; grep -E "^==|^ +[0-9]|checksum" "$out/sass.txt"
