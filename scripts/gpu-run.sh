@@ -28,6 +28,15 @@ for policy in "$dir"/sass_*; do
   "$bench" --kernels "$policy" --shapes "$six" --checksum --iters 30 >>"$out/sass.txt" 2>&1
 done
 
+# The commands of test/Integration/GPU/runtime-errors.test (the GPU machine has
+# no lit/FileCheck): bad shapes are refused, an empty problem launches nothing.
+{
+  "$bench" --kernels "$dir/all" --shapes "64,100,128"; echo "exit $?"
+  "$bench" --kernels "$dir/all" --shapes "64,128,100"; echo "exit $?"
+  "$bench" --kernels "$dir/all" --shapes "0,128,128"; echo "exit $?"
+} >"$out/errors.txt" 2>&1
+
+echo "== errors"; cat "$out/errors.txt"
 echo "== dense (exit $dense)"; cat "$out/dense.txt"
 echo "== sweep (exit $sweep)"; grep -E "FAIL|passed" "$out/sweep.txt"
 echo "== configs"; grep -E "^ +[0-9]" "$out/configs.txt"
