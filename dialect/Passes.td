@@ -140,9 +140,20 @@ def ConvertFgemmToNVVMPass : Pass<"convert-fgemm-to-nvvm", "::mlir::ModuleOp"> {
     B) then FFMA promotion with `scale_a * scale_b`; `fgemm.store` becomes a
     BF16 conversion, shared-memory stores and a TMA store.
 
+    With `overlap-promotion` (and at least 2 stages) the math loop is
+    software-pipelined by one K block: the wgmmas of block kb + 1 run on the
+    tensor cores while the FFMAs promote block kb (two partial sums in
+    registers, the loop unrolled by two so they keep their registers). It is
+    applied when the three accumulator sets (3 x block_n / 2 registers) plus
+    88 fit in the math warpgroups' setmaxnreg count: block_n <= 96 at 232.
+
     Needs the IR produced by fgemm-specialize, fgemm-schedule-tiles,
     fgemm-warp-specialize and fgemm-pipeline-tma; anything else is an error.
   }];
+  let options = [
+    Option<"overlapPromotion", "overlap-promotion", "bool", /*default=*/"true",
+           "Overlap each K block's promotion with the next block's wgmmas">,
+  ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
                            "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
 }

@@ -32,7 +32,7 @@ void mlir::fgemm::buildSm90Pipeline(OpPassManager &pm, const Sm90PipelineOptions
   pm.addPass(createFgemmPipelineTmaPass());
   if (stopAfter == Sm90Stage::Fgemm)
     return;
-  pm.addPass(createConvertFgemmToNVVMPass());
+  pm.addPass(createConvertFgemmToNVVMPass(ConvertFgemmToNVVMPassOptions{options.overlapPromotion}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (stopAfter == Sm90Stage::Gpu)

@@ -55,6 +55,10 @@ cl::opt<int64_t> stages("stages", cl::desc("Shared-memory pipeline depth (0 = as
 cl::opt<bool> persistent("persistent",
                          cl::desc("Persistent schedule: one CTA per SM looping over tiles"),
                          cl::init(false));
+cl::opt<bool> overlapPromotion(
+    "overlap-promotion",
+    cl::desc("Run the next K block's wgmmas during this block's promotion (default on)"),
+    cl::init(true));
 cl::opt<int64_t> fixedN("fixed-n", cl::desc("Compile for this N only (0 = any)"), cl::init(0));
 cl::opt<int64_t> fixedK("fixed-k", cl::desc("Compile for this K only (0 = any)"), cl::init(0));
 cl::opt<bool> printIRAfterAll("print-ir-after-all", cl::desc("Print the IR after every pass"),
@@ -188,6 +192,7 @@ int main(int argc, char **argv) {
   options.stages = stages;
   options.fixedN = fixedN;
   options.persistent = persistent;
+  options.overlapPromotion = overlapPromotion;
   options.fixedK = fixedK;
   Sm90Stage stop = emit == Emit::Fgemm ? Sm90Stage::Fgemm
                    : emit == Emit::Gpu ? Sm90Stage::Gpu
@@ -231,6 +236,11 @@ int main(int argc, char **argv) {
     return fail(llvm::toString(cubin.takeError()));
   if (verbose)
     llvm::outs() << cubin->log;
+  // ptxas's "Potential Performance Loss" notes (e.g. C7514: serialized
+  // wgmmas) mean the kernel runs far below what it was compiled for.
+  for (llvm::StringRef line : llvm::split(cubin->log, '\n'))
+    if (line.contains("Potential Performance Loss"))
+      llvm::errs() << "fgemmc: warning: " << line.trim() << "\n";
 
   // DESIGN.md section 3, step 8: the post-ptxas SASS pass, in place.
   if (*policy != ::fgemm::sass::InterleavePolicy::Off) {

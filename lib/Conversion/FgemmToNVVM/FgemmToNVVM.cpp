@@ -58,6 +58,8 @@ static constexpr int64_t kEntryMaxRegisters = 168;
 static constexpr int64_t kTryWaitTicks = 0x989680;
 /// Named barrier the math warpgroups use among themselves (0 is __syncthreads).
 static constexpr int64_t kMathBarrierId = 1;
+/// Registers the overlapped math loop needs besides its accumulators.
+static constexpr int64_t kOverlapRegisterReserve = 88;
 /// WGMMA's K for 8-bit operands, in elements (= bytes).
 static constexpr int64_t kWgmmaK = 32;
 
@@ -69,9 +71,9 @@ namespace {
 /// wgmma accumulator struct (block_n / 2 f32 per thread).
 class KernelLowering {
 public:
-  KernelLowering(KernelOp kernel, ModuleOp module)
+  KernelLowering(KernelOp kernel, ModuleOp module, bool overlapPromotion)
       : kernel(kernel), module(module), config(kernel.getConfig()), b(kernel.getContext()),
-        loc(kernel.getLoc()) {}
+        loc(kernel.getLoc()), overlapPromotion(overlapPromotion) {}
 
   LogicalResult run();
 
@@ -110,6 +112,9 @@ private:
   LogicalResult lowerRingRelease(Value stage);
   LogicalResult lowerLoadScales(LoadScalesOp op);
   LogicalResult lowerScaledDot(ScaledDotOp op, RingReleaseOp fusedRelease);
+  FailureOr<Value> issueDot(ScaledDotOp op);
+  FailureOr<Value> promoteDot(ScaledDotOp op, Value partial, Value acc, RingReleaseOp release);
+  LogicalResult lowerOverlappedDotLoop(KLoopOp op, ScaledDotOp dot);
   LogicalResult lowerStore(StoreOp op);
 
   Value lookup(Value v) { return mapping.lookup(v); }
@@ -121,6 +126,7 @@ private:
   OpBuilder b;
   Location loc;
   LLVM::LLVMFuncOp func;
+  bool overlapPromotion;
   DenseMap<Value, Value> mapping;
   /// Kernel argument -> its TMA descriptor (generic pointer to the param) or,
   /// for arguments read directly, its global pointer.
@@ -134,6 +140,11 @@ private:
   // Thread coordinates inside the math warpgroups (i32), set by warp_specialize.
   Value mathTid, mathWg, warpInWg, lane;
   Operation *skipOp = nullptr; // a ring.release fused into the preceding dot
+  /// Set while re-deriving a ring entry's slots whose full barrier was
+  /// already waited on (the overlapped dot loop's promotion half).
+  bool reuseRingEntry = false;
+  /// setmaxnreg of the math warpgroups (from fgemm.warp_specialize).
+  int64_t consumerRegs = 0;
   /// Per-block scales of a tile: the values of the blocks it spans.
   struct BlockScales {
     Value firstRow;            // i32: first row (column of D) of the tile
@@ -406,6 +417,7 @@ LogicalResult KernelLowering::lowerWarpSpecialize(WarpSpecializeOp op) {
   b.setInsertionPointToStart(ifOp.elseBlock());
   NVVM::SetMaxRegisterOp::create(b, loc, op.getConsumerRegs(),
                                  NVVM::SetMaxRegisterAction::increase);
+  consumerRegs = op.getConsumerRegs();
   mathTid = arith::SubIOp::create(b, loc, tid, constI32(128));
   mathWg = arith::DivUIOp::create(b, loc, mathTid, constI32(128));
   Value inWg = arith::RemUIOp::create(b, loc, mathTid, constI32(128));
@@ -415,6 +427,16 @@ LogicalResult KernelLowering::lowerWarpSpecialize(WarpSpecializeOp op) {
 }
 
 LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
+  // The math loop overlaps the next K block's wgmmas with this block's
+  // promotion; it needs a second stage to run ahead into.
+  // Two partial sums and the accumulator (3 x block_n / 2 registers) must
+  // leave room for addresses and scales under setmaxnreg: measured with
+  // ptxas 13.0, block_n 96 fits in 232 registers and 112 spills.
+  int64_t accumulatorRegs = 3 * config.getBlockN() / 2;
+  if (overlapPromotion && stages >= 2 &&
+      accumulatorRegs + kOverlapRegisterReserve <= consumerRegs)
+    for (auto dot : op.getBody().getOps<ScaledDotOp>())
+      return lowerOverlappedDotLoop(op, dot);
   Value extentValue = dims.lookup(op.getDim());
   if (!extentValue)
     return op.emitError("unknown dimension '") << op.getDim() << "'";
@@ -446,6 +468,135 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
   }
   for (auto [from, to] : llvm::zip(op.getResults(), forOp.getResults()))
     mapping[from] = to;
+  return success();
+}
+
+/// The math loop, software-pipelined by one K block and unrolled by two so
+/// that the two in-flight partial sums keep their registers (a loop-carried
+/// copy of an in-flight wgmma accumulator would make ptxas serialize):
+///
+///   A = issue(0)
+///   for j = 0, 2, ... while j + 2 < n:        carries acc, A (block j, in flight)
+///     B = issue(j+1)                          wgmma on the tensor cores...
+///     wait(1): A done; acc = promote(A)       ...while the FFMAs run here
+///     A = issue(j+2)
+///     wait(1): B done; acc = promote(B)
+///   tail: one or two blocks left, the same steps with wait(0) at the end
+///
+/// issue(kb) = the body's ops before the dot (stage/phase, ring.get = wait for
+/// the slot) + wgmma.fence, 4 wgmmas, commit; promote(kb) = the remaining
+/// scale loads, the row scales from the slot, release of the slot, FFMAs.
+LogicalResult KernelLowering::lowerOverlappedDotLoop(KLoopOp op, ScaledDotOp dot) {
+  Block &body = op.getBody().front();
+  if (op.getInits().size() != 1 || dot.getAcc() != body.getArgument(1))
+    return op.emitError("the math loop must carry exactly the dot's accumulator");
+  auto release = dyn_cast_or_null<RingReleaseOp>(dot->getNextNode());
+  SmallVector<Operation *> issueOps, promoteOps;
+  for (Operation &inner : body) {
+    if (&inner == dot.getOperation())
+      break;
+    bool late = isa<LoadScalesOp>(inner) && !isTmaLoad(&inner);
+    (late ? promoteOps : issueOps).push_back(&inner);
+  }
+  Type accType = accumulatorType();
+  Value kbArg = body.getArgument(0);
+
+  auto issue = [&](Value kb) -> FailureOr<Value> {
+    mapping[kbArg] = kb;
+    for (Operation *inner : issueOps)
+      if (failed(lowerOp(*inner)))
+        return failure();
+    return issueDot(dot);
+  };
+  auto promote = [&](Value kb, Value partial, Value acc) -> FailureOr<Value> {
+    mapping[kbArg] = kb;
+    reuseRingEntry = true; // re-derive the slots, do not wait again
+    for (Operation *inner : issueOps)
+      if (failed(lowerOp(*inner)))
+        return failure();
+    reuseRingEntry = false;
+    for (Operation *inner : promoteOps)
+      if (failed(lowerOp(*inner)))
+        return failure();
+    return promoteDot(dot, partial, acc, release);
+  };
+  auto waitGroups = [&](int64_t pending) {
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, pending);
+  };
+
+  Value extentValue = dims.lookup(op.getDim());
+  Value numBlocks =
+      arith::CeilDivUIOp::create(b, loc, extentValue, constIndex(config.getBlockK()));
+  FailureOr<Value> first = issue(constIndex(0));
+  if (failed(first))
+    return failure();
+  // Main loop: pairs (j + 1, j + 2) while both exist, so every wait is
+  // unconditional and ptxas can see which group each promotion waited for
+  // (a wait inside a branch makes it serialize all wgmmas, C7514).
+  Value two = constIndex(2);
+  Value hasPairs = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, numBlocks, two);
+  Value upper = arith::SelectOp::create(
+      b, loc, hasPairs, arith::SubIOp::create(b, loc, numBlocks, two), constIndex(0));
+  auto forOp = scf::ForOp::create(b, loc, constIndex(0), upper, two,
+                                  ValueRange{lookup(op.getInits()[0]), *first});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    // With iter_args the builder leaves the body without a terminator.
+    Block *forBody = forOp.getBody();
+    if (!forBody->empty() && forBody->back().hasTrait<OpTrait::IsTerminator>())
+      forBody->back().erase();
+    b.setInsertionPointToEnd(forBody);
+    Value j = forOp.getInductionVar();
+    Value acc = forOp.getRegionIterArgs()[0], pendingA = forOp.getRegionIterArgs()[1];
+    Value j1 = arith::AddIOp::create(b, loc, j, constIndex(1));
+    Value j2 = arith::AddIOp::create(b, loc, j, two);
+    FailureOr<Value> pendingB = issue(j1);
+    if (failed(pendingB))
+      return failure();
+    waitGroups(1);
+    FailureOr<Value> accA = promote(j, pendingA, acc);
+    if (failed(accA))
+      return failure();
+    FailureOr<Value> nextA = issue(j2);
+    if (failed(nextA))
+      return failure();
+    waitGroups(1);
+    FailureOr<Value> accB = promote(j1, *pendingB, *accA);
+    if (failed(accB))
+      return failure();
+    scf::YieldOp::create(b, loc, ValueRange{*accB, *nextA});
+  }
+  // Tail: block `last` is in flight; one more block may follow it.
+  Value acc = forOp.getResult(0), pendingA = forOp.getResult(1);
+  Value last = arith::MulIOp::create(
+      b, loc, arith::CeilDivUIOp::create(b, loc, upper, two), two);
+  Value next = arith::AddIOp::create(b, loc, last, constIndex(1));
+  Value hasNext = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, next, numBlocks);
+  auto tail = scf::IfOp::create(b, loc, TypeRange{acc.getType()}, hasNext,
+                                /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&tail.getThenRegion().front());
+    FailureOr<Value> pendingB = issue(next);
+    if (failed(pendingB))
+      return failure();
+    waitGroups(1);
+    FailureOr<Value> accA = promote(last, pendingA, acc);
+    if (failed(accA))
+      return failure();
+    waitGroups(0);
+    FailureOr<Value> accB = promote(next, *pendingB, *accA);
+    if (failed(accB))
+      return failure();
+    scf::YieldOp::create(b, loc, *accB);
+    b.setInsertionPointToStart(&tail.getElseRegion().front());
+    waitGroups(0);
+    FailureOr<Value> accA2 = promote(last, pendingA, acc);
+    if (failed(accA2))
+      return failure();
+    scf::YieldOp::create(b, loc, *accA2);
+  }
+  mapping[op.getResult(0)] = tail.getResult(0);
   return success();
 }
 
@@ -516,7 +667,8 @@ LogicalResult KernelLowering::lowerRingPut(RingPutOp op) {
 
 LogicalResult KernelLowering::lowerRingGet(RingGetOp op) {
   Value stage = lookup(op.getStage());
-  waitParity(barrierAt(/*empty=*/false, stage), toI32(lookup(op.getPhase())));
+  if (!reuseRingEntry)
+    waitParity(barrierAt(/*empty=*/false, stage), toI32(lookup(op.getPhase())));
   Value stageI32 = toI32(stage);
   for (auto [i, value] : llvm::enumerate(op.getValues()))
     mapping[value] = smemAt(arith::AddIOp::create(b, loc, constI32(slotOffsets[i]),
@@ -603,18 +755,13 @@ static NVVM::WGMMATypes getWgmmaType(Type type) {
   return isa<Float8E5M2Type>(type) ? NVVM::WGMMATypes::e5m2 : NVVM::WGMMATypes::e4m3;
 }
 
-LogicalResult KernelLowering::lowerScaledDot(ScaledDotOp op, RingReleaseOp fusedRelease) {
+/// Issues the K block's wgmmas into a fresh partial sum and commits them as
+/// one group; the caller waits for the group before reading the result.
+FailureOr<Value> KernelLowering::issueDot(ScaledDotOp op) {
   Value aTile = lookup(op.getA()), bTile = lookup(op.getB());
-  Value scaleA = lookup(op.getScaleA()), scaleB = lookup(op.getScaleB());
-  Value acc = lookup(op.getAcc());
   if (!aTile || !bTile || !isa<LLVM::LLVMPointerType>(aTile.getType()) ||
       !isa<LLVM::LLVMPointerType>(bTile.getType()))
     return op.emitError("operands must come from the producer's ring (shared memory)");
-  if (!scaleA || !isa<LLVM::LLVMPointerType>(scaleA.getType()))
-    return op.emitError("row scales must come from the producer's ring");
-  auto bScales = blockScales.find(op.getScaleB());
-  if (!scaleB || bScales == blockScales.end())
-    return op.emitError("column scales must be per-block scales read by the math threads");
   int64_t bk = config.getBlockK(), bn = config.getBlockN();
   MLIRContext *ctx = b.getContext();
   Type accType = accumulatorType();
@@ -643,8 +790,20 @@ LogicalResult KernelLowering::lowerScaledDot(ScaledDotOp op, RingReleaseOp fused
         NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col), /*satfinite=*/nullptr);
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  return partial;
+}
 
+/// Promotes a finished partial sum into the accumulator on CUDA cores and,
+/// once the slot's scales are read, releases the ring slot (`release`).
+FailureOr<Value> KernelLowering::promoteDot(ScaledDotOp op, Value partial, Value acc,
+                                            RingReleaseOp release) {
+  Value scaleA = lookup(op.getScaleA()), scaleB = lookup(op.getScaleB());
+  if (!scaleA || !isa<LLVM::LLVMPointerType>(scaleA.getType()))
+    return op.emitError("row scales must come from the producer's ring");
+  auto bScales = blockScales.find(op.getScaleB());
+  if (!scaleB || bScales == blockScales.end())
+    return op.emitError("column scales must be per-block scales read by the math threads");
+  int64_t bn = config.getBlockN();
   // Rows of this thread in the m64 accumulator: r0 and r0 + 8.
   Value row0 = arith::AddIOp::create(
       b, loc, arith::AddIOp::create(b, loc, mulI32(mathWg, 64), mulI32(warpInWg, 16)),
@@ -657,8 +816,8 @@ LogicalResult KernelLowering::lowerScaledDot(ScaledDotOp op, RingReleaseOp fused
   Value sa0 = loadScale(row0);
   Value sa1 = loadScale(arith::AddIOp::create(b, loc, row0, constI32(8)));
   // The slot is no longer read: let the producer refill it during promotion.
-  if (fusedRelease)
-    (void)lowerRingRelease(lookup(fusedRelease.getStage()));
+  if (release)
+    (void)lowerRingRelease(lookup(release.getStage()));
 
   // Promotion on CUDA cores: acc += (sa * sb) * partial, fragment by fragment
   // (fragment i = d[4i..4i+3]: d[4i], d[4i+1] in row r0, d[4i+2], d[4i+3] in
@@ -675,7 +834,18 @@ LogicalResult KernelLowering::lowerScaledDot(ScaledDotOp op, RingReleaseOp fused
       result = LLVM::InsertValueOp::create(b, loc, result, fma, j);
     }
   }
-  mapping[op] = result;
+  return result;
+}
+
+LogicalResult KernelLowering::lowerScaledDot(ScaledDotOp op, RingReleaseOp fusedRelease) {
+  FailureOr<Value> partial = issueDot(op);
+  if (failed(partial))
+    return failure();
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  FailureOr<Value> result = promoteDot(op, *partial, lookup(op.getAcc()), fusedRelease);
+  if (failed(result))
+    return failure();
+  mapping[op] = *result;
   return success();
 }
 
@@ -740,11 +910,13 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
 namespace {
 struct ConvertFgemmToNVVMPass
     : fgemm::impl::ConvertFgemmToNVVMPassBase<ConvertFgemmToNVVMPass> {
+  using ConvertFgemmToNVVMPassBase::ConvertFgemmToNVVMPassBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<KernelOp> kernels(module.getOps<KernelOp>());
     for (KernelOp kernel : kernels) {
-      KernelLowering lowering(kernel, module);
+      KernelLowering lowering(kernel, module, overlapPromotion);
       if (failed(lowering.run()))
         return signalPassFailure();
       kernel.erase();

@@ -2,6 +2,8 @@
 // RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=64 block-n=64" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=SMALL
 // RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-n=96" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm | FileCheck %s --check-prefix=STRADDLE
 // RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize --fgemm-schedule-tiles=persistent=true --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=PERSIST
+// RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-n=64" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm | FileCheck %s --check-prefix=OVERLAP
+// RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-n=64" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm="overlap-promotion=false" | FileCheck %s --check-prefix=NOOVERLAP
 // convert-fgemm-to-nvvm: the kernel signature (docs/ABI.md), barrier set-up,
 // the producer's TMA loop, the math loop (wgmma + promotion) and the epilogue.
 
@@ -81,3 +83,26 @@
 // PERSIST: scf.for
 // PERSIST: nvvm.barrier id = %{{.*}} number_of_threads = %c256_i32
 // PERSIST: llvm.fptrunc
+
+// block_n 64: the accumulators of two K blocks fit, so the math loop runs the
+// next block's wgmmas during this block's promotion: block 0 is issued before
+// the loop, the loop steps by 2 and waits for all but one group each time,
+// and a tail finishes with wait 0. (block_n 128 above keeps wait 0 per block.)
+// OVERLAP: nvvm.setmaxregister increase 232
+// OVERLAP: nvvm.wgmma.fence.aligned
+// OVERLAP-COUNT-4: nvvm.wgmma.mma_async
+// OVERLAP: nvvm.wgmma.commit.group.sync.aligned
+// OVERLAP: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c2
+// OVERLAP-COUNT-4: nvvm.wgmma.mma_async
+// OVERLAP: nvvm.wgmma.commit.group.sync.aligned
+// OVERLAP: nvvm.wgmma.wait.group.sync.aligned 1
+// OVERLAP: nvvm.mbarrier.arrive
+// OVERLAP-COUNT-32: llvm.intr.fma
+// OVERLAP: nvvm.wgmma.wait.group.sync.aligned 1
+// OVERLAP: scf.yield
+// OVERLAP: scf.if
+// OVERLAP: nvvm.wgmma.wait.group.sync.aligned 1
+// OVERLAP: nvvm.wgmma.wait.group.sync.aligned 0
+// OVERLAP: } else {
+// OVERLAP: nvvm.wgmma.wait.group.sync.aligned 0
+// NOOVERLAP-NOT: nvvm.wgmma.wait.group.sync.aligned 1
