@@ -17,9 +17,12 @@ mkdir -p "$out/bin" "$out/all"
 cp "$build/bin/fgemm-bench" "$root/scripts/gpu-run.sh" "$out/bin/"
 
 # block_m block_n schedule: the set the runtime chooses from.
-configs=("128 128 plain" "128 128 persistent" "128 64 plain" "64 128 plain" "64 64 plain"
-         "64 32 plain" "64 16 plain")
+configs=("128 128 plain" "128 128 persistent" "128 96 plain" "128 96 persistent" "128 64 plain"
+         "64 128 plain" "64 64 plain" "64 32 plain" "64 16 plain")
+# Without promotion overlap, to measure what it brings (cfg_*_serial).
+serial=("128 96 plain" "128 64 plain" "64 64 plain")
 policies=(off deepgemm deepgemm-full every-n2 every-n4)
+[[ ${FGEMM_GPU_SASS:-1} == 0 ]] && policies=()
 
 compile() { # dir bm bn schedule [fgemmc flags...]
   local dir=$1 bm=$2 bn=$3 schedule=$4
@@ -34,12 +37,16 @@ for config in "${configs[@]}"; do
   read -r bm bn schedule <<<"$config"
   compile "$out/all" "$bm" "$bn" "$schedule"
   compile "$out/cfg_bm${bm}_bn${bn}_${schedule}" "$bm" "$bn" "$schedule"
-  for policy in "${policies[@]}"; do
+  for policy in ${policies[@]+"${policies[@]}"}; do
     case $policy in
       every-n*) flags=(--sass-policy=every-n --sass-every-n="${policy#every-n}") ;;
       *) flags=(--sass-policy="$policy") ;;
     esac
     compile "$out/sass_$policy" "$bm" "$bn" "$schedule" "${flags[@]}"
   done
+done
+for config in "${serial[@]}"; do
+  read -r bm bn schedule <<<"$config"
+  compile "$out/cfg_bm${bm}_bn${bn}_${schedule}_serial" "$bm" "$bn" "$schedule" --overlap-promotion=false
 done
 du -sh "$out"

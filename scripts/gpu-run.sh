@@ -13,6 +13,7 @@ out=${OUT:-$PWD/gpu-logs}
 mkdir -p "$out"
 bench=$dir/bin/fgemm-bench
 six="64,2112,7168;64,7168,16384;128,2112,7168;128,7168,16384;4096,2112,7168;4096,7168,16384"
+nine="$six;128,24576,1536;4096,24576,1536;4096,32768,512"
 
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$out/device.txt"
 "$bench" --list-devices | tee -a "$out/device.txt"
@@ -20,10 +21,11 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader |
 "$bench" --kernels "$dir/all" --shapes sweep >"$out/sweep.txt" 2>&1; sweep=$?
 : >"$out/configs.txt"
 for cfg in "$dir"/cfg_*; do
-  "$bench" --kernels "$cfg" --shapes "$six" --no-check --iters 20 >>"$out/configs.txt" 2>&1
+  echo "== $(basename "$cfg")" >>"$out/configs.txt"
+  "$bench" --kernels "$cfg" --shapes "$nine" --no-check --iters 20 >>"$out/configs.txt" 2>&1
 done
 : >"$out/sass.txt"
-for policy in "$dir"/sass_*; do
+for policy in $(ls -d "$dir"/sass_* 2>/dev/null); do
   echo "== $(basename "$policy")" >>"$out/sass.txt"
   "$bench" --kernels "$policy" --shapes "$six" --checksum --iters 30 >>"$out/sass.txt" 2>&1
 done
@@ -39,5 +41,5 @@ done
 echo "== errors"; cat "$out/errors.txt"
 echo "== dense (exit $dense)"; cat "$out/dense.txt"
 echo "== sweep (exit $sweep)"; grep -E "FAIL|passed" "$out/sweep.txt"
-echo "== configs"; grep -E "^ +[0-9]" "$out/configs.txt"
+echo "== configs"; grep -E "^==|^ +[0-9]" "$out/configs.txt"
 echo "== sass"; grep -E "^==|^ +[0-9]|checksum" "$out/sass.txt"
