@@ -10,18 +10,21 @@ build=${FGEMM_BUILD_DIR:-$root/build}
 out=${1:-$build/kernels}
 fgemmc=$build/bin/fgemmc
 
-# block_m block_n stages (0 = the deepest pipeline that fits): 128-row tiles for
-# large M, 64-row tiles for small M; narrow tiles spread small problems over
-# more SMs. The runtime picks among them per shape.
-configs=("128 128 0" "128 64 0" "64 128 0" "64 64 0" "64 32 0" "64 16 0")
+# block_m block_n schedule, each with the deepest pipeline that fits: 128-row
+# tiles for large M, 64-row tiles for small M, narrow tiles to spread small
+# problems over more SMs, persistent ones for short K. The runtime picks among
+# them per shape (the same set scripts/gpu-prepare.sh measures).
+configs=("128 128 plain" "128 128 persistent" "128 96 plain" "128 96 persistent" "128 64 plain"
+         "64 128 plain" "64 64 plain" "64 32 plain" "64 16 plain")
 
 for kernel in "$root"/kernels/*.mlir; do
   name=$(basename "$kernel" .mlir)
   mkdir -p "$out/$name"
   for config in "${configs[@]}"; do
-    read -r bm bn st <<<"$config"
-    tag="bm${bm}_bn${bn}"
-    flags=(--block-m="$bm" --block-n="$bn" --stages="$st")
+    read -r bm bn schedule <<<"$config"
+    tag="bm${bm}_bn${bn}_${schedule}"
+    flags=(--block-m="$bm" --block-n="$bn" --stages=0)
+    [[ $schedule == persistent ]] && flags+=(--persistent)
     "$fgemmc" "$kernel" "${flags[@]}" --emit=ptx -o "$out/$name/$tag.ptx"
     "$fgemmc" "$kernel" "${flags[@]}" -v -o "$out/$name/$tag.cubin" >"$out/$name/$tag.ptxas.log"
   done

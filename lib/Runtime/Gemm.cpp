@@ -70,39 +70,43 @@ Status fgemm::validateDenseGemmArgs(const DenseGemmProblem &problem) {
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+double fgemm::estimateTileRate(uint32_t blockM, uint32_t blockN) {
+  // rate = a * bn / (bn + c) (TFLOPS per SM): two math warpgroups (block_m
+  // 128) issue twice the WGMMA work, and wider tiles amortize the loads and
+  // the promotion. Fitted to the per-configuration table of docs/PERF.md.
+  double a = blockM >= 128 ? 10.57 : 3.91, c = blockM >= 128 ? 63.6 : 29.0;
+  return a * blockN / (blockN + c);
+}
+
 Expected<size_t> fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels,
                                           int64_t m, int64_t n, int64_t k,
                                           int smCount) {
   if (kernels.empty())
     return Status::error("no kernels loaded");
-  const uint32_t preferredBlockM = m <= 64 ? 64 : 128;
   const int64_t sms = std::max(smCount, 1);
   // Lexicographic cost; the smallest wins and the index breaks ties.
-  using Cost =
-      std::tuple<int, int, int64_t, int64_t, int, int64_t, int64_t, size_t>;
+  using Cost = std::tuple<int, int64_t, int, int64_t, int64_t, size_t>;
   bool found = false;
   Cost best;
   for (size_t i = 0; i < kernels.size(); ++i) {
     const KernelMeta &meta = kernels[i];
     if ((meta.fixedN && meta.fixedN != n) || (meta.fixedK && meta.fixedK != k))
       continue;
-    // If the preferred block_m is missing, the nearest one is next best.
-    int blockMDistance = meta.blockM == preferredBlockM           ? 0
-                         : (m <= 64) == (meta.blockM < 128) ? 1
-                                                            : 2;
     int genericDims = (meta.fixedN ? 0 : 1) + (meta.fixedK ? 0 : 1);
-    // DeepGEMM's rule: fewest waves of tiles over the SMs, then the fullest
-    // last wave (small problems spread over more SMs), then wider tiles
-    // (less re-reading of A), then deeper pipelines.
     int64_t tiles = ceilDiv(std::max<int64_t>(m, 1), meta.blockM) *
                     ceilDiv(std::max<int64_t>(n, 1), meta.blockN);
     int64_t waves = ceilDiv(tiles, sms);
-    int64_t lastWaveTiles = tiles - (waves - 1) * sms;
-    // A persistent CTA overlaps one tile's epilogue with the next tile's
-    // loads, which pays only when CTAs get more than one tile.
-    int notPersistent = waves > 1 && !meta.persistent() ? 1 : 0;
-    Cost cost{blockMDistance,        genericDims,   waves,
-              -lastWaveTiles,        notPersistent, -int64_t(meta.blockN),
+    // Estimated time: waves x one tile's work / the rate an SM sustains on
+    // that tile shape (estimateTileRate, fitted to H100 measurements).
+    double time = double(waves) * meta.blockM * meta.blockN /
+                  estimateTileRate(meta.blockM, meta.blockN);
+    // A persistent CTA overlaps a tile's epilogue with the next tile's loads:
+    // measured 1.2x faster at K <= 2048 with several tiles per CTA, 5% slower
+    // at K >= 7168 (docs/PERF.md).
+    if (meta.persistent() && waves > 1)
+      time *= k <= 4096 ? 1.0 / 1.2 : 1.05;
+    int isPersistent = meta.persistent() ? 1 : 0; // equal estimates: the simpler grid
+    Cost cost{genericDims, int64_t(time * 1000), isPersistent, -int64_t(meta.blockN),
               -int64_t(meta.stages), i};
     if (!found || cost < best) {
       best = cost;
@@ -110,7 +114,7 @@ Expected<size_t> fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels
     }
   }
   if (found)
-    return std::get<7>(best);
+    return std::get<5>(best);
   std::string specialized;
   for (const KernelMeta &meta : kernels)
     specialized += (specialized.empty() ? "" : ", ") + meta.kernel + " (N=" +

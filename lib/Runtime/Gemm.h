@@ -48,6 +48,10 @@ inline bool isEmptyGemm(const DenseGemmProblem &problem) {
   return problem.m == 0 || problem.n == 0;
 }
 
+/// Estimated TFLOPS one SM sustains on a block_m x block_n tile (a model
+/// fitted to H100 measurements; only ratios between configurations matter).
+double estimateTileRate(uint32_t blockM, uint32_t blockN);
+
 /// Index into `kernels` of the kernel to run an M x N x K problem on a device
 /// with `smCount` SMs. Kernels specialized for another N or K are never
 /// chosen. Preference: block_m 64 for M <= 64 and 128 otherwise, then kernels
