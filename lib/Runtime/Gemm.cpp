@@ -75,7 +75,10 @@ double fgemm::estimateTileRate(uint32_t blockM, uint32_t blockN) {
   // 128) issue twice the WGMMA work, and wider tiles amortize the loads and
   // the promotion. Fitted to the per-configuration table of docs/PERF.md.
   double a = blockM >= 128 ? 10.57 : 3.91, c = blockM >= 128 ? 63.6 : 29.0;
-  return a * blockN / (blockN + c);
+  // Tiles that straddle 128-column B-scale blocks select a scale per
+  // fragment: 128x96 measured 10% under the curve.
+  double straddle = 128 % blockN == 0 ? 1.0 : 0.9;
+  return straddle * a * blockN / (blockN + c);
 }
 
 Expected<size_t> fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels,
