@@ -19,8 +19,8 @@ cp "$build/bin/fgemm-bench" "$root/scripts/gpu-run.sh" "$out/bin/"
 # block_m block_n schedule: the set the runtime chooses from.
 configs=("128 128 plain" "128 128 persistent" "128 96 plain" "128 96 persistent" "128 64 plain"
          "64 128 plain" "64 64 plain" "64 32 plain" "64 16 plain")
-# Without promotion overlap, to measure what it brings (cfg_*_serial).
-serial=("128 96 plain" "128 64 plain" "64 64 plain")
+# With promotion overlap (off by default), to measure what it brings.
+overlap=("128 96 plain" "128 64 plain" "64 64 plain")
 policies=(off deepgemm deepgemm-full every-n2 every-n4)
 [[ ${FGEMM_GPU_SASS:-1} == 0 ]] && policies=()
 
@@ -45,8 +45,8 @@ for config in "${configs[@]}"; do
     compile "$out/sass_$policy" "$bm" "$bn" "$schedule" "${flags[@]}"
   done
 done
-for config in "${serial[@]}"; do
+for config in "${overlap[@]}"; do
   read -r bm bn schedule <<<"$config"
-  compile "$out/cfg_bm${bm}_bn${bn}_${schedule}_serial" "$bm" "$bn" "$schedule" --overlap-promotion=false
+  compile "$out/cfg_bm${bm}_bn${bn}_${schedule}_overlap" "$bm" "$bn" "$schedule" --overlap-promotion=true
 done
 du -sh "$out"
