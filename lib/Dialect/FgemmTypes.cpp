@@ -60,26 +60,34 @@ static ParseResult parseDimsAndElement(AsmParser &parser, SmallVectorImpl<String
   return success();
 }
 
+/// `<[d0, d1], elementType>` for the types that are just dimensions and an
+/// element type (tensor, tile).
+template <typename T>
+static Type parseDimsType(AsmParser &parser) {
+  SmallVector<StringAttr> dims;
+  Type elementType;
+  if (parseDimsAndElement(parser, dims, elementType) || parser.parseGreater())
+    return {};
+  return T::getChecked([&] { return parser.emitError(parser.getNameLoc()); },
+                       parser.getContext(), dims, elementType);
+}
+
+template <typename T>
+static void printDimsType(AsmPrinter &printer, T type) {
+  printer << "<";
+  printSymbolList(printer, type.getDims());
+  printer << ", " << type.getElementType() << ">";
+}
+
 static bool isFp8(Type type) { return isa<Float8E4M3FNType, Float8E5M2Type>(type); }
 
 //===----------------------------------------------------------------------===//
 // GlobalTensorType
 //===----------------------------------------------------------------------===//
 
-Type GlobalTensorType::parse(AsmParser &parser) {
-  SmallVector<StringAttr> dims;
-  Type elementType;
-  if (parseDimsAndElement(parser, dims, elementType) || parser.parseGreater())
-    return {};
-  return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
-                    parser.getContext(), dims, elementType);
-}
+Type GlobalTensorType::parse(AsmParser &parser) { return parseDimsType<GlobalTensorType>(parser); }
 
-void GlobalTensorType::print(AsmPrinter &printer) const {
-  printer << "<";
-  printSymbolList(printer, getDims());
-  printer << ", " << getElementType() << ">";
-}
+void GlobalTensorType::print(AsmPrinter &printer) const { printDimsType(printer, *this); }
 
 LogicalResult GlobalTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
                                  ArrayRef<StringAttr> dims, Type elementType) {
@@ -158,20 +166,9 @@ LogicalResult ScalesType::verify(function_ref<InFlightDiagnostic()> emitError,
 // TileType
 //===----------------------------------------------------------------------===//
 
-Type TileType::parse(AsmParser &parser) {
-  SmallVector<StringAttr> dims;
-  Type elementType;
-  if (parseDimsAndElement(parser, dims, elementType) || parser.parseGreater())
-    return {};
-  return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
-                    parser.getContext(), dims, elementType);
-}
+Type TileType::parse(AsmParser &parser) { return parseDimsType<TileType>(parser); }
 
-void TileType::print(AsmPrinter &printer) const {
-  printer << "<";
-  printSymbolList(printer, getDims());
-  printer << ", " << getElementType() << ">";
-}
+void TileType::print(AsmPrinter &printer) const { printDimsType(printer, *this); }
 
 LogicalResult TileType::verify(function_ref<InFlightDiagnostic()> emitError,
                                ArrayRef<StringAttr> dims, Type elementType) {
