@@ -27,6 +27,8 @@ def FgemmSpecializePass : Pass<"fgemm-specialize", "::mlir::ModuleOp"> {
     Option<"blockN", "block-n", "int64_t", /*default=*/"128", "Output tile columns (WGMMA N)">,
     Option<"stages", "stages", "int64_t", /*default=*/"4",
            "Shared-memory pipeline depth (0 = as many as fit in 227 KiB)">,
+    Option<"cluster", "cluster", "int64_t", /*default=*/"1",
+           "CTAs per cluster along N (2: the pair shares its A tile by TMA multicast)">,
     Option<"fixedN", "fixed-n", "int64_t", /*default=*/"0", "Fold N as a constant (0 = runtime)">,
     Option<"fixedK", "fixed-k", "int64_t", /*default=*/"0", "Fold K as a constant (0 = runtime)">,
   ];

@@ -22,6 +22,7 @@ struct SpecializeOptions {
   int64_t blockM = 128;
   int64_t blockN = 128;
   int64_t stages = 4;
+  int64_t cluster = 1;
   int64_t fixedN = 0;
   int64_t fixedK = 0;
 };

@@ -26,7 +26,8 @@ using namespace mlir::fgemm;
 void mlir::fgemm::buildSm90Pipeline(OpPassManager &pm, const Sm90PipelineOptions &options,
                                     Sm90Stage stopAfter) {
   pm.addPass(createFgemmSpecializePass(FgemmSpecializePassOptions{
-      options.blockM, options.blockN, options.stages, options.fixedN, options.fixedK}));
+      options.blockM, options.blockN, options.stages, options.cluster, options.fixedN,
+      options.fixedK}));
   pm.addPass(createFgemmScheduleTilesPass(FgemmScheduleTilesPassOptions{options.persistent}));
   pm.addPass(createFgemmWarpSpecializePass());
   pm.addPass(createFgemmPipelineTmaPass());

@@ -24,6 +24,9 @@ struct Sm90PipelineOptions : public PassPipelineOptions<Sm90PipelineOptions> {
       *this, "overlap-promotion",
       llvm::cl::desc("Overlap each K block's promotion with the next block's wgmmas"),
       llvm::cl::init(false)};
+  Option<int64_t> cluster{*this, "cluster",
+                          llvm::cl::desc("CTAs per cluster (2 = A multicast)"),
+                          llvm::cl::init(1)};
   Option<int64_t> fixedN{*this, "fixed-n", llvm::cl::desc("Fold N (0 = runtime)"),
                          llvm::cl::init(0)};
   Option<int64_t> fixedK{*this, "fixed-k", llvm::cl::desc("Fold K (0 = runtime)"),

@@ -195,9 +195,12 @@ Status fgemm::validateKernelMeta(const KernelMeta &meta) {
     return fail("smem_bytes=" + std::to_string(meta.smemBytes) +
                 " (allowed: 1 to " + std::to_string(kMaxSharedMemoryBytes) +
                 ", Hopper's opt-in limit)");
-  if (meta.cluster != 1)
+  if (meta.cluster != 1 && meta.cluster != 2)
     return fail("cluster=" + std::to_string(meta.cluster) +
-                " is not supported yet (this runtime launches cluster=1)");
+                " (allowed: 1, or 2 = pairs of CTAs along N sharing A by multicast)");
+  if (meta.cluster > 1 && meta.schedule == "persistent")
+    return fail("cluster=" + std::to_string(meta.cluster) +
+                " needs schedule=plain (allowed: clusters of plain grids)");
   if (meta.schedule != "plain" && meta.schedule != "persistent")
     return fail("schedule='" + meta.schedule +
                 "' (allowed: plain or persistent)");

@@ -4,6 +4,8 @@
 
 #include "Runtime/TensorMap.h"
 
+#include <algorithm>
+
 using namespace fgemm;
 
 uint32_t fgemm::tensorMapElementBytes(CUtensorMapDataType type) {
@@ -118,8 +120,10 @@ fgemm::computeDenseTensorMaps(const KernelMeta &meta,
   DenseTensorMapDescs maps;
   // A [M, K] and B [N, K] e4m3, K contiguous; one 128-byte K slice per box
   // row, which is exactly the 128B swizzle span WGMMA reads.
+  // In a cluster each CTA multicasts 1/cluster of the shared A tile.
   maps.a = makeDesc("A", CU_TENSOR_MAP_DATA_TYPE_UINT8, problem.a, k, m, k,
-                    meta.blockK, meta.blockM, CU_TENSOR_MAP_SWIZZLE_128B);
+                    meta.blockK, meta.blockM / std::max<uint32_t>(meta.cluster, 1),
+                    CU_TENSOR_MAP_SWIZZLE_128B);
   maps.b = makeDesc("B", CU_TENSOR_MAP_DATA_TYPE_UINT8, problem.b, k, n, k,
                     meta.blockK, meta.blockN, CU_TENSOR_MAP_SWIZZLE_128B);
   // SFA is M-major: one row per K block, M padded to 4 floats; a box is the

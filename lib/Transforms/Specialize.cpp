@@ -50,6 +50,10 @@ LogicalResult mlir::fgemm::specializeKernel(KernelOp kernel, const SpecializeOpt
   if (o.stages < 0 || o.stages > kMaxStages)
     return kernel.emitError("stages must be in [1, 16], or 0 for as many as fit; got ")
            << o.stages;
+  if (o.cluster != 1 && o.cluster != 2)
+    return kernel.emitError("cluster must be 1 or 2 (CTAs sharing their A tile by TMA "
+                            "multicast), got ")
+           << o.cluster;
   if (o.fixedN < 0 || o.fixedN % 8 != 0)
     return kernel.emitError("fixed N must be a positive multiple of 8 (BF16 rows of D "
                             "need 16-byte strides for TMA), got ")
@@ -72,7 +76,7 @@ LogicalResult mlir::fgemm::specializeKernel(KernelOp kernel, const SpecializeOpt
   MLIRContext *ctx = kernel.getContext();
   auto makeConfig = [&](int64_t stages) {
     return ConfigAttr::get(ctx, o.blockM, o.blockN, kBlockK, stages,
-                           /*mathWarpgroups=*/o.blockM / 64, /*cluster=*/1, o.fixedN, o.fixedK);
+                           /*mathWarpgroups=*/o.blockM / 64, o.cluster, o.fixedN, o.fixedK);
   };
   auto smemBytes = [&](ConfigAttr config) {
     return planSharedMemory(slots, store.getValue().getType(),
@@ -101,7 +105,7 @@ struct FgemmSpecializePass : fgemm::impl::FgemmSpecializePassBase<FgemmSpecializ
   using FgemmSpecializePassBase::FgemmSpecializePassBase;
 
   void runOnOperation() override {
-    SpecializeOptions options{blockM, blockN, stages, fixedN, fixedK};
+    SpecializeOptions options{blockM, blockN, stages, cluster, fixedN, fixedK};
     for (auto kernel : getOperation().getOps<KernelOp>())
       if (failed(specializeKernel(kernel, options)))
         return signalPassFailure();

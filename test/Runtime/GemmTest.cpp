@@ -286,3 +286,14 @@ TEST(GemmLaunch, ParameterOrder) {
   for (int i = 0; i < 4; ++i)
     EXPECT_EQ(reinterpret_cast<uintptr_t>(pointers[i]) % 64, 0u) << i;
 }
+
+TEST(GemmLaunch, ClusterRoundsGridXUp) {
+  KernelMeta meta = kernel(128, 128);
+  meta.cluster = 2;
+  // 17 column tiles -> 18 CTAs along x (9 clusters); the extra one stores nothing.
+  LaunchDims dims = denseLaunchDims(meta, 4096, 2112, /*smCount=*/132);
+  EXPECT_EQ(dims.grid[0], 18u);
+  EXPECT_EQ(dims.grid[1], 32u);
+  EXPECT_EQ(dims.cluster, 2u);
+  EXPECT_TRUE(validateLaunchDims(dims).ok());
+}

@@ -140,7 +140,7 @@ TEST(KernelMeta, ValuesAreCheckedAgainstTheAbi) {
       {"stages=0", "stages=0"},
       {"smem_bytes=0", "smem_bytes=0"},
       {"smem_bytes=232449", "smem_bytes=232449 (allowed: 1 to 232448"},
-      {"cluster=2", "cluster=2 is not supported yet"},
+      {"cluster=4", "cluster=4 (allowed: 1, or 2"},
       {"schedule=stream_k", "schedule='stream_k' (allowed: plain or persistent)"},
       {"fixed_n=100", "fixed_n=100 is not a multiple of 8"},
       {"fixed_k=120", "fixed_k=120 is not a multiple of 16"},

@@ -209,3 +209,13 @@ TEST(TensorMap, ValidatesDescriptorRules) {
   desc.dataType = CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
   EXPECT_NE(errorOf(desc).find("unsupported data type"), std::string::npos);
 }
+
+TEST(TensorMap, ClusterSplitsTheSharedATile) {
+  KernelMeta meta = makeMeta(128, 128);
+  meta.cluster = 2;
+  DenseTensorMapDescs maps = compute(meta, 4096, 7168, 7168);
+  // Each CTA of the pair multicasts 64 of the tile's 128 rows of A.
+  EXPECT_EQ(maps.a.box[0], 128u);
+  EXPECT_EQ(maps.a.box[1], 64u);
+  EXPECT_EQ(maps.b.box[1], 128u);
+}

@@ -60,6 +60,9 @@ cl::opt<bool> overlapPromotion(
     cl::desc("Run the next K block's wgmmas during this block's promotion "
              "(measured neutral on the H100, so off by default; docs/PERF.md)"),
     cl::init(false));
+cl::opt<int64_t> cluster("cluster",
+                         cl::desc("CTAs per cluster: 2 = pairs along N share A by TMA multicast"),
+                         cl::init(1));
 cl::opt<int64_t> fixedN("fixed-n", cl::desc("Compile for this N only (0 = any)"), cl::init(0));
 cl::opt<int64_t> fixedK("fixed-k", cl::desc("Compile for this K only (0 = any)"), cl::init(0));
 cl::opt<bool> printIRAfterAll("print-ir-after-all", cl::desc("Print the IR after every pass"),
@@ -192,6 +195,7 @@ int main(int argc, char **argv) {
   options.blockN = blockN;
   options.stages = stages;
   options.fixedN = fixedN;
+  options.cluster = cluster;
   options.persistent = persistent;
   options.overlapPromotion = overlapPromotion;
   options.fixedK = fixedK;

@@ -99,6 +99,13 @@ private:
   Value barrierAt(bool empty, Value stage);
   void waitParity(Value barrier, Value parityI32);
   Type accumulatorType();
+  void clusterSync() {
+    NVVM::ClusterArriveOp::create(b, loc, UnitAttr());
+    NVVM::ClusterWaitOp::create(b, loc, UnitAttr());
+  }
+  /// Whether the put value is the same tile for every CTA of a cluster (the
+  /// cluster runs along grid x, so tiles whose row index is not x's).
+  bool isSharedByCluster(Operation *load);
 
   LogicalResult buildFunction();
   LogicalResult lowerBlock(Block &block);
@@ -236,6 +243,9 @@ LogicalResult KernelLowering::buildFunction() {
                 b.getDenseI32ArrayAttr({static_cast<int32_t>(config.getNumThreads()), 1, 1}));
   func->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
                 b.getI32IntegerAttr(kEntryMaxRegisters));
+  if (config.getCluster() > 1)
+    func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                  b.getDenseI32ArrayAttr({static_cast<int32_t>(config.getCluster()), 1, 1}));
   // What the runtime needs to launch it (fgemmc writes these to the .meta file).
   func->setAttr("fgemm.config", config);
   for (StringRef name : {"fgemm.grid", "fgemm.schedule"})
@@ -276,8 +286,15 @@ LogicalResult KernelLowering::run() {
                             "(run fgemm-pipeline-tma first)");
   if (failed(buildFunction()))
     return failure();
+  if (config.getCluster() > 1 && !kernel.getOps<TileLoopOp>().empty())
+    return kernel.emitError("clusters need the plain schedule (one CTA per tile)");
   if (failed(lowerBlock(kernel.getBody().front())))
     return failure();
+  // The peer CTA multicasts into this CTA's shared memory and arrives on its
+  // barriers until its last K block: no CTA of a cluster exits before all
+  // are done.
+  if (config.getCluster() > 1)
+    clusterSync();
   LLVM::ReturnOp::create(b, loc, ValueRange());
   return success();
 }
@@ -384,14 +401,20 @@ LogicalResult KernelLowering::lowerRingCreate(RingCreateOp op) {
       NVVM::MBarrierInitOp::create(b, loc, smemAt(barrierOffset + 8 * s), constI32(1),
                                    Value());
       NVVM::MBarrierInitOp::create(b, loc, smemAt(barrierOffset + 8 * (stages + s)),
-                                   constI32(mathThreads), Value());
+                                   constI32(mathThreads * config.getCluster()), Value());
     }
-    // Make the initialized barriers visible to the TMA unit (async proxy).
+    // Make the initialized barriers visible to the peer CTAs and to the TMA
+    // unit (async proxy).
+    if (config.getCluster() > 1)
+      NVVM::FenceMbarrierInitOp::create(b, loc);
     NVVM::FenceProxyOp::create(
         b, loc, NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
         NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
   }
-  NVVM::Barrier0Op::create(b, loc);
+  if (config.getCluster() > 1)
+    clusterSync(); // no peer multicasts into barriers not yet initialized
+  else
+    NVVM::Barrier0Op::create(b, loc);
   return success();
 }
 
@@ -649,6 +672,27 @@ LogicalResult KernelLowering::lowerRingPut(RingPutOp op) {
       ArrayRef<StringAttr> tdims = tile.getResult().getType().getDims();
       coords.push_back(mulI32(toI32(lookup(tile.getCol())), extent(tdims[1])));
       coords.push_back(mulI32(toI32(lookup(tile.getRow())), extent(tdims[0])));
+      if (config.getCluster() > 1 && isSharedByCluster(load)) {
+        // CTA r of the cluster loads rows [r, r + 1) * rows/cluster of the
+        // shared tile into every CTA (TMA multicast); the tensor map's box
+        // is rows/cluster tall (docs/ABI.md).
+        int64_t part = extent(tdims[0]) / config.getCluster();
+        int64_t rowBytes = extent(tdims[1]) * tile.getResult().getType().getElementType()
+                                                  .getIntOrFloatBitWidth() / 8;
+        Value rank = NVVM::ClusterId::create(b, loc, b.getI32Type());
+        coords[1] = arith::AddIOp::create(b, loc, coords[1], mulI32(rank, part));
+        Value partDst = LLVM::GEPOp::create(b, loc, dst.getType(), b.getI8Type(), dst,
+                                            ValueRange{mulI32(rank, part * rowBytes)});
+        Value clusterDst = LLVM::AddrSpaceCastOp::create(
+            b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), partDst);
+        Value mask = arith::ConstantIntOp::create(b, loc, (1 << config.getCluster()) - 1, 16);
+        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+            b, loc, clusterDst, desc, coords, full, /*im2colOffsets=*/ValueRange(), mask,
+            /*l2CacheHint=*/Value(),
+            NVVM::TMALoadModeAttr::get(b.getContext(), NVVM::TMALoadMode::TILE),
+            /*isCTAOnly=*/b.getBoolAttr(false), /*group=*/nullptr, /*predicate=*/Value());
+        continue;
+      }
     } else {
       // MN-major scales: {inner = rows of the operand, outer = K blocks}.
       auto scales = cast<LoadScalesOp>(load);
@@ -677,9 +721,30 @@ LogicalResult KernelLowering::lowerRingGet(RingGetOp op) {
 }
 
 LogicalResult KernelLowering::lowerRingRelease(Value stage) {
-  NVVM::MBarrierArriveOp::create(b, loc, Type(), barrierAt(/*empty=*/true, stage),
-                                 /*count=*/Value(), /*scope=*/nullptr);
+  Value empty = barrierAt(/*empty=*/true, stage);
+  if (config.getCluster() == 1) {
+    NVVM::MBarrierArriveOp::create(b, loc, Type(), empty, /*count=*/Value(), /*scope=*/nullptr);
+    return success();
+  }
+  // Every CTA of the cluster multicasts into this slot: tell each of them.
+  auto clusterPtr = LLVM::LLVMPointerType::get(b.getContext(), 7);
+  for (int64_t r = 0; r < config.getCluster(); ++r) {
+    Value remote = NVVM::MapaOp::create(b, loc, clusterPtr, empty, constI32(r));
+    NVVM::MBarrierArriveOp::create(
+        b, loc, Type(), remote, /*count=*/Value(),
+        NVVM::MemScopeKindAttr::get(b.getContext(), NVVM::MemScopeKind::CLUSTER));
+  }
   return success();
+}
+
+bool KernelLowering::isSharedByCluster(Operation *load) {
+  auto tile = dyn_cast<LoadOp>(load);
+  if (!tile)
+    return false;
+  // The producer's copy of the loop maps the row index to a program id of
+  // the plain grid; x varies within a cluster, y does not.
+  auto id = tile.getRow().getDefiningOp<ProgramIdOp>();
+  return id && id.getDim() != Dim::X;
 }
 
 /// Per-block scales of a [128, 128]-blocked operand, read from the row-major
