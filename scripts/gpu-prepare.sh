@@ -19,6 +19,8 @@ cp "$build/bin/fgemm-bench" "$root/scripts/gpu-run.sh" "$out/bin/"
 # block_m block_n schedule: the set the runtime chooses from.
 configs=("128 128 plain" "128 128 persistent" "128 96 plain" "128 96 persistent" "128 64 plain"
          "64 128 plain" "64 64 plain" "64 32 plain" "64 16 plain")
+# Clusters of 2 (A multicast), measured alone before they join the set.
+clustered=("128 128 plain" "128 96 plain" "128 64 plain")
 # With promotion overlap (off by default), to measure what it brings.
 overlap=("128 96 plain" "128 64 plain" "64 64 plain")
 policies=(off deepgemm deepgemm-full every-n2 every-n4)
@@ -44,6 +46,10 @@ for config in "${configs[@]}"; do
     esac
     compile "$out/sass_$policy" "$bm" "$bn" "$schedule" "${flags[@]}"
   done
+done
+for config in "${clustered[@]}"; do
+  read -r bm bn schedule <<<"$config"
+  compile "$out/cfg_bm${bm}_bn${bn}_${schedule}_cluster2" "$bm" "$bn" "$schedule" --cluster=2
 done
 for config in "${overlap[@]}"; do
   read -r bm bn schedule <<<"$config"

@@ -284,9 +284,24 @@ LogicalResult KernelLowering::run() {
   if (!pipelined)
     return kernel.emitError("convert-fgemm-to-nvvm needs a pipelined ring "
                             "(run fgemm-pipeline-tma first)");
+  WalkResult plan = kernel.walk([&](RingCreateOp r) {
+    for (StringRef name : {"stages", "barriers", "output_offset", "smem_bytes"})
+      if (!r->getAttrOfType<IntegerAttr>(name))
+        return WalkResult::interrupt();
+    for (StringRef name : {"offsets", "slot_strides", "slot_bytes"})
+      if (!r->getAttrOfType<DenseI64ArrayAttr>(name))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (plan.wasInterrupted())
+    return kernel.emitError("the ring's shared-memory plan is incomplete (stages, offsets, "
+                            "slot_strides, slot_bytes, output_offset, barriers, smem_bytes "
+                            "come from fgemm-pipeline-tma)");
   if (failed(buildFunction()))
     return failure();
-  if (config.getCluster() > 1 && !kernel.getOps<TileLoopOp>().empty())
+  bool persistent = false;
+  kernel.walk([&](TileLoopOp) { persistent = true; });
+  if (config.getCluster() > 1 && persistent)
     return kernel.emitError("clusters need the plain schedule (one CTA per tile)");
   if (failed(lowerBlock(kernel.getBody().front())))
     return failure();
@@ -397,11 +412,14 @@ LogicalResult KernelLowering::lowerRingCreate(RingCreateOp op) {
     b.setInsertionPointToStart(ifOp.thenBlock());
     int64_t mathThreads = 128 * config.getMathWarpgroups();
     for (int64_t s = 0; s < stages; ++s) {
-      // full: the producer's expect_tx arrival; empty: every math thread.
+      // full: the producer's expect_tx arrival; empty: the math threads.
       NVVM::MBarrierInitOp::create(b, loc, smemAt(barrierOffset + 8 * s), constI32(1),
                                    Value());
+      // In a cluster each math warp arrives once on every CTA's barrier.
+      int64_t arrivals = config.getCluster() == 1 ? mathThreads
+                                                  : mathThreads / 32 * config.getCluster();
       NVVM::MBarrierInitOp::create(b, loc, smemAt(barrierOffset + 8 * (stages + s)),
-                                   constI32(mathThreads * config.getCluster()), Value());
+                                   constI32(arrivals), Value());
     }
     // Make the initialized barriers visible to the peer CTAs and to the TMA
     // unit (async proxy).
@@ -726,14 +744,20 @@ LogicalResult KernelLowering::lowerRingRelease(Value stage) {
     NVVM::MBarrierArriveOp::create(b, loc, Type(), empty, /*count=*/Value(), /*scope=*/nullptr);
     return success();
   }
-  // Every CTA of the cluster multicasts into this slot: tell each of them.
+  // Every CTA of the cluster multicasts into this slot: tell each of them,
+  // once per warp (cluster-scope release arrivals are expensive): after the
+  // warp's barrier, which orders its lanes' reads, lane r arrives on CTA r.
+  NVVM::SyncWarpOp::create(b, loc, constI32(-1));
+  Value arrives = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lane,
+                                        constI32(config.getCluster()));
+  auto ifOp = scf::IfOp::create(b, loc, arrives, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
   auto clusterPtr = LLVM::LLVMPointerType::get(b.getContext(), 7);
-  for (int64_t r = 0; r < config.getCluster(); ++r) {
-    Value remote = NVVM::MapaOp::create(b, loc, clusterPtr, empty, constI32(r));
-    NVVM::MBarrierArriveOp::create(
-        b, loc, Type(), remote, /*count=*/Value(),
-        NVVM::MemScopeKindAttr::get(b.getContext(), NVVM::MemScopeKind::CLUSTER));
-  }
+  Value remote = NVVM::MapaOp::create(b, loc, clusterPtr, empty, lane);
+  NVVM::MBarrierArriveOp::create(
+      b, loc, Type(), remote, /*count=*/Value(),
+      NVVM::MemScopeKindAttr::get(b.getContext(), NVVM::MemScopeKind::CLUSTER));
   return success();
 }
 

@@ -4,6 +4,7 @@
 // RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize --fgemm-schedule-tiles=persistent=true --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=PERSIST
 // RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-n=64" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm="overlap-promotion=true" | FileCheck %s --check-prefix=OVERLAP
 // RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-n=64" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm | FileCheck %s --check-prefix=NOOVERLAP
+// RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="cluster=2" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=CLUSTER
 // convert-fgemm-to-nvvm: the kernel signature (docs/ABI.md), barrier set-up,
 // the producer's TMA loop, the math loop (wgmma + promotion) and the epilogue.
 
@@ -106,3 +107,23 @@
 // OVERLAP: } else {
 // OVERLAP: nvvm.wgmma.wait.group.sync.aligned 0
 // NOOVERLAP-NOT: nvvm.wgmma.wait.group.sync.aligned 1
+
+// Clusters of 2 along N: the pair shares its A tile, each CTA multicasting
+// half of it; the empty barriers count one arrival per math warp of each CTA,
+// given by lane r of every warp to CTA r after a warp barrier; cluster-wide
+// syncs after the barrier set-up and before exit.
+// CLUSTER: llvm.func @sm90_fp8_gemm_1d2d
+// CLUSTER-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
+// CLUSTER: nvvm.mbarrier.init %{{.*}}, %c16_i32
+// CLUSTER: nvvm.fence.mbarrier.init
+// CLUSTER: nvvm.cluster.arrive
+// CLUSTER-NEXT: nvvm.cluster.wait
+// CLUSTER: nvvm.read.ptx.sreg.cluster.ctarank
+// CLUSTER: llvm.addrspacecast %{{.*}} : !llvm.ptr<3> to !llvm.ptr<7>
+// CLUSTER: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg0, %{{.*}}, box[%{{.*}}, %{{.*}}] multicast_mask = %c3_i16
+// CLUSTER: nvvm.bar.warp.sync
+// CLUSTER: nvvm.mapa
+// CLUSTER: nvvm.mbarrier.arrive %{{.*}} {scope = #nvvm.mem_scope<cluster>} : !llvm.ptr<7>
+// CLUSTER: nvvm.cluster.arrive
+// CLUSTER-NEXT: nvvm.cluster.wait
+// CLUSTER-NEXT: llvm.return
