@@ -539,7 +539,6 @@ LogicalResult KernelLowering::lowerOverlappedDotLoop(KLoopOp op, ScaledDotOp dot
     bool late = isa<LoadScalesOp>(inner) && !isTmaLoad(&inner);
     (late ? promoteOps : issueOps).push_back(&inner);
   }
-  Type accType = accumulatorType();
   Value kbArg = body.getArgument(0);
 
   auto issue = [&](Value kb) -> FailureOr<Value> {
