@@ -1,0 +1,141 @@
+//===- KernelLowering.h - state of one fgemm kernel's lowering --*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Private to convert-fgemm-to-nvvm: FgemmToNVVM.cpp lowers the kernel's
+// structure (function, roles, ring, producer, epilogue); MathLowering.cpp the
+// math warpgroups' K loop (wgmma, promotion, per-block scales).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FGEMM_CONVERSION_FGEMMTONVVM_KERNELLOWERING_H
+#define FGEMM_CONVERSION_FGEMMTONVVM_KERNELLOWERING_H
+
+#include "Transforms/SharedMemoryPlan.h"
+#include "dialect/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::fgemm::detail {
+
+/// Name of the dynamic shared-memory array every kernel of a module uses.
+inline constexpr StringLiteral kSharedMemoryName = "fgemm_smem";
+/// Size of a CUtensorMap (cuda.h: 128 bytes, 64-byte aligned).
+inline constexpr int64_t kTensorMapBytes = 128;
+/// Registers per thread at kernel entry: setmaxnreg needs a cap to move from
+/// (65536 / 384 rounded down to a multiple of 8, DeepGEMM's launch bounds).
+inline constexpr int64_t kEntryMaxRegisters = 168;
+/// Suspend-time hint of mbarrier.try_wait, in nanoseconds (CUTLASS's value).
+inline constexpr int64_t kTryWaitTicks = 0x989680;
+/// Named barrier the math warpgroups use among themselves (0 is __syncthreads).
+inline constexpr int64_t kMathBarrierId = 1;
+/// Registers the overlapped math loop needs besides its accumulators.
+inline constexpr int64_t kOverlapRegisterReserve = 88;
+/// WGMMA's K for 8-bit operands, in elements (= bytes).
+inline constexpr int64_t kWgmmaK = 32;
+
+
+
+/// Lowers one kernel. Values of the fgemm kernel are mapped as follows:
+/// index scalars -> index; operand/scale tiles from the ring -> !llvm.ptr<3>
+/// of their slot; per-block scale tiles -> f32; accumulator tiles -> the
+/// wgmma accumulator struct (block_n / 2 f32 per thread).
+class KernelLowering {
+public:
+  KernelLowering(KernelOp kernel, ModuleOp module, bool overlapPromotion)
+      : kernel(kernel), module(module), config(kernel.getConfig()), b(kernel.getContext()),
+        loc(kernel.getLoc()), overlapPromotion(overlapPromotion) {}
+
+  LogicalResult run();
+
+private:
+  // Small builders.
+  Value constI32(int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 32); }
+  Value constIndex(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value toI32(Value v) {
+    return v.getType().isIndex() ? arith::IndexCastOp::create(b, loc, b.getI32Type(), v)
+                                 : v;
+  }
+  Value toIndex(Value v) {
+    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
+  }
+  Value mulI32(Value x, int64_t c) { return arith::MulIOp::create(b, loc, x, constI32(c)); }
+  /// A byte address in the dynamic shared memory.
+  Value smemAt(Value byteOffsetI32) {
+    return LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
+                               b.getI8Type(), smemBase, ValueRange{byteOffsetI32});
+  }
+  Value smemAt(int64_t byteOffset) { return smemAt(constI32(byteOffset)); }
+  /// full[stage] or empty[stage].
+  Value barrierAt(bool empty, Value stage);
+  void waitParity(Value barrier, Value parityI32);
+  Type accumulatorType();
+  void clusterSync() {
+    NVVM::ClusterArriveOp::create(b, loc, UnitAttr());
+    NVVM::ClusterWaitOp::create(b, loc, UnitAttr());
+  }
+  /// Whether the put value is the same tile for every CTA of a cluster (the
+  /// cluster runs along grid x, so tiles whose row index is not x's).
+  bool isSharedByCluster(Operation *load);
+
+  LogicalResult buildFunction();
+  LogicalResult lowerBlock(Block &block);
+  LogicalResult lowerOp(Operation &op);
+  LogicalResult lowerRingCreate(RingCreateOp op);
+  LogicalResult lowerWarpSpecialize(WarpSpecializeOp op);
+  LogicalResult lowerKLoop(KLoopOp op);
+  LogicalResult lowerTileLoop(TileLoopOp op);
+  LogicalResult lowerRingPut(RingPutOp op);
+  LogicalResult lowerRingGet(RingGetOp op);
+  LogicalResult lowerRingRelease(Value stage);
+  LogicalResult lowerLoadScales(LoadScalesOp op);
+  LogicalResult lowerScaledDot(ScaledDotOp op, RingReleaseOp fusedRelease);
+  FailureOr<Value> issueDot(ScaledDotOp op);
+  FailureOr<Value> promoteDot(ScaledDotOp op, Value partial, Value acc, RingReleaseOp release);
+  LogicalResult lowerOverlappedDotLoop(KLoopOp op, ScaledDotOp dot);
+  LogicalResult lowerStore(StoreOp op);
+
+  Value lookup(Value v) { return mapping.lookup(v); }
+  int64_t extent(StringAttr symbol) { return getTileDimExtent(symbol.getValue(), config); }
+
+  KernelOp kernel;
+  ModuleOp module;
+  ConfigAttr config;
+  OpBuilder b;
+  Location loc;
+  LLVM::LLVMFuncOp func;
+  bool overlapPromotion;
+  DenseMap<Value, Value> mapping;
+  /// Kernel argument -> its TMA descriptor (generic pointer to the param) or,
+  /// for arguments read directly, its global pointer.
+  DenseMap<Value, Value> argParams;
+  /// Dimension symbol -> its runtime value (index).
+  llvm::StringMap<Value> dims;
+  Value smemBase;
+  // Shared-memory plan, read from fgemm.ring.create.
+  int64_t stages = 0, barrierOffset = 0, outputOffset = 0, smemBytes = 0;
+  SmallVector<int64_t> slotOffsets, slotStrides, slotBytes;
+  // Thread coordinates inside the math warpgroups (i32), set by warp_specialize.
+  Value mathTid, mathWg, warpInWg, lane;
+  Operation *skipOp = nullptr; // a ring.release fused into the preceding dot
+  /// Set while re-deriving a ring entry's slots whose full barrier was
+  /// already waited on (the overlapped dot loop's promotion half).
+  bool reuseRingEntry = false;
+  /// setmaxnreg of the math warpgroups (from fgemm.warp_specialize).
+  int64_t consumerRegs = 0;
+  /// Per-block scales of a tile: the values of the blocks it spans.
+  struct BlockScales {
+    Value firstRow;            // i32: first row (column of D) of the tile
+    SmallVector<Value> values; // f32, one per 128-row block spanned
+  };
+  DenseMap<Value, BlockScales> blockScales;
+  Value fragmentScale(const BlockScales &scales, int64_t i);
+};
+
+
+} // namespace mlir::fgemm::detail
+
+#endif // FGEMM_CONVERSION_FGEMMTONVVM_KERNELLOWERING_H

@@ -1,0 +1,312 @@
+//===- MathLowering.cpp - the math warpgroups' K loop -----------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Part of convert-fgemm-to-nvvm: fgemm.scaled_dot becomes wgmma.mma_async
+// m64nNk32 on shared-memory descriptors built here (K-major, 128-byte
+// swizzle, +32 bytes per k32 step for A and B: MLIR-NVGPU.md trap 1), then
+// FFMA promotion with scale_a * scale_b; per-block B scales are read by the
+// math threads; optionally the next K block's wgmmas overlap the promotion.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Conversion/FgemmToNVVM/KernelLowering.h"
+
+using namespace mlir;
+using namespace mlir::fgemm;
+using namespace mlir::fgemm::detail;
+
+/// The math loop, software-pipelined by one K block and unrolled by two so
+/// that the two in-flight partial sums keep their registers (a loop-carried
+/// copy of an in-flight wgmma accumulator would make ptxas serialize):
+///
+///   A = issue(0)
+///   for j = 0, 2, ... while j + 2 < n:        carries acc, A (block j, in flight)
+///     B = issue(j+1)                          wgmma on the tensor cores...
+///     wait(1): A done; acc = promote(A)       ...while the FFMAs run here
+///     A = issue(j+2)
+///     wait(1): B done; acc = promote(B)
+///   tail: one or two blocks left, the same steps with wait(0) at the end
+///
+/// issue(kb) = the body's ops before the dot (stage/phase, ring.get = wait for
+/// the slot) + wgmma.fence, 4 wgmmas, commit; promote(kb) = the remaining
+/// scale loads, the row scales from the slot, release of the slot, FFMAs.
+LogicalResult KernelLowering::lowerOverlappedDotLoop(KLoopOp op, ScaledDotOp dot) {
+  Block &body = op.getBody().front();
+  if (op.getInits().size() != 1 || dot.getAcc() != body.getArgument(1))
+    return op.emitError("the math loop must carry exactly the dot's accumulator");
+  auto release = dyn_cast_or_null<RingReleaseOp>(dot->getNextNode());
+  SmallVector<Operation *> issueOps, promoteOps;
+  for (Operation &inner : body) {
+    if (&inner == dot.getOperation())
+      break;
+    bool late = isa<LoadScalesOp>(inner) && !isTmaLoad(&inner);
+    (late ? promoteOps : issueOps).push_back(&inner);
+  }
+  Value kbArg = body.getArgument(0);
+
+  auto issue = [&](Value kb) -> FailureOr<Value> {
+    mapping[kbArg] = kb;
+    for (Operation *inner : issueOps)
+      if (failed(lowerOp(*inner)))
+        return failure();
+    return issueDot(dot);
+  };
+  auto promote = [&](Value kb, Value partial, Value acc) -> FailureOr<Value> {
+    mapping[kbArg] = kb;
+    reuseRingEntry = true; // re-derive the slots, do not wait again
+    for (Operation *inner : issueOps)
+      if (failed(lowerOp(*inner)))
+        return failure();
+    reuseRingEntry = false;
+    for (Operation *inner : promoteOps)
+      if (failed(lowerOp(*inner)))
+        return failure();
+    return promoteDot(dot, partial, acc, release);
+  };
+  auto waitGroups = [&](int64_t pending) {
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, pending);
+  };
+
+  Value extentValue = dims.lookup(op.getDim());
+  Value numBlocks =
+      arith::CeilDivUIOp::create(b, loc, extentValue, constIndex(config.getBlockK()));
+  FailureOr<Value> first = issue(constIndex(0));
+  if (failed(first))
+    return failure();
+  // Main loop: pairs (j + 1, j + 2) while both exist, so every wait is
+  // unconditional and ptxas can see which group each promotion waited for
+  // (a wait inside a branch makes it serialize all wgmmas, C7514).
+  Value two = constIndex(2);
+  Value hasPairs = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, numBlocks, two);
+  Value upper = arith::SelectOp::create(
+      b, loc, hasPairs, arith::SubIOp::create(b, loc, numBlocks, two), constIndex(0));
+  auto forOp = scf::ForOp::create(b, loc, constIndex(0), upper, two,
+                                  ValueRange{lookup(op.getInits()[0]), *first});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    // With iter_args the builder leaves the body without a terminator.
+    Block *forBody = forOp.getBody();
+    if (!forBody->empty() && forBody->back().hasTrait<OpTrait::IsTerminator>())
+      forBody->back().erase();
+    b.setInsertionPointToEnd(forBody);
+    Value j = forOp.getInductionVar();
+    Value acc = forOp.getRegionIterArgs()[0], pendingA = forOp.getRegionIterArgs()[1];
+    Value j1 = arith::AddIOp::create(b, loc, j, constIndex(1));
+    Value j2 = arith::AddIOp::create(b, loc, j, two);
+    FailureOr<Value> pendingB = issue(j1);
+    if (failed(pendingB))
+      return failure();
+    waitGroups(1);
+    FailureOr<Value> accA = promote(j, pendingA, acc);
+    if (failed(accA))
+      return failure();
+    FailureOr<Value> nextA = issue(j2);
+    if (failed(nextA))
+      return failure();
+    waitGroups(1);
+    FailureOr<Value> accB = promote(j1, *pendingB, *accA);
+    if (failed(accB))
+      return failure();
+    scf::YieldOp::create(b, loc, ValueRange{*accB, *nextA});
+  }
+  // Tail: block `last` is in flight; one more block may follow it.
+  Value acc = forOp.getResult(0), pendingA = forOp.getResult(1);
+  Value last = arith::MulIOp::create(
+      b, loc, arith::CeilDivUIOp::create(b, loc, upper, two), two);
+  Value next = arith::AddIOp::create(b, loc, last, constIndex(1));
+  Value hasNext = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, next, numBlocks);
+  auto tail = scf::IfOp::create(b, loc, TypeRange{acc.getType()}, hasNext,
+                                /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&tail.getThenRegion().front());
+    FailureOr<Value> pendingB = issue(next);
+    if (failed(pendingB))
+      return failure();
+    waitGroups(1);
+    FailureOr<Value> accA = promote(last, pendingA, acc);
+    if (failed(accA))
+      return failure();
+    waitGroups(0);
+    FailureOr<Value> accB = promote(next, *pendingB, *accA);
+    if (failed(accB))
+      return failure();
+    scf::YieldOp::create(b, loc, *accB);
+    b.setInsertionPointToStart(&tail.getElseRegion().front());
+    waitGroups(0);
+    FailureOr<Value> accA2 = promote(last, pendingA, acc);
+    if (failed(accA2))
+      return failure();
+    scf::YieldOp::create(b, loc, *accA2);
+  }
+  mapping[op.getResult(0)] = tail.getResult(0);
+  return success();
+}
+
+/// Per-block scales of a [128, 128]-blocked operand, read from the row-major
+/// [ceil(rows/128), ceil(K/128)] array by every math thread. A tile of `b`
+/// rows starting at row r0 spans the 128-row blocks r0/128 .. (r0+b-1)/128:
+/// one when b divides 128, else up to ceil(b/128) + 1 (DeepGEMM's unaligned
+/// BLOCK_N). Loads past the last block are clamped to it; no fragment uses them.
+LogicalResult KernelLowering::lowerLoadScales(LoadScalesOp op) {
+  ScalesType type = op.getSource().getType();
+  int64_t rows = extent(op.getResult().getType().getDims()[0]);
+  if (type.getBlock()[0] != 128)
+    return op.emitError("per-row scales must be MN-major so that TMA can load them");
+  Value kBlocks = arith::CeilDivUIOp::create(b, loc, toI32(dims.lookup(type.getDims()[1])),
+                                             constI32(128));
+  Value rowBlocks = arith::CeilDivUIOp::create(b, loc, toI32(dims.lookup(type.getDims()[0])),
+                                               constI32(128));
+  Value lastBlock = arith::SubIOp::create(b, loc, rowBlocks, constI32(1));
+  Value firstRow = mulI32(toI32(lookup(op.getIndex())), rows);
+  Value firstBlock = arith::DivUIOp::create(b, loc, firstRow, constI32(128));
+  int64_t numBlocks = 128 % rows == 0 ? 1 : llvm::divideCeil(rows, 128) + 1;
+  BlockScales scales{firstRow, {}};
+  for (int64_t j = 0; j < numBlocks; ++j) {
+    Value block = arith::MinUIOp::create(b, loc, arith::AddIOp::create(b, loc, firstBlock,
+                                                                        constI32(j)),
+                                         lastBlock);
+    Value element = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, block, kBlocks),
+                                          toI32(lookup(op.getKb())));
+    Value ptr = LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1),
+                                    b.getF32Type(), argParams.lookup(op.getSource()),
+                                    ValueRange{element});
+    scales.values.push_back(LLVM::LoadOp::create(b, loc, b.getF32Type(), ptr,
+                                                 /*alignment=*/4, /*isVolatile=*/false,
+                                                 /*isNonTemporal=*/false, /*isInvariant=*/true));
+  }
+  mapping[op] = scales.values.front();
+  blockScales[op.getResult()] = scales;
+  return success();
+}
+
+/// The B scale of accumulator fragment `i` (columns 8i .. 8i+7 of the tile;
+/// 128-column blocks start at multiples of 8, so a fragment never straddles).
+Value KernelLowering::fragmentScale(const BlockScales &scales, int64_t i) {
+  if (scales.values.size() == 1)
+    return scales.values.front();
+  // Index of the fragment's block relative to the tile's first block.
+  Value col = arith::AddIOp::create(b, loc, scales.firstRow, constI32(8 * i));
+  Value firstBlock = arith::DivUIOp::create(b, loc, scales.firstRow, constI32(128));
+  Value rel = arith::SubIOp::create(b, loc, arith::DivUIOp::create(b, loc, col, constI32(128)),
+                                    firstBlock);
+  Value scale = scales.values.front();
+  for (size_t j = 1; j < scales.values.size(); ++j) {
+    Value here = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rel, constI32(j));
+    scale = arith::SelectOp::create(b, loc, here, scales.values[j], scale);
+  }
+  return scale;
+}
+
+/// wgmma shared-memory descriptor of a K-major, 128-byte-swizzled tile at
+/// `address` (PTX ISA "Matrix Descriptor Format"): start address >> 4 in bits
+/// 0-13, leading byte offset >> 4 in 16-29 (unused with this swizzle; 1),
+/// stride byte offset >> 4 in 32-45 (1024: 8 rows of 128 bytes), swizzle
+/// mode in 62-63 (1 = 128B).
+static Value buildDescriptor(OpBuilder &b, Location loc, Value address) {
+  Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), address);
+  Value start = arith::ShRUIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, addr, arith::ConstantIntOp::create(b, loc, 0x3FFFF, 64)),
+      arith::ConstantIntOp::create(b, loc, 4, 64));
+  int64_t fixed = (int64_t(1) << 16) | (int64_t(1024 >> 4) << 32) | (int64_t(1) << 62);
+  return arith::OrIOp::create(b, loc, start, arith::ConstantIntOp::create(b, loc, fixed, 64));
+}
+
+static NVVM::WGMMATypes getWgmmaType(Type type) {
+  return isa<Float8E5M2Type>(type) ? NVVM::WGMMATypes::e5m2 : NVVM::WGMMATypes::e4m3;
+}
+
+/// Issues the K block's wgmmas into a fresh partial sum and commits them as
+/// one group; the caller waits for the group before reading the result.
+FailureOr<Value> KernelLowering::issueDot(ScaledDotOp op) {
+  Value aTile = lookup(op.getA()), bTile = lookup(op.getB());
+  if (!aTile || !bTile || !isa<LLVM::LLVMPointerType>(aTile.getType()) ||
+      !isa<LLVM::LLVMPointerType>(bTile.getType()))
+    return op.emitError("operands must come from the producer's ring (shared memory)");
+  int64_t bk = config.getBlockK(), bn = config.getBlockN();
+  MLIRContext *ctx = b.getContext();
+  Type accType = accumulatorType();
+
+  // This math warpgroup's 64 rows of A.
+  Value aBase = LLVM::GEPOp::create(b, loc, aTile.getType(), b.getI8Type(), aTile,
+                                    ValueRange{mulI32(mathWg, 64 * bk)});
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  Value partial = LLVM::UndefOp::create(b, loc, accType);
+  auto shape = NVVM::MMAShapeAttr::get(ctx, 64, bn, kWgmmaK);
+  auto typeA = NVVM::WGMMATypesAttr::get(ctx, getWgmmaType(op.getA().getType().getElementType()));
+  auto typeB = NVVM::WGMMATypesAttr::get(ctx, getWgmmaType(op.getB().getType().getElementType()));
+  auto typeD = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32);
+  auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
+  for (int64_t k = 0; k < bk / kWgmmaK; ++k) {
+    auto step = [&](Value base) {
+      return buildDescriptor(b, loc, LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(),
+                                                         base, ValueRange{constI32(k * kWgmmaK)}));
+    };
+    // A fresh partial sum per K block: the first step ignores the input.
+    auto scaleD = NVVM::WGMMAScaleOutAttr::get(
+        ctx, k == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one);
+    partial = NVVM::WgmmaMmaAsyncOp::create(
+        b, loc, accType, partial, step(aBase), step(bTile), shape, typeA, typeB, typeD, scaleD,
+        one, one, NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+        NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col), /*satfinite=*/nullptr);
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  return partial;
+}
+
+/// Promotes a finished partial sum into the accumulator on CUDA cores and,
+/// once the slot's scales are read, releases the ring slot (`release`).
+FailureOr<Value> KernelLowering::promoteDot(ScaledDotOp op, Value partial, Value acc,
+                                            RingReleaseOp release) {
+  Value scaleA = lookup(op.getScaleA()), scaleB = lookup(op.getScaleB());
+  if (!scaleA || !isa<LLVM::LLVMPointerType>(scaleA.getType()))
+    return op.emitError("row scales must come from the producer's ring");
+  auto bScales = blockScales.find(op.getScaleB());
+  if (!scaleB || bScales == blockScales.end())
+    return op.emitError("column scales must be per-block scales read by the math threads");
+  int64_t bn = config.getBlockN();
+  // Rows of this thread in the m64 accumulator: r0 and r0 + 8.
+  Value row0 = arith::AddIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, mulI32(mathWg, 64), mulI32(warpInWg, 16)),
+      arith::DivUIOp::create(b, loc, lane, constI32(4)));
+  auto loadScale = [&](Value row) {
+    Value p = LLVM::GEPOp::create(b, loc, scaleA.getType(), b.getF32Type(), scaleA,
+                                  ValueRange{row});
+    return LLVM::LoadOp::create(b, loc, b.getF32Type(), p, /*alignment=*/4);
+  };
+  Value sa0 = loadScale(row0);
+  Value sa1 = loadScale(arith::AddIOp::create(b, loc, row0, constI32(8)));
+  // The slot is no longer read: let the producer refill it during promotion.
+  if (release)
+    (void)lowerRingRelease(lookup(release.getStage()));
+
+  // Promotion on CUDA cores: acc += (sa * sb) * partial, fragment by fragment
+  // (fragment i = d[4i..4i+3]: d[4i], d[4i+1] in row r0, d[4i+2], d[4i+3] in
+  // row r0 + 8, all in columns 8i .. 8i+7).
+  Value result = acc;
+  for (int64_t i = 0; i < bn / 8; ++i) {
+    Value sb = fragmentScale(bScales->second, i);
+    Value rowScales[2] = {arith::MulFOp::create(b, loc, sa0, sb),
+                          arith::MulFOp::create(b, loc, sa1, sb)};
+    for (int64_t j = 4 * i; j < 4 * i + 4; ++j) {
+      Value p = LLVM::ExtractValueOp::create(b, loc, partial, j);
+      Value a = LLVM::ExtractValueOp::create(b, loc, result, j);
+      Value fma = LLVM::FMAOp::create(b, loc, p, rowScales[(j % 4) / 2], a);
+      result = LLVM::InsertValueOp::create(b, loc, result, fma, j);
+    }
+  }
+  return result;
+}
+
+LogicalResult KernelLowering::lowerScaledDot(ScaledDotOp op, RingReleaseOp fusedRelease) {
+  FailureOr<Value> partial = issueDot(op);
+  if (failed(partial))
+    return failure();
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  FailureOr<Value> result = promoteDot(op, *partial, lookup(op.getAcc()), fusedRelease);
+  if (failed(result))
+    return failure();
+  mapping[op] = *result;
+  return success();
+}
+
