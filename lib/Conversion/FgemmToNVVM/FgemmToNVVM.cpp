@@ -495,8 +495,8 @@ LogicalResult KernelLowering::lowerRingRelease(Value stage) {
     return success();
   }
   // Every CTA of the cluster multicasts into this slot: tell each of them,
-  // once per warp (cluster-scope release arrivals are expensive): after the
-  // warp's barrier, which orders its lanes' reads, lane r arrives on CTA r.
+  // once per warp: after the warp's barrier, which orders its lanes' reads,
+  // lane r arrives on CTA r.
   NVVM::SyncWarpOp::create(b, loc, constI32(-1));
   Value arrives = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lane,
                                         constI32(config.getCluster()));
@@ -505,9 +505,12 @@ LogicalResult KernelLowering::lowerRingRelease(Value stage) {
   b.setInsertionPointToStart(ifOp.thenBlock());
   auto clusterPtr = LLVM::LLVMPointerType::get(b.getContext(), 7);
   Value remote = NVVM::MapaOp::create(b, loc, clusterPtr, empty, lane);
-  NVVM::MBarrierArriveOp::create(
-      b, loc, Type(), remote, /*count=*/Value(),
-      NVVM::MemScopeKindAttr::get(b.getContext(), NVVM::MemScopeKind::CLUSTER));
+  // CTA scope, as CUTLASS's ClusterBarrier::arrive: the slot's data is
+  // already in registers, so nothing needs ordering at cluster scope, and a
+  // cluster-scope release costs a memory barrier per arrival (ncu: the
+  // cluster kernel stalled on membar and ran at half speed).
+  NVVM::MBarrierArriveOp::create(b, loc, Type(), remote, /*count=*/Value(),
+                                 /*scope=*/nullptr);
   return success();
 }
 

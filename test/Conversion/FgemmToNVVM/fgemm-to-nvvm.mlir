@@ -123,7 +123,7 @@
 // CLUSTER: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg0, %{{.*}}, box[%{{.*}}, %{{.*}}] multicast_mask = %c3_i16
 // CLUSTER: nvvm.bar.warp.sync
 // CLUSTER: nvvm.mapa
-// CLUSTER: nvvm.mbarrier.arrive %{{.*}} {scope = #nvvm.mem_scope<cluster>} : !llvm.ptr<7>
+// CLUSTER: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<7>
 // CLUSTER: nvvm.cluster.arrive
 // CLUSTER-NEXT: nvvm.cluster.wait
 // CLUSTER-NEXT: llvm.return
