@@ -372,18 +372,13 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
     Block *forBody = forOp.getBody();
     for (auto [from, to] : llvm::zip(body.getArguments(), forBody->getArguments()))
       mapping[from] = to;
-    b.setInsertionPointToStart(forBody);
-    if (!forBody->empty())
-      b.setInsertionPoint(forBody->getTerminator());
+    openLoopBody(forOp);
     if (failed(lowerBlock(body)))
       return failure();
     auto yield = cast<YieldOp>(body.getTerminator());
     SmallVector<Value> next = llvm::map_to_vector(yield.getValues(), [&](Value v) {
       return lookup(v);
     });
-    if (!forBody->empty() && isa<scf::YieldOp>(forBody->back()))
-      forBody->back().erase();
-    b.setInsertionPointToEnd(forBody);
     scf::YieldOp::create(b, loc, next);
   }
   for (auto [from, to] : llvm::zip(op.getResults(), forOp.getResults()))
@@ -530,9 +525,7 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
   Value acc = lookup(op.getValue());
   int64_t bm = config.getBlockM(), bn = config.getBlockN();
   MLIRContext *ctx = b.getContext();
-  Value row0 = arith::AddIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, mulI32(mathWg, 64), mulI32(warpInWg, 16)),
-      arith::DivUIOp::create(b, loc, lane, constI32(4)));
+  Value row0 = accumulatorRow0();
   Value col0 = mulI32(arith::RemUIOp::create(b, loc, lane, constI32(4)), 2);
   // In a persistent loop the staging tile is reused: wait until the thread
   // that stored the previous tile saw TMA finish reading it.

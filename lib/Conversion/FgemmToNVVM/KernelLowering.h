@@ -73,6 +73,22 @@ private:
   Value barrierAt(bool empty, Value stage);
   void waitParity(Value barrier, Value parityI32);
   Type accumulatorType();
+  /// First of this thread's two rows in the math warpgroups' tile (the other
+  /// is 8 below): wgmma's m64 accumulator layout puts lane l of warp w at
+  /// row 16 w + l / 4 of its warpgroup's 64 rows.
+  Value accumulatorRow0() {
+    return arith::AddIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, mulI32(mathWg, 64), mulI32(warpInWg, 16)),
+        arith::DivUIOp::create(b, loc, lane, constI32(4)));
+  }
+  /// Empties a new scf.for body (the builder adds a yield only without
+  /// iter_args) and points the builder at it; the caller adds the yield.
+  void openLoopBody(scf::ForOp forOp) {
+    Block *body = forOp.getBody();
+    if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
+      body->back().erase();
+    b.setInsertionPointToEnd(body);
+  }
   void clusterSync() {
     NVVM::ClusterArriveOp::create(b, loc, UnitAttr());
     NVVM::ClusterWaitOp::create(b, loc, UnitAttr());

@@ -84,11 +84,7 @@ LogicalResult KernelLowering::lowerOverlappedDotLoop(KLoopOp op, ScaledDotOp dot
                                   ValueRange{lookup(op.getInits()[0]), *first});
   {
     OpBuilder::InsertionGuard guard(b);
-    // With iter_args the builder leaves the body without a terminator.
-    Block *forBody = forOp.getBody();
-    if (!forBody->empty() && forBody->back().hasTrait<OpTrait::IsTerminator>())
-      forBody->back().erase();
-    b.setInsertionPointToEnd(forBody);
+    openLoopBody(forOp);
     Value j = forOp.getInductionVar();
     Value acc = forOp.getRegionIterArgs()[0], pendingA = forOp.getRegionIterArgs()[1];
     Value j1 = arith::AddIOp::create(b, loc, j, constIndex(1));
@@ -266,9 +262,7 @@ FailureOr<Value> KernelLowering::promoteDot(ScaledDotOp op, Value partial, Value
     return op.emitError("column scales must be per-block scales read by the math threads");
   int64_t bn = config.getBlockN();
   // Rows of this thread in the m64 accumulator: r0 and r0 + 8.
-  Value row0 = arith::AddIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, mulI32(mathWg, 64), mulI32(warpInWg, 16)),
-      arith::DivUIOp::create(b, loc, lane, constI32(4)));
+  Value row0 = accumulatorRow0();
   auto loadScale = [&](Value row) {
     Value p = LLVM::GEPOp::create(b, loc, scaleA.getType(), b.getF32Type(), scaleA,
                                   ValueRange{row});
