@@ -29,28 +29,108 @@ def Fgemm_ConfigAttr : AttrDef<Fgemm_Dialect, "Config"> {
   let mnemonic = "config";
   let summary = "the configuration a kernel is specialized for";
   let description = [{
-    Block sizes, pipeline depth and warp roles. Set by `fgemm-specialize` from
-    the runtime's heuristics or the command line, never written by hand in a
-    kernel. `block_m` must be 64 per math warpgroup (WGMMA's M); `block_n` a
-    WGMMA N (a multiple of 8) of at most 192 so the accumulators fit in
-    registers; `block_k` is 128, the scale granularity. `fixed_n` and
-    `fixed_k` (0 = unknown) fold shapes known at JIT time.
+    One value per knob of `dialect/KernelConfig.def` (block sizes, pipeline
+    depth, warp roles, cluster and multicast operand, tile schedule and
+    raster order, shapes folded at JIT time, promotion overlap, SASS policy).
+    Set by `fgemm-specialize`, never written by hand in a kernel; every later
+    pass reads its decisions from here. The verifier enforces the ranges the
+    compiler implements (`checkKernelConfig`): e.g. `block_m` = 64 x
+    `math_warpgroups`, `block_n` a multiple of 8 in [8, 192], `block_k` = 128,
+    `stages` in [1, 16]. Fields may be given in any order; a missing field
+    takes its flag's default.
 
     Example: `#fgemm.config<block_m = 128, block_n = 128, block_k = 128,
-    stages = 4, math_warpgroups = 2, cluster = 1, fixed_n = 0, fixed_k = 0>`
+    stages = 4, math_warpgroups = 2, cluster = 1, multicast = a,
+    schedule = plain, raster_group = 0, fixed_n = 0, fixed_k = 0,
+    overlap_promotion = false, sass_policy = off, sass_every_n = 4>`
   }];
-  let parameters = (ins "int64_t":$blockM, "int64_t":$blockN, "int64_t":$blockK,
-                        "int64_t":$stages, "int64_t":$mathWarpgroups,
-                        "int64_t":$cluster, "int64_t":$fixedN, "int64_t":$fixedK);
-  let assemblyFormat = [{
-    `<` `block_m` `=` $blockM `,` `block_n` `=` $blockN `,` `block_k` `=` $blockK `,`
-    `stages` `=` $stages `,` `math_warpgroups` `=` $mathWarpgroups `,`
-    `cluster` `=` $cluster `,` `fixed_n` `=` $fixedN `,` `fixed_k` `=` $fixedK `>`
-  }];
+  let parameters = (ins "::mlir::fgemm::KernelConfig":$knobs);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
   let extraClassDeclaration = [{
+#define FGEMM_KNOB(TYPE, NAME, ACCESSOR, FLAG, KEY, DEFAULT, HELP) \
+    TYPE get##ACCESSOR() const { return getKnobs().NAME; }
+#include "dialect/KernelConfig.def"
     /// Threads per CTA: one producer warpgroup plus the math warpgroups.
-    int64_t getNumThreads() const { return 128 * (1 + getMathWarpgroups()); }
+    int64_t getNumThreads() const { return getKnobs().getNumThreads(); }
+    bool isPersistent() const { return getSchedule() == Schedule::Persistent; }
   }];
+}
+
+def Fgemm_RingPlanAttr : AttrDef<Fgemm_Dialect, "RingPlan"> {
+  let mnemonic = "ring_plan";
+  let summary = "the shared-memory plan of a ring (set by fgemm-pipeline-tma)";
+  let description = [{
+    Byte offsets into the kernel's dynamic shared memory: `stages` slots for
+    each value a `fgemm.ring.put` carries (slot s of value i at
+    `offsets[i] + s * slot_strides[i]`, of which TMA writes `slot_bytes[i]`),
+    the epilogue tile at `output_offset`, and `2 x stages` mbarriers (full,
+    then empty) at `barriers`; `smem_bytes` is the whole allocation. The
+    verifier checks that the regions fit inside `smem_bytes` and that it fits
+    in sm_90's 227 KiB.
+
+    Example: `#fgemm.ring_plan<stages = 4, offsets = [0, 65536, 131072],
+    slot_strides = [16384, 16384, 512], slot_bytes = [16384, 16384, 512],
+    output_offset = 133120, barriers = 165888, smem_bytes = 165952>`
+  }];
+  let parameters = (ins "int64_t":$stages, ArrayRefParameter<"int64_t">:$offsets,
+                        ArrayRefParameter<"int64_t">:$slotStrides,
+                        ArrayRefParameter<"int64_t">:$slotBytes, "int64_t":$outputOffset,
+                        "int64_t":$barriers, "int64_t":$smemBytes);
+  let assemblyFormat = [{
+    `<` `stages` `=` $stages `,` `offsets` `=` `[` $offsets `]` `,`
+    `slot_strides` `=` `[` $slotStrides `]` `,` `slot_bytes` `=` `[` $slotBytes `]` `,`
+    `output_offset` `=` $outputOffset `,` `barriers` `=` $barriers `,`
+    `smem_bytes` `=` $smemBytes `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+def Fgemm_TileGridAttr : AttrDef<Fgemm_Dialect, "TileGrid"> {
+  let mnemonic = "tile_grid";
+  let summary = "how the launch grid covers the tile space (set by fgemm-schedule-tiles)";
+  let description = [{
+    `kind` is the tile space's kind (the kernel's variant); `dims` names the
+    output dimensions whose tile counts `ceil(dim / b<dim>)` size the grid:
+    grid x from the first, y from the second (schedule = plain, x rounded up
+    to the cluster size), or their product is the tile count a persistent
+    grid of min(tiles, SMs) CTAs loops over. The runtime sizes the launch from
+    this, through the kernel description (docs/ABI.md).
+
+    Example: `#fgemm.tile_grid<dense, ["n", "m"]>`
+  }];
+  let parameters = (ins "TileSpaceKind":$kind, ArrayRefParameter<"::mlir::StringAttr">:$dims);
+  let assemblyFormat = "`<` $kind `,` `[` $dims `]` `>`";
+}
+
+def Fgemm_TensorMapParamAttr : AttrDef<Fgemm_Dialect, "TensorMapParam"> {
+  let mnemonic = "tensor_map_param";
+  let summary = "a kernel parameter: a TMA descriptor of a kernel argument";
+  let description = [{
+    Recorded by `convert-fgemm-to-nvvm` on the kernel function (`fgemm.params`)
+    for the kernel description: a CUtensorMap passed by value over argument
+    `arg`, box `box` (elements, innermost first), swizzle in bytes (0 = none).
+
+    Example: `#fgemm.tensor_map_param<arg = 0, box = [128, 64], swizzle = 128>`
+  }];
+  let parameters = (ins "int64_t":$arg, ArrayRefParameter<"int64_t">:$box, "int64_t":$swizzle);
+  let assemblyFormat = "`<` `arg` `=` $arg `,` `box` `=` `[` $box `]` `,` `swizzle` `=` $swizzle `>`";
+}
+
+def Fgemm_PointerParamAttr : AttrDef<Fgemm_Dialect, "PointerParam"> {
+  let mnemonic = "pointer_param";
+  let summary = "a kernel parameter: the global pointer of a kernel argument";
+  let description = "Example: `#fgemm.pointer_param<arg = 3>`";
+  let parameters = (ins "int64_t":$arg);
+  let assemblyFormat = "`<` `arg` `=` $arg `>`";
+}
+
+def Fgemm_DimParamAttr : AttrDef<Fgemm_Dialect, "DimParam"> {
+  let mnemonic = "dim_param";
+  let summary = "a kernel parameter: a dimension symbol's value as u32";
+  let description = "Example: `#fgemm.dim_param<\"m\">`";
+  let parameters = (ins "::mlir::StringAttr":$dim);
+  let assemblyFormat = "`<` $dim `>`";
 }
 
 #endif // FGEMM_ATTRS_TD

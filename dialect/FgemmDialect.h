@@ -10,6 +10,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 
+#include "dialect/KernelConfig.h"
+
 #include "dialect/FgemmDialect.h.inc"
 #include "dialect/FgemmEnums.h.inc"
 

@@ -29,7 +29,8 @@ def Fgemm_KernelOp : Fgemm_Op<"kernel", [
     tensors (`!fgemm.tensor`) and their scales (`!fgemm.scales`); `dims` lists
     the dimension symbols the argument types use, in the order the runtime
     passes them as 32-bit kernel parameters. The body holds one
-    `fgemm.tile_space` and ends with `fgemm.return`.
+    `fgemm.tile_space` and ends with `fgemm.return`. `config` is set by
+    `fgemm-specialize` and `grid` by `fgemm-schedule-tiles`.
 
     Example:
     ```mlir
@@ -43,6 +44,8 @@ def Fgemm_KernelOp : Fgemm_Op<"kernel", [
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttrOf<FunctionType>:$function_type,
                        StrArrayAttr:$dims,
+                       OptionalAttr<Fgemm_ConfigAttr>:$config,
+                       OptionalAttr<Fgemm_TileGridAttr>:$grid,
                        OptionalAttr<StrAttr>:$sym_visibility,
                        OptionalAttr<DictArrayAttr>:$arg_attrs,
                        OptionalAttr<DictArrayAttr>:$res_attrs);
@@ -53,10 +56,6 @@ def Fgemm_KernelOp : Fgemm_Op<"kernel", [
     ::mlir::Region *getCallableRegion() { return &getBody(); }
     ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() { return getFunctionType().getInputs(); }
     ::llvm::ArrayRef<::mlir::Type> getResultTypes() { return getFunctionType().getResults(); }
-    /// The configuration set by fgemm-specialize, or null before it ran.
-    ConfigAttr getConfig() {
-      return (*this)->getAttrOfType<ConfigAttr>("fgemm.config");
-    }
   }];
 }
 
@@ -144,9 +143,13 @@ def Fgemm_LoadOp : Fgemm_Op<"load", [MemoryEffects<[MemRead]>]> {
     sm_90 this becomes a TMA load (`cp.async.bulk.tensor`) into shared memory
     with a 128-byte swizzle.
 
+    `multicast` is set by `fgemm-schedule-tiles` on loads whose tile is the
+    same for every CTA of a cluster: each CTA then loads 1/cluster of the
+    tile's rows and TMA multicasts them into the whole cluster.
+
     Example: `%ta = fgemm.load %a[%tm, %kb] : !fgemm.tensor<[m, k], f8E4M3FN> -> !fgemm.tile<[bm, bk], f8E4M3FN>`
   }];
-  let arguments = (ins Fgemm_TensorType:$source, Index:$row, Index:$col);
+  let arguments = (ins Fgemm_TensorType:$source, Index:$row, Index:$col, UnitAttr:$multicast);
   let results = (outs Fgemm_TileType:$result);
   let assemblyFormat = "$source `[` $row `,` $col `]` attr-dict `:` type($source) `->` type($result)";
   let hasVerifier = 1;
@@ -244,24 +247,27 @@ def Fgemm_TileLoopOp : Fgemm_Op<"tile_loop", [RecursiveMemoryEffects, SingleBloc
   let summary = "a persistent CTA's loop over the output tiles it owns";
   let description = [{
     Created by `fgemm-schedule-tiles` in persistent mode. The grid has at most
-    one CTA per SM; CTA `p` of `P` runs the body for tiles `p, p + P, p + 2P,
-    ...` of `output` in row-major tile order. The entry block's arguments are
-    the CTA's iteration count (0, 1, ...) and the tile's row and column block
-    indices. Consecutive tiles of one CTA reuse the warm pipeline: the
-    producer prefetches the next tile while the math warpgroups store this one.
+    one CTA per SM; CTA `p` of `P` runs the body for the linear tile indices
+    `p, p + P, p + 2P, ... < count`. The entry block's arguments are the
+    CTA's iteration count (0, 1, ...) and the linear tile index; the body
+    maps the linear index to tile coordinates (the tile order is the
+    scheduler's arithmetic, in the IR). Consecutive tiles of one CTA reuse the
+    warm pipeline: the producer prefetches the next tile while the math
+    warpgroups store this one.
 
     Example:
     ```mlir
-    fgemm.tile_loop over %d : !fgemm.tensor<[m, n], bf16> {
-    ^bb0(%iter: index, %tm: index, %tn: index):
+    fgemm.tile_loop %tiles {
+    ^bb0(%iter: index, %tile: index):
+      %tm = arith.divui %tile, %tiles_n : index
       ...
       fgemm.yield
     }
     ```
   }];
-  let arguments = (ins AnyType:$output);
+  let arguments = (ins Index:$count);
   let regions = (region SizedRegion<1>:$body);
-  let assemblyFormat = "`over` $output attr-dict `:` type($output) $body";
+  let assemblyFormat = "$count attr-dict-with-keyword $body";
   let hasVerifier = 1;
 }
 
@@ -301,23 +307,28 @@ def Fgemm_WarpSpecializeOp : Fgemm_Op<"warp_specialize", [RecursiveMemoryEffects
   }];
   let arguments = (ins I64Attr:$math_warpgroups, I64Attr:$producer_regs, I64Attr:$consumer_regs);
   let regions = (region SizedRegion<1>:$producer, SizedRegion<1>:$consumer);
-  let assemblyFormat = "attr-dict `producer` $producer `consumer` $consumer";
+  // A custom directive so that a parse error in either region cannot free a
+  // block whose arguments an earlier op already uses (FgemmOps.cpp).
+  let assemblyFormat = "attr-dict custom<WarpRoles>($producer, $consumer)";
   let hasVerifier = 1;
 }
 
 def Fgemm_RingCreateOp : Fgemm_Op<"ring.create", [MemoryEffects<[MemAlloc]>]> {
   let summary = "a producer/consumer channel of per-K-block tiles";
   let description = [{
-    Created by `fgemm-warp-specialize`. `fgemm-pipeline-tma` sets `stages`
-    (the number of shared-memory slots), the byte offset of each slot's tiles
-    (`offsets`, one per put value, for slot 0; slot s adds s * `slot_strides`),
-    `barriers` (the offset of the full/empty mbarrier arrays) and
-    `smem_bytes` (the kernel's whole dynamic shared memory).
+    Created by `fgemm-warp-specialize`; `fgemm-pipeline-tma` sets `plan`, the
+    shared-memory layout of its stages. The verifier checks that every access
+    agrees: one put, whose values are the tiles of TMA loads (`fgemm.load`,
+    or `fgemm.load_scales` of MN-major scales), gets that yield the same
+    types, and, once planned, one slot per put value and a stage and phase
+    on every access.
 
-    Example: `%ring = fgemm.ring.create : !fgemm.ring`
+    Example: `%ring = fgemm.ring.create {plan = #fgemm.ring_plan<...>} : !fgemm.ring`
   }];
+  let arguments = (ins OptionalAttr<Fgemm_RingPlanAttr>:$plan);
   let results = (outs Fgemm_RingType:$ring);
   let assemblyFormat = "attr-dict `:` type($ring)";
+  let hasVerifier = 1;
 }
 
 def Fgemm_RingPutOp : Fgemm_Op<"ring.put", [AttrSizedOperandSegments,
@@ -335,6 +346,7 @@ def Fgemm_RingPutOp : Fgemm_Op<"ring.put", [AttrSizedOperandSegments,
   let assemblyFormat = [{
     $ring `[` $index `]` (`stage` `(` $stage^ `,` $phase `)`)? `(` $values `)` attr-dict `:` type($values)
   }];
+  let hasVerifier = 1;
 }
 
 def Fgemm_RingGetOp : Fgemm_Op<"ring.get", [AttrSizedOperandSegments,
@@ -351,6 +363,7 @@ def Fgemm_RingGetOp : Fgemm_Op<"ring.get", [AttrSizedOperandSegments,
   let assemblyFormat = [{
     $ring `[` $index `]` (`stage` `(` $stage^ `,` $phase `)`)? attr-dict `:` type($values)
   }];
+  let hasVerifier = 1;
 }
 
 def Fgemm_RingReleaseOp : Fgemm_Op<"ring.release", [AttrSizedOperandSegments,
@@ -366,6 +379,7 @@ def Fgemm_RingReleaseOp : Fgemm_Op<"ring.release", [AttrSizedOperandSegments,
   let assemblyFormat = [{
     $ring `[` $index `]` (`stage` `(` $stage^ `,` $phase `)`)? attr-dict
   }];
+  let hasVerifier = 1;
 }
 
 #endif // FGEMM_OPS_TD

@@ -19,6 +19,9 @@ namespace mlir::fgemm {
 #define GEN_PASS_REGISTRATION
 #include "dialect/Passes.h.inc"
 
+/// fgemm-specialize with its options set from `config`.
+std::unique_ptr<Pass> createFgemmSpecializePass(const KernelConfig &config);
+
 } // namespace mlir::fgemm
 
 #endif // FGEMM_DIALECT_PASSES_H

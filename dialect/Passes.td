@@ -19,53 +19,55 @@ def FgemmSpecializePass : Pass<"fgemm-specialize", "::mlir::ModuleOp"> {
     pipeline that fits); `fixed-n` must be a multiple of 8 and `fixed-k` a
     multiple of 16 (TMA's 16-byte stride rule).
 
+    Options: one per knob of `dialect/KernelConfig.def` (`block-m`,
+    `block-n`, `stages`, `math-warpgroups`, `cluster`, `multicast`,
+    `schedule`, `raster-group`, `fixed-n`, `fixed-k`, `overlap-promotion`,
+    `sass-policy`, ...), declared in Specialize.cpp from that list. Every
+    later pass reads its decisions from `#fgemm.config`, not from options.
+
     Before: `fgemm.kernel @k(...) attributes {dims = [...]}`
-    After:  `fgemm.kernel @k(...) attributes {dims = [...], fgemm.config = #fgemm.config<block_m = 128, ...>}`
+    After:  `fgemm.kernel @k(...) attributes {config = #fgemm.config<block_m = 128, ...>, dims = [...]}`
   }];
-  let options = [
-    Option<"blockM", "block-m", "int64_t", /*default=*/"128", "Output tile rows (64 per math warpgroup)">,
-    Option<"blockN", "block-n", "int64_t", /*default=*/"128", "Output tile columns (WGMMA N)">,
-    Option<"stages", "stages", "int64_t", /*default=*/"4",
-           "Shared-memory pipeline depth (0 = as many as fit in 227 KiB)">,
-    Option<"cluster", "cluster", "int64_t", /*default=*/"1",
-           "CTAs per cluster along N (2: the pair shares its A tile by TMA multicast)">,
-    Option<"fixedN", "fixed-n", "int64_t", /*default=*/"0", "Fold N as a constant (0 = runtime)">,
-    Option<"fixedK", "fixed-k", "int64_t", /*default=*/"0", "Fold K as a constant (0 = runtime)">,
-  ];
 }
 
 def FgemmScheduleTilesPass : Pass<"fgemm-schedule-tiles", "::mlir::ModuleOp"> {
   let summary = "Maps the tiles of fgemm.tile_space onto CTAs of the launch grid";
   let description = [{
     Replaces `fgemm.tile_space` by its body, with the tile indices computed
-    from `fgemm.program_id`. The plain schedule launches one CTA per tile,
-    `x` over the N tiles (adjacent CTAs share the A tile in L2) and `y` over
-    the M tiles; the kernel gets `fgemm.grid = ["n", "m"]`, the dimension
-    symbols whose tile counts size the grid.
+    in the IR from the kernel's `#fgemm.config` (`schedule`, `cluster`,
+    `multicast`, `raster_group`); the lowering translates these ops one to
+    one and decides nothing about the schedule.
 
-    Before:
+    Plain: one CTA per tile. Grid x runs along the tiles a cluster does not
+    share (N tiles when A is multicast, M tiles when B is), so CTAs launched
+    together share the other operand in L2 and a cluster's CTAs share it
+    through TMA multicast; such loads get the `multicast` unit attribute.
     ```mlir
-    fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
-    ^bb0(%tm: index, %tn: index):
-      ...
+    fgemm.tile_space dense over %d {        %tn = fgemm.program_id x
+    ^bb0(%tm, %tn):                  ==>    %tm = fgemm.program_id y
+      body                                  body
     }
     ```
-    After:
+    Persistent: at most one CTA per SM loops over linear tile indices
+    (`fgemm.tile_loop`); the body starts with the index arithmetic of the
+    tile order: row-major, or with `raster_group = G` groups of G tile rows
+    walked column by column, so that CTAs working at the same time share
+    B tiles in L2.
     ```mlir
-    %tn = fgemm.program_id x
-    %tm = fgemm.program_id y
-    ...
+    %tiles = arith.muli %tiles_m, %tiles_n
+    fgemm.tile_loop %tiles {
+    ^bb0(%iter: index, %tile: index):
+      %tm = arith.divui %tile, %tiles_n
+      %tn = arith.remui %tile, %tiles_n
+      body
+    }
     ```
-    With `persistent`, the tile space becomes an `fgemm.tile_loop` instead:
-    at most one CTA per SM, each looping over its share of the tiles, and the
-    kernel gets `fgemm.schedule = "persistent"`.
+    The kernel gets `grid = #fgemm.tile_grid<dense, ["n", "m"]>`: the
+    dimensions whose tile counts size the launch grid.
 
-    Limitations: no rasterization, clusters or grouped layouts yet.
+    Limitations: dense tile spaces only; clusters only with the plain grid.
   }];
-  let options = [
-    Option<"persistent", "persistent", "bool", /*default=*/"false",
-           "One CTA per SM looping over tiles instead of one CTA per tile">,
-  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
 def FgemmWarpSpecializePass : Pass<"fgemm-warp-specialize", "::mlir::ModuleOp"> {
@@ -142,7 +144,7 @@ def ConvertFgemmToNVVMPass : Pass<"convert-fgemm-to-nvvm", "::mlir::ModuleOp"> {
     B) then FFMA promotion with `scale_a * scale_b`; `fgemm.store` becomes a
     BF16 conversion, shared-memory stores and a TMA store.
 
-    With `overlap-promotion` (and at least 2 stages) the math loop is
+    With `overlap_promotion` in the configuration (and at least 2 stages) the math loop is
     software-pipelined by one K block: the wgmmas of block kb + 1 run on the
     tensor cores while the FFMAs promote block kb (two partial sums in
     registers, the loop unrolled by two so they keep their registers). It is
@@ -154,10 +156,6 @@ def ConvertFgemmToNVVMPass : Pass<"convert-fgemm-to-nvvm", "::mlir::ModuleOp"> {
     Needs the IR produced by fgemm-specialize, fgemm-schedule-tiles,
     fgemm-warp-specialize and fgemm-pipeline-tma; anything else is an error.
   }];
-  let options = [
-    Option<"overlapPromotion", "overlap-promotion", "bool", /*default=*/"false",
-           "Overlap each K block's promotion with the next block's wgmmas">,
-  ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
                            "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
 }

@@ -17,22 +17,15 @@ namespace mlir::fgemm {
 /// Shared memory a CTA may use on sm_90 (227 KiB).
 constexpr int64_t kMaxSharedMemoryBytes = 232448;
 
-/// What fgemm-specialize binds; zero fixed shapes mean "known at launch".
-struct SpecializeOptions {
-  int64_t blockM = 128;
-  int64_t blockN = 128;
-  int64_t stages = 4;
-  int64_t cluster = 1;
-  int64_t fixedN = 0;
-  int64_t fixedK = 0;
-};
+/// Checks `config` against the hardware rules, resolves its "choose for me"
+/// values (stages = 0, math_warpgroups = 0) and attaches `#fgemm.config`.
+LogicalResult specializeKernel(KernelOp kernel, const KernelConfig &config);
 
-/// Checks `options` against the hardware rules and attaches `#fgemm.config`.
-LogicalResult specializeKernel(KernelOp kernel, const SpecializeOptions &options);
-
-/// Replaces the kernel's tile space by a one-CTA-per-tile schedule, or by a
-/// persistent fgemm.tile_loop.
-LogicalResult scheduleTiles(RewriterBase &rewriter, KernelOp kernel, bool persistent);
+/// Replaces the kernel's tile space by the schedule its configuration names:
+/// one CTA per tile (program ids), or a persistent fgemm.tile_loop with the
+/// tile order (raster groups) as index arithmetic; marks the loads a cluster
+/// shares for multicast and records the launch grid (`grid`).
+LogicalResult scheduleTiles(RewriterBase &rewriter, KernelOp kernel);
 
 /// Splits the kernel's K loop into a TMA producer and math consumers.
 /// Returns failure() after a "not applied" warning, or an error.

@@ -13,9 +13,37 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::fgemm;
+
+/// Parses `producer {...} consumer {...}`. On a parse error the regions'
+/// blocks are moved into a region that is deliberately never freed: an op
+/// parsed before this one may already use one of their block arguments (a
+/// forward reference resolved inside the region), and freeing the block
+/// would leave that use dangling until the enclosing block is destroyed.
+static ParseResult parseWarpRoles(OpAsmParser &parser, Region &producer, Region &consumer) {
+  auto keep = [&]() {
+    auto *parked = new Region();
+    parked->getBlocks().splice(parked->end(), producer.getBlocks());
+    parked->getBlocks().splice(parked->end(), consumer.getBlocks());
+    return failure();
+  };
+  if (parser.parseKeyword("producer") || parser.parseRegion(producer))
+    return keep();
+  if (parser.parseKeyword("consumer") || parser.parseRegion(consumer))
+    return keep();
+  return success();
+}
+
+static void printWarpRoles(OpAsmPrinter &printer, Operation *, Region &producer,
+                           Region &consumer) {
+  printer << "producer ";
+  printer.printRegion(producer);
+  printer << " consumer ";
+  printer.printRegion(consumer);
+}
 
 #define GET_OP_CLASSES
 #include "dialect/FgemmOps.cpp.inc"
@@ -103,13 +131,11 @@ LogicalResult TileSpaceOp::verify() {
 }
 
 LogicalResult TileLoopOp::verify() {
-  if (!isa<GlobalTensorType>(getOutput().getType()))
-    return emitOpError("iterates over the tiles of an !fgemm.tensor output");
   Block &body = getBody().front();
-  if (body.getNumArguments() != 3 ||
+  if (body.getNumArguments() != 2 ||
       !llvm::all_of(body.getArgumentTypes(), [](Type t) { return t.isIndex(); }))
-    return emitOpError("body takes three index arguments: the iteration, and the tile's row "
-                       "and column block indices");
+    return emitOpError("body takes two index arguments: the CTA's iteration and the linear "
+                       "tile index");
   auto yield = dyn_cast<YieldOp>(body.getTerminator());
   if (!yield || !yield.getValues().empty())
     return emitOpError("body must end with an `fgemm.yield` without values");
@@ -230,5 +256,87 @@ LogicalResult ScaledDotOp::verify() {
            << formatDims(b.getDims().take_front());
   if (!sa.getElementType().isF32() || !sb.getElementType().isF32())
     return emitOpError("scales must be f32");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Ring
+//===----------------------------------------------------------------------===//
+
+/// Checks the optional stage/phase pair of a ring access: both or neither.
+static LogicalResult verifyRingAccess(Operation *op, Value stage, Value phase) {
+  if (static_cast<bool>(stage) != static_cast<bool>(phase))
+    return op->emitOpError("needs both a stage and a phase, or neither");
+  return success();
+}
+
+LogicalResult RingPutOp::verify() {
+  if (failed(verifyRingAccess(*this, getStage(), getPhase())))
+    return failure();
+  if (getValues().empty())
+    return emitOpError("puts at least one tile");
+  for (auto [i, value] : llvm::enumerate(getValues())) {
+    Operation *def = value.getDefiningOp();
+    bool tma = isa_and_nonnull<LoadOp>(def);
+    if (auto scales = dyn_cast_or_null<LoadScalesOp>(def))
+      tma = scales.getSource().getType().getMnMajor();
+    if (!tma || def->getBlock() != (*this)->getBlock())
+      return emitOpError("value #") << i
+                                    << " must come from an fgemm.load (or fgemm.load_scales of "
+                                       "MN-major scales) in the same block: the producer "
+                                       "turns each into a TMA load";
+  }
+  return success();
+}
+
+LogicalResult RingGetOp::verify() {
+  return verifyRingAccess(*this, getStage(), getPhase());
+}
+
+LogicalResult RingReleaseOp::verify() {
+  return verifyRingAccess(*this, getStage(), getPhase());
+}
+
+LogicalResult RingCreateOp::verify() {
+  SmallVector<RingPutOp> puts;
+  SmallVector<Operation *> accesses;
+  for (Operation *user : getRing().getUsers()) {
+    if (auto put = dyn_cast<RingPutOp>(user))
+      puts.push_back(put);
+    else if (!isa<RingGetOp, RingReleaseOp>(user))
+      return user->emitOpError("uses a ring; only fgemm.ring.put, ring.get and ring.release "
+                               "may");
+    accesses.push_back(user);
+  }
+  if (puts.size() > 1)
+    return emitOpError("has ") << puts.size() << " producer puts; a ring has exactly one";
+  TypeRange putTypes;
+  if (!puts.empty())
+    putTypes = puts.front().getValues().getTypes();
+  for (Operation *access : accesses)
+    if (auto get = dyn_cast<RingGetOp>(access); get && !puts.empty() &&
+                                                get.getValues().getTypes() != putTypes)
+      return get.emitOpError("yields ")
+             << get.getValues().getTypes() << " but the ring's put carries " << putTypes;
+  RingPlanAttr plan = getPlanAttr();
+  if (!plan)
+    return success();
+  if (!puts.empty() && plan.getOffsets().size() != putTypes.size())
+    return emitOpError("plan has ") << plan.getOffsets().size()
+                                    << " slots per stage but the put carries "
+                                    << putTypes.size() << " values";
+  for (Operation *access : accesses) {
+    bool staged = TypeSwitch<Operation *, bool>(access)
+                      .Case<RingPutOp, RingGetOp, RingReleaseOp>(
+                          [](auto op) { return static_cast<bool>(op.getStage()); })
+                      .Default([](Operation *) { return false; });
+    if (!staged)
+      return access->emitOpError("accesses a planned ring without a stage and phase");
+  }
+  if (auto kernel = (*this)->getParentOfType<KernelOp>())
+    if (ConfigAttr config = kernel.getConfigAttr();
+        config && config.getStages() != plan.getStages())
+      return emitOpError("plan has ") << plan.getStages() << " stages but the kernel's "
+                                      << "configuration has " << config.getStages();
   return success();
 }

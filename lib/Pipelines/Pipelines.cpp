@@ -23,17 +23,15 @@
 using namespace mlir;
 using namespace mlir::fgemm;
 
-void mlir::fgemm::buildSm90Pipeline(OpPassManager &pm, const Sm90PipelineOptions &options,
+void mlir::fgemm::buildSm90Pipeline(OpPassManager &pm, const KernelConfig &config,
                                     Sm90Stage stopAfter) {
-  pm.addPass(createFgemmSpecializePass(FgemmSpecializePassOptions{
-      options.blockM, options.blockN, options.stages, options.cluster, options.fixedN,
-      options.fixedK}));
-  pm.addPass(createFgemmScheduleTilesPass(FgemmScheduleTilesPassOptions{options.persistent}));
+  pm.addPass(createFgemmSpecializePass(config));
+  pm.addPass(createFgemmScheduleTilesPass());
   pm.addPass(createFgemmWarpSpecializePass());
   pm.addPass(createFgemmPipelineTmaPass());
   if (stopAfter == Sm90Stage::Fgemm)
     return;
-  pm.addPass(createConvertFgemmToNVVMPass(ConvertFgemmToNVVMPassOptions{options.overlapPromotion}));
+  pm.addPass(createConvertFgemmToNVVMPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (stopAfter == Sm90Stage::Gpu)
@@ -50,6 +48,6 @@ void mlir::fgemm::registerFgemmPipelines() {
       "fgemm-sm90-pipeline",
       "Compiles fgemm kernels to the LLVM dialect with NVVM for sm_90a",
       [](OpPassManager &pm, const Sm90PipelineOptions &options) {
-        buildSm90Pipeline(pm, options);
+        buildSm90Pipeline(pm, options.getConfig());
       });
 }

@@ -15,7 +15,7 @@
 //
 // The producer's first pass over the ring waits on parity 1 of a fresh
 // barrier, which counts as complete, so it starts S blocks ahead. The plan is
-// recorded on fgemm.ring.create; the lowering reads it from there.
+// the typed #fgemm.ring_plan on fgemm.ring.create; the lowering reads it there.
 //
 // Limitations: one ring per kernel; no multicast across a cluster.
 //
@@ -64,7 +64,7 @@ static std::pair<Value, Value> getStageAndPhase(RewriterBase &rewriter, Value kb
 }
 
 LogicalResult mlir::fgemm::pipelineTma(RewriterBase &rewriter, KernelOp kernel) {
-  ConfigAttr config = kernel.getConfig();
+  ConfigAttr config = kernel.getConfigAttr();
   if (!config)
     return kernel.emitError("fgemm-pipeline-tma needs a specialized kernel "
                             "(run fgemm-specialize first)");
@@ -78,7 +78,7 @@ LogicalResult mlir::fgemm::pipelineTma(RewriterBase &rewriter, KernelOp kernel) 
   if (rings.size() > 1)
     return rings[1].emitError("one ring per kernel is supported; found ") << rings.size();
   RingCreateOp ring = rings.front();
-  if (ring->hasAttr("stages")) {
+  if (ring.getPlanAttr()) {
     ring.emitWarning("fgemm-pipeline-tma: not applied: ring is already pipelined");
     return success();
   }
@@ -106,13 +106,9 @@ LogicalResult mlir::fgemm::pipelineTma(RewriterBase &rewriter, KernelOp kernel) 
            << plan.totalBytes << " bytes of shared memory; sm_90 allows "
            << kMaxSharedMemoryBytes;
 
-  ring->setAttr("stages", rewriter.getI64IntegerAttr(config.getStages()));
-  ring->setAttr("offsets", rewriter.getDenseI64ArrayAttr(plan.slotOffsets));
-  ring->setAttr("slot_strides", rewriter.getDenseI64ArrayAttr(plan.slotStrides));
-  ring->setAttr("slot_bytes", rewriter.getDenseI64ArrayAttr(plan.slotBytes));
-  ring->setAttr("output_offset", rewriter.getI64IntegerAttr(plan.outputOffset));
-  ring->setAttr("barriers", rewriter.getI64IntegerAttr(plan.barrierOffset));
-  ring->setAttr("smem_bytes", rewriter.getI64IntegerAttr(plan.totalBytes));
+  ring.setPlanAttr(RingPlanAttr::get(rewriter.getContext(), config.getStages(),
+                                     plan.slotOffsets, plan.slotStrides, plan.slotBytes,
+                                     plan.outputOffset, plan.barrierOffset, plan.totalBytes));
 
   DenseMap<Value, std::pair<Value, Value>> cache;
   for (Operation *access : accesses) {

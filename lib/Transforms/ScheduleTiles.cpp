@@ -1,7 +1,8 @@
 //===- ScheduleTiles.cpp - map output tiles onto CTAs ----------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// fgemm-schedule-tiles: decides which CTA computes which output tile.
+// fgemm-schedule-tiles: decides which CTA computes which output tile, and
+// writes the decision as IR the lowering translates one to one.
 //
 // Plain: one CTA per output tile.
 //
@@ -10,16 +11,27 @@
 //     body                                  body
 //   }
 //
-// CTA x runs over the output's columns so that CTAs launched together share
-// the A tile in L2. The kernel records `fgemm.grid = [cols, rows]`: the
-// dimension symbols whose tile counts size the grid.
+// Grid x runs over the tiles a cluster does not share: with multicast = a
+// (the default) x is the N tile, so CTAs launched together share the A tile
+// in L2 and, in a cluster, through TMA multicast; with multicast = b x is the
+// M tile. Loads whose tile does not depend on the x index get `multicast`.
 //
-// Persistent: at most one CTA per SM, each looping over tiles p, p + P, ...
-// (fgemm.tile_loop), so the producer prefetches a CTA's next tile while its
-// math warpgroups run the epilogue of this one. The kernel records
-// `fgemm.schedule = "persistent"`; the runtime sizes the grid.
+// Persistent: at most one CTA per SM, each looping over linear tile indices
+// p, p + P, ... (fgemm.tile_loop), so the producer prefetches a CTA's next
+// tile while its math warpgroups run the epilogue of this one. The tile order
+// is index arithmetic at the top of the loop body:
 //
-// Limitations: no rasterization, clusters or grouped layouts yet.
+//   raster_group = 0: tm = t / tiles_n, tn = t mod tiles_n (row-major)
+//   raster_group = G: groups of G tile rows, walked column by column:
+//     group = t / (G * tiles_n), rows = min(tiles_m - G * group, G)
+//     tm = G * group + (t mod (G * tiles_n)) mod rows
+//     tn = (t mod (G * tiles_n)) / rows
+//
+// The kernel records `grid = #fgemm.tile_grid<kind, [x dim, y dim]>`, from
+// which the runtime sizes the launch (docs/ABI.md).
+//
+// Limitations: dense tile spaces only; clusters only with the plain grid
+// (fgemm-specialize refuses the rest).
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,8 +48,39 @@ namespace mlir::fgemm {
 using namespace mlir;
 using namespace mlir::fgemm;
 
-LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter, KernelOp kernel,
-                                         bool persistent) {
+/// Whether `value` is `index` or computed from it (by ops in the kernel).
+static bool dependsOn(Value value, Value index) {
+  if (value == index)
+    return true;
+  Operation *def = value.getDefiningOp();
+  return def && llvm::any_of(def->getOperands(),
+                             [&](Value operand) { return dependsOn(operand, index); });
+}
+
+/// The persistent loop: linear tile index -> (tm, tn) in the configured order.
+static std::pair<Value, Value> emitTileOrder(RewriterBase &rewriter, Location loc, Value tile,
+                                             Value tilesM, Value tilesN, int64_t group) {
+  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v); };
+  if (group == 0)
+    return {arith::DivUIOp::create(rewriter, loc, tile, tilesN),
+            arith::RemUIOp::create(rewriter, loc, tile, tilesN)};
+  Value groupTiles = arith::MulIOp::create(rewriter, loc, tilesN, c(group));
+  Value groupIndex = arith::DivUIOp::create(rewriter, loc, tile, groupTiles);
+  Value firstRow = arith::MulIOp::create(rewriter, loc, groupIndex, c(group));
+  Value rows = arith::MinUIOp::create(
+      rewriter, loc, arith::SubIOp::create(rewriter, loc, tilesM, firstRow), c(group));
+  Value inGroup = arith::RemUIOp::create(rewriter, loc, tile, groupTiles);
+  Value tm = arith::AddIOp::create(rewriter, loc, firstRow,
+                                   arith::RemUIOp::create(rewriter, loc, inGroup, rows));
+  Value tn = arith::DivUIOp::create(rewriter, loc, inGroup, rows);
+  return {tm, tn};
+}
+
+LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter, KernelOp kernel) {
+  ConfigAttr config = kernel.getConfigAttr();
+  if (!config)
+    return kernel.emitError("fgemm-schedule-tiles needs a specialized kernel "
+                            "(run fgemm-specialize first)");
   SmallVector<TileSpaceOp> spaces(kernel.getOps<TileSpaceOp>());
   if (spaces.empty()) {
     kernel.emitWarning("fgemm-schedule-tiles: not applied: no fgemm.tile_space in the kernel");
@@ -48,41 +91,75 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter, KernelOp kernel
   TileSpaceOp space = spaces.front();
   if (space.getKind() != TileSpaceKind::Dense)
     return space.emitError("only the dense tile space can be scheduled");
+  auto out = cast<GlobalTensorType>(space.getOutput().getType());
+  if (out.getDims().size() != 2)
+    return space.emitError("the dense tile space covers a 2-D output");
+  StringAttr dimM = out.getDims()[0], dimN = out.getDims()[1];
+  for (StringAttr d : {dimM, dimN})
+    if (getTileDimExtent(("b" + d.getValue()).str(), config) <= 0)
+      return space.emitError("output dimension '")
+             << d.getValue() << "' has no block size (the output must be [m, n])";
 
+  Block &body = space.getBody().front();
+  Value argM = body.getArgument(0), argN = body.getArgument(1);
   rewriter.setInsertionPoint(space);
   Location loc = space.getLoc();
-  if (persistent) {
-    auto loop = TileLoopOp::create(rewriter, loc, space.getOutput());
-    Type index = rewriter.getIndexType();
-    Block *body = rewriter.createBlock(&loop.getBody(), {}, {index, index, index},
-                                       {loc, loc, loc});
-    rewriter.mergeBlocks(&space.getBody().front(), body,
-                         {body->getArgument(1), body->getArgument(2)});
-    kernel->setAttr("fgemm.schedule", rewriter.getStringAttr("persistent"));
+  MLIRContext *ctx = rewriter.getContext();
+  Type index = rewriter.getIndexType();
+
+  if (config.isPersistent()) {
+    auto numBlocks = [&](StringAttr dim) {
+      return NumBlocksOp::create(rewriter, loc, index, dim,
+                                 rewriter.getStringAttr("b" + dim.getValue()));
+    };
+    Value tilesM = numBlocks(dimM), tilesN = numBlocks(dimN);
+    Value total = arith::MulIOp::create(rewriter, loc, tilesM, tilesN);
+    auto loop = TileLoopOp::create(rewriter, loc, total);
+    Block *loopBody = rewriter.createBlock(&loop.getBody(), {}, {index, index}, {loc, loc});
+    rewriter.setInsertionPointToStart(loopBody);
+    auto [tm, tn] = emitTileOrder(rewriter, loc, loopBody->getArgument(1), tilesM, tilesN,
+                                  config.getRasterGroup());
+    rewriter.mergeBlocks(&body, loopBody, {tm, tn});
+    kernel.setGridAttr(TileGridAttr::get(ctx, space.getKind(), {dimN, dimM}));
     rewriter.eraseOp(space);
     return success();
   }
-  Value tn = ProgramIdOp::create(rewriter, loc, rewriter.getIndexType(), DimAttr::get(rewriter.getContext(), Dim::X));
-  Value tm = ProgramIdOp::create(rewriter, loc, rewriter.getIndexType(), DimAttr::get(rewriter.getContext(), Dim::Y));
-  Block &body = space.getBody().front();
-  Operation *yield = body.getTerminator();
-  rewriter.eraseOp(yield);
+
+  // Plain grid: x over the tiles a cluster does not share.
+  bool clusterAlongM = config.getCluster() > 1 && config.getMulticast() == Multicast::B;
+  Value x = ProgramIdOp::create(rewriter, loc, index, DimAttr::get(ctx, Dim::X));
+  Value y = ProgramIdOp::create(rewriter, loc, index, DimAttr::get(ctx, Dim::Y));
+  Value tm = clusterAlongM ? x : y, tn = clusterAlongM ? y : x;
+  if (config.getCluster() > 1) {
+    Value varying = clusterAlongM ? argM : argN;
+    bool any = false;
+    space.walk([&](LoadOp load) {
+      if (!dependsOn(load.getRow(), varying) && !dependsOn(load.getCol(), varying)) {
+        load.setMulticast(true);
+        any = true;
+      }
+    });
+    if (!any)
+      return space.emitError("cluster ")
+             << config.getCluster() << " with multicast = "
+             << getKnobValueName(config.getMulticast())
+             << ": no operand tile is the same for every CTA of the cluster";
+  }
+  rewriter.eraseOp(body.getTerminator());
   rewriter.inlineBlockBefore(&body, space, ValueRange{tm, tn});
-  auto out = cast<GlobalTensorType>(space.getOutput().getType());
-  kernel->setAttr("fgemm.grid", rewriter.getStrArrayAttr({out.getDims()[1].getValue(),
-                                                           out.getDims()[0].getValue()}));
+  kernel.setGridAttr(
+      TileGridAttr::get(ctx, space.getKind(), clusterAlongM ? ArrayRef<StringAttr>{dimM, dimN}
+                                                            : ArrayRef<StringAttr>{dimN, dimM}));
   rewriter.eraseOp(space);
   return success();
 }
 
 namespace {
 struct FgemmScheduleTilesPass : fgemm::impl::FgemmScheduleTilesPassBase<FgemmScheduleTilesPass> {
-  using FgemmScheduleTilesPassBase::FgemmScheduleTilesPassBase;
-
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
     for (auto kernel : getOperation().getOps<KernelOp>())
-      if (failed(scheduleTiles(rewriter, kernel, persistent)))
+      if (failed(scheduleTiles(rewriter, kernel)))
         return signalPassFailure();
   }
 };

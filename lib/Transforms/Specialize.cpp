@@ -1,8 +1,9 @@
 //===- Specialize.cpp - bind a kernel's configuration ----------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// fgemm-specialize: attaches #fgemm.config (block sizes, stages, warp roles,
-// shapes known at JIT time) and rejects what the hardware cannot run:
+// fgemm-specialize: attaches #fgemm.config (every knob of
+// dialect/KernelConfig.def, with stages = 0 and math_warpgroups = 0 resolved)
+// and rejects what the hardware cannot run (checkKernelConfig), e.g.:
 //   - block_m 64 or 128: one math warpgroup per 64 rows (WGMMA's M is 64);
 //   - block_n a WGMMA N (multiple of 8) of at most 192, so that the partial
 //     and promoted accumulators fit in registers; a tile that straddles
@@ -13,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Transforms/SharedMemoryPlan.h"
+#include "dialect/KnobOptions.h"
 #include "dialect/Passes.h"
 
 #define DEBUG_TYPE "fgemm-specialize"
@@ -25,43 +27,11 @@ namespace mlir::fgemm {
 using namespace mlir;
 using namespace mlir::fgemm;
 
-/// The block K every scaled kernel uses: the scales' K granularity.
-static constexpr int64_t kBlockK = 128;
-/// Widest tile whose accumulators fit in registers (see the check below).
-static constexpr int64_t kMaxBlockN = 192;
-/// Deepest pipeline considered; beyond it more stages stop paying off.
-static constexpr int64_t kMaxStages = 16;
-
-LogicalResult mlir::fgemm::specializeKernel(KernelOp kernel, const SpecializeOptions &o) {
-  if (o.blockM != 64 && o.blockM != 128)
-    return kernel.emitError("block-m must be 64 or 128 (64 rows per math warpgroup, "
-                            "WGMMA's M), got ")
-           << o.blockM;
-  if (o.blockN < 8 || o.blockN > 256 || o.blockN % 8 != 0)
-    return kernel.emitError("block-n must be a multiple of 8 in [8, 256] (WGMMA's N), got ")
-           << o.blockN;
-  // Each math thread holds block_n / 2 partial and block_n / 2 promoted FP32
-  // values; beyond 192 they no longer fit next to the addressing registers
-  // under setmaxnreg 232 and ptxas spills.
-  if (o.blockN > kMaxBlockN)
-    return kernel.emitError("block-n must be at most ")
-           << kMaxBlockN << " (the accumulators of a larger tile do not fit in the math "
-           << "warpgroups' registers), got " << o.blockN;
-  if (o.stages < 0 || o.stages > kMaxStages)
-    return kernel.emitError("stages must be in [1, 16], or 0 for as many as fit; got ")
-           << o.stages;
-  if (o.cluster != 1 && o.cluster != 2)
-    return kernel.emitError("cluster must be 1 or 2 (CTAs sharing their A tile by TMA "
-                            "multicast), got ")
-           << o.cluster;
-  if (o.fixedN < 0 || o.fixedN % 8 != 0)
-    return kernel.emitError("fixed N must be a positive multiple of 8 (BF16 rows of D "
-                            "need 16-byte strides for TMA), got ")
-           << o.fixedN;
-  if (o.fixedK < 0 || o.fixedK % 16 != 0)
-    return kernel.emitError("fixed K must be a positive multiple of 16 (FP8 rows of A "
-                            "and B need 16-byte strides for TMA), got ")
-           << o.fixedK;
+LogicalResult mlir::fgemm::specializeKernel(KernelOp kernel, const KernelConfig &requested) {
+  // Range checks first (the "choose for me" values are allowed here).
+  if (std::string problem = checkKernelConfig(requested, /*resolved=*/false);
+      !problem.empty())
+    return kernel.emitError(problem);
 
   // Resource check: the same plan fgemm-pipeline-tma will make.
   SmallVector<TileType> slots;
@@ -74,9 +44,13 @@ LogicalResult mlir::fgemm::specializeKernel(KernelOp kernel, const SpecializeOpt
   if (!store)
     return kernel.emitError("kernel stores no output tile (no fgemm.store)");
   MLIRContext *ctx = kernel.getContext();
-  auto makeConfig = [&](int64_t stages) {
-    return ConfigAttr::get(ctx, o.blockM, o.blockN, kBlockK, stages,
-                           /*mathWarpgroups=*/o.blockM / 64, o.cluster, o.fixedN, o.fixedK);
+  KernelConfig knobs = requested;
+  if (knobs.mathWarpgroups == 0)
+    knobs.mathWarpgroups = knobs.blockM / 64;
+  auto withStages = [&](int64_t stages) {
+    KernelConfig c = knobs;
+    c.stages = stages;
+    return ConfigAttr::get(ctx, c);
   };
   auto smemBytes = [&](ConfigAttr config) {
     return planSharedMemory(slots, store.getValue().getType(),
@@ -84,31 +58,50 @@ LogicalResult mlir::fgemm::specializeKernel(KernelOp kernel, const SpecializeOpt
         .totalBytes;
   };
   // stages = 0: the deepest pipeline that fits (more K blocks in flight).
-  int64_t stages = o.stages;
+  int64_t stages = knobs.stages;
   if (stages == 0)
-    for (stages = kMaxStages; stages > 1 && smemBytes(makeConfig(stages)) > kMaxSharedMemoryBytes;)
+    for (stages = kMaxStages; stages > 1 && smemBytes(withStages(stages)) > kMaxSharedMemoryBytes;)
       --stages;
-  ConfigAttr config = makeConfig(stages);
+  knobs.stages = stages;
+  if (std::string problem = checkKernelConfig(knobs, /*resolved=*/true); !problem.empty())
+    return kernel.emitError(problem);
+  ConfigAttr config = ConfigAttr::get(ctx, knobs);
   if (int64_t bytes = smemBytes(config); bytes > kMaxSharedMemoryBytes)
     return kernel.emitError("configuration needs ")
            << bytes << " bytes of shared memory (" << stages << " stages); sm_90 allows "
            << kMaxSharedMemoryBytes << " (227 KiB): use fewer stages or smaller blocks";
-  if (ConfigAttr old = kernel.getConfig(); old && old != config)
+  if (ConfigAttr old = kernel.getConfigAttr(); old && old != config)
     return kernel.emitError("kernel is already specialized with ") << old;
 
-  kernel->setAttr("fgemm.config", config);
+  kernel.setConfigAttr(config);
   return success();
 }
 
 namespace {
+/// The pass's options are the knobs of dialect/KernelConfig.def.
 struct FgemmSpecializePass : fgemm::impl::FgemmSpecializePassBase<FgemmSpecializePass> {
-  using FgemmSpecializePassBase::FgemmSpecializePassBase;
+  FgemmSpecializePass() = default;
+  FgemmSpecializePass(const FgemmSpecializePass &other) : FgemmSpecializePassBase(other) {}
+  explicit FgemmSpecializePass(const KernelConfig &config) {
+#define FGEMM_KNOB(TYPE, NAME, ACCESSOR, FLAG, KEY, DEFAULT, HELP) NAME = config.NAME;
+#include "dialect/KernelConfig.def"
+  }
 
   void runOnOperation() override {
-    SpecializeOptions options{blockM, blockN, stages, cluster, fixedN, fixedK};
+    KernelConfig config;
+#define FGEMM_KNOB(TYPE, NAME, ACCESSOR, FLAG, KEY, DEFAULT, HELP) config.NAME = NAME;
+#include "dialect/KernelConfig.def"
     for (auto kernel : getOperation().getOps<KernelOp>())
-      if (failed(specializeKernel(kernel, options)))
+      if (failed(specializeKernel(kernel, config)))
         return signalPassFailure();
   }
+
+#define FGEMM_KNOB(TYPE, NAME, ACCESSOR, FLAG, KEY, DEFAULT, HELP)                          \
+  KnobOption<TYPE> NAME{*this, FLAG, HELP, DEFAULT};
+#include "dialect/KernelConfig.def"
 };
 } // namespace
+
+std::unique_ptr<Pass> mlir::fgemm::createFgemmSpecializePass(const KernelConfig &config) {
+  return std::make_unique<FgemmSpecializePass>(config);
+}

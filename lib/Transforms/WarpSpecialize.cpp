@@ -44,7 +44,7 @@ static FailureOr<WarpSpecializeOp> notApplied(Operation *op, const Twine &reason
 FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
                                                         KernelOp kernel, int64_t producerRegs,
                                                         int64_t consumerRegs) {
-  ConfigAttr config = kernel.getConfig();
+  ConfigAttr config = kernel.getConfigAttr();
   if (!config)
     return kernel.emitError("fgemm-warp-specialize needs a specialized kernel "
                             "(run fgemm-specialize first)");
@@ -79,8 +79,11 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
     if (!isTmaLoad(&op))
       continue;
     for (Value index : op.getOperands().drop_front()) {
-      bool isTileIndex = tileLoop && isa<BlockArgument>(index) &&
-                         index.getParentBlock() == &scope;
+      // The tile loop's own indices and its tile-order arithmetic are
+      // recomputed by the producer's copy of the loop.
+      bool isTileIndex = tileLoop && index.getParentBlock() == &scope &&
+                         (isa<BlockArgument>(index) ||
+                          isa<arith::ArithDialect>(index.getDefiningOp()->getDialect()));
       Operation *owner = index.getParentRegion()->getParentOp();
       bool inLoop = loop->isAncestor(owner);
       bool inTileLoop = tileLoop && tileLoop->isAncestor(owner) && !isTileIndex;
@@ -97,7 +100,8 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
   rewriter.setInsertionPoint(anchor);
 
   // (2) The channel between the roles.
-  Value ring = RingCreateOp::create(rewriter, loc, RingType::get(rewriter.getContext()));
+  Value ring = RingCreateOp::create(rewriter, loc, RingType::get(rewriter.getContext()),
+                                    /*plan=*/RingPlanAttr());
   auto ws = WarpSpecializeOp::create(rewriter, loc, config.getMathWarpgroups(), producerRegs,
                                      consumerRegs);
   Block *producer = rewriter.createBlock(&ws.getProducer());
@@ -108,13 +112,19 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
   rewriter.setInsertionPointToStart(producer);
   IRMapping mapping;
   if (tileLoop) {
-    auto copy = TileLoopOp::create(rewriter, loc, tileLoop.getOutput());
+    auto copy = TileLoopOp::create(rewriter, loc, tileLoop.getCount());
     Type index = rewriter.getIndexType();
-    Block *copyBody = rewriter.createBlock(&copy.getBody(), {}, {index, index, index},
-                                           {loc, loc, loc});
+    Block *copyBody = rewriter.createBlock(&copy.getBody(), {}, {index, index}, {loc, loc});
     mapping.map(scope.getArguments(), copyBody->getArguments());
     YieldOp::create(rewriter, loc);
     rewriter.setInsertionPointToStart(copyBody);
+    // The tile order (index arithmetic before the K loop) in the producer.
+    for (Operation &op : scope) {
+      if (&op == loop.getOperation())
+        break;
+      if (isa<arith::ArithDialect>(op.getDialect()))
+        rewriter.clone(op, mapping);
+    }
   }
   auto producerLoop = KLoopOp::create(rewriter, loc, TypeRange(), loop.getDimAttr(),
                                       ValueRange());

@@ -83,6 +83,37 @@ LogicalResult KernelLowering::buildFunction() {
     if (!isa<BlockArgument>(v))
       return kernel.emitError("TMA source is not a kernel argument");
 
+  // The parameter list, as the kernel description will state it.
+  SmallVector<Attribute> paramDescs;
+  auto argIndex = [](Value v) { return int64_t(cast<BlockArgument>(v).getArgNumber()); };
+  for (Value v : tmaArgs) {
+    SmallVector<int64_t> box;
+    int64_t swizzle = 0;
+    kernel.walk([&](Operation *op) {
+      if (!box.empty() || op->getNumOperands() == 0)
+        return;
+      if (auto load = dyn_cast<LoadOp>(op); load && load.getSource() == v) {
+        // Tensor maps are {inner = columns, outer = rows}; a multicast load
+        // brings 1/cluster of the rows per CTA.
+        ArrayRef<StringAttr> d = load.getResult().getType().getDims();
+        int64_t rows = extent(d[0]) / (load.getMulticast() ? config.getCluster() : 1);
+        box = {extent(d[1]), rows};
+        swizzle = 128;
+      } else if (auto scales = dyn_cast<LoadScalesOp>(op);
+                 scales && scales.getSource() == v) {
+        box = {extent(scales.getResult().getType().getDims()[0]), 1};
+      } else if (auto store = dyn_cast<StoreOp>(op); store && store.getDest() == v) {
+        ArrayRef<StringAttr> d = store.getValue().getType().getDims();
+        box = {extent(d[1]), extent(d[0])};
+      }
+    });
+    paramDescs.push_back(TensorMapParamAttr::get(ctx, argIndex(v), box, swizzle));
+  }
+  for (Value v : ptrArgs)
+    paramDescs.push_back(PointerParamAttr::get(ctx, argIndex(v)));
+  for (StringAttr dim : kernel.getDims().getAsRange<StringAttr>())
+    paramDescs.push_back(DimParamAttr::get(ctx, dim));
+
   auto genericPtr = LLVM::LLVMPointerType::get(ctx);
   auto globalPtr = LLVM::LLVMPointerType::get(ctx, 1);
   SmallVector<Type> params;
@@ -125,11 +156,15 @@ LogicalResult KernelLowering::buildFunction() {
   if (config.getCluster() > 1)
     func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
                   b.getDenseI32ArrayAttr({static_cast<int32_t>(config.getCluster()), 1, 1}));
-  // What the runtime needs to launch it (fgemmc writes these to the .meta file).
+  // What the kernel description needs (Compiler/KernelDescription.cpp).
   func->setAttr("fgemm.config", config);
-  for (StringRef name : {"fgemm.grid", "fgemm.schedule"})
-    if (Attribute attr = kernel->getAttr(name))
-      func->setAttr(name, attr);
+  if (TileGridAttr grid = kernel.getGridAttr())
+    func->setAttr("fgemm.grid", grid);
+  func->setAttr("fgemm.dims", kernel.getDims());
+  func->setAttr("fgemm.args", b.getArrayAttr(llvm::map_to_vector(
+                                  kernel.getArgumentTypes(),
+                                  [](Type t) -> Attribute { return TypeAttr::get(t); })));
+  func->setAttr("fgemm.params", b.getArrayAttr(paramDescs));
   Block *body = func.addEntryBlock(b);
   b.setInsertionPointToStart(body);
 
@@ -158,30 +193,29 @@ LogicalResult KernelLowering::run() {
   if (kernel.getOps<WarpSpecializeOp>().empty())
     return kernel.emitError("convert-fgemm-to-nvvm needs warp roles "
                             "(run fgemm-warp-specialize first)");
-  bool pipelined = false;
-  kernel.walk([&](RingCreateOp r) { pipelined = r->hasAttr("stages"); });
-  if (!pipelined)
-    return kernel.emitError("convert-fgemm-to-nvvm needs a pipelined ring "
+  SmallVector<RingCreateOp> rings;
+  kernel.walk([&](RingCreateOp r) { rings.push_back(r); });
+  if (rings.size() != 1 || !rings.front().getPlanAttr())
+    return kernel.emitError("convert-fgemm-to-nvvm needs one pipelined ring "
                             "(run fgemm-pipeline-tma first)");
-  WalkResult plan = kernel.walk([&](RingCreateOp r) {
-    for (StringRef name : {"stages", "barriers", "output_offset", "smem_bytes"})
-      if (!r->getAttrOfType<IntegerAttr>(name))
-        return WalkResult::interrupt();
-    for (StringRef name : {"offsets", "slot_strides", "slot_bytes"})
-      if (!r->getAttrOfType<DenseI64ArrayAttr>(name))
-        return WalkResult::interrupt();
-    return WalkResult::advance();
+  if (!kernel.getGridAttr())
+    return kernel.emitError("convert-fgemm-to-nvvm needs scheduled tiles "
+                            "(run fgemm-schedule-tiles first)");
+  // Every ring access must carry the stage and phase the plan assigns.
+  WalkResult unstaged = kernel.walk([&](Operation *op) {
+    bool staged = TypeSwitch<Operation *, bool>(op)
+                      .Case<RingPutOp, RingGetOp, RingReleaseOp>(
+                          [](auto access) { return static_cast<bool>(access.getStage()); })
+                      .Default([](Operation *) { return true; });
+    if (staged)
+      return WalkResult::advance();
+    op->emitError("ring access without a stage and phase (run fgemm-pipeline-tma first)");
+    return WalkResult::interrupt();
   });
-  if (plan.wasInterrupted())
-    return kernel.emitError("the ring's shared-memory plan is incomplete (stages, offsets, "
-                            "slot_strides, slot_bytes, output_offset, barriers, smem_bytes "
-                            "come from fgemm-pipeline-tma)");
+  if (unstaged.wasInterrupted())
+    return failure();
   if (failed(buildFunction()))
     return failure();
-  bool persistent = false;
-  kernel.walk([&](TileLoopOp) { persistent = true; });
-  if (config.getCluster() > 1 && persistent)
-    return kernel.emitError("clusters need the plain schedule (one CTA per tile)");
   if (failed(lowerBlock(kernel.getBody().front())))
     return failure();
   // The peer CTA multicasts into this CTA's shared memory and arrives on its
@@ -270,17 +304,14 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
 
 /// Thread 0 initializes the barriers; everyone waits for it.
 LogicalResult KernelLowering::lowerRingCreate(RingCreateOp op) {
-  auto getI64 = [&](StringRef name) { return op->getAttrOfType<IntegerAttr>(name).getInt(); };
-  auto getArray = [&](StringRef name) {
-    return SmallVector<int64_t>(op->getAttrOfType<DenseI64ArrayAttr>(name).asArrayRef());
-  };
-  stages = getI64("stages");
-  barrierOffset = getI64("barriers");
-  outputOffset = getI64("output_offset");
-  smemBytes = getI64("smem_bytes");
-  slotOffsets = getArray("offsets");
-  slotStrides = getArray("slot_strides");
-  slotBytes = getArray("slot_bytes");
+  RingPlanAttr plan = op.getPlanAttr();
+  stages = plan.getStages();
+  barrierOffset = plan.getBarriers();
+  outputOffset = plan.getOutputOffset();
+  smemBytes = plan.getSmemBytes();
+  slotOffsets.assign(plan.getOffsets().begin(), plan.getOffsets().end());
+  slotStrides.assign(plan.getSlotStrides().begin(), plan.getSlotStrides().end());
+  slotBytes.assign(plan.getSlotBytes().begin(), plan.getSlotBytes().end());
   func->setAttr("fgemm.smem_bytes", b.getI64IntegerAttr(smemBytes));
 
   Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
@@ -352,14 +383,14 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
   // Two partial sums and the accumulator (3 x block_n / 2 registers) must
   // leave room for addresses and scales under setmaxnreg: measured with
   // ptxas 13.0, block_n 96 fits in 232 registers and 112 spills.
-  int64_t accumulatorRegs = 3 * config.getBlockN() / 2;
-  if (overlapPromotion && stages >= 2 &&
-      accumulatorRegs + kOverlapRegisterReserve <= consumerRegs)
-    for (auto dot : op.getBody().getOps<ScaledDotOp>())
-      return lowerOverlappedDotLoop(op, dot);
   Value extentValue = dims.lookup(op.getDim());
   if (!extentValue)
     return op.emitError("unknown dimension '") << op.getDim() << "'";
+  int64_t accumulatorRegs = 3 * config.getBlockN() / 2;
+  if (config.getOverlapPromotion() && stages >= 2 &&
+      accumulatorRegs + kOverlapRegisterReserve <= consumerRegs)
+    for (auto dot : op.getBody().getOps<ScaledDotOp>())
+      return lowerOverlappedDotLoop(op, dot);
   int64_t bk = config.getBlockK();
   Value numBlocks = arith::CeilDivUIOp::create(b, loc, extentValue, constIndex(bk));
   SmallVector<Value> inits = llvm::map_to_vector(op.getInits(), [&](Value v) {
@@ -386,27 +417,19 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
   return success();
 }
 
-/// Persistent schedule: CTA p of P runs tiles p, p + P, ... in row-major
-/// tile order.
+/// Persistent schedule: CTA p of P runs the linear tiles p, p + P, ... <
+/// count; the body (from fgemm-schedule-tiles) maps them to coordinates.
 LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
-  ArrayRef<StringAttr> outDims = cast<GlobalTensorType>(op.getOutput().getType()).getDims();
-  auto tilesAlong = [&](StringAttr dim) -> Value {
-    int64_t block = getTileDimExtent(("b" + dim.getValue()).str(), config);
-    return arith::CeilDivUIOp::create(b, loc, dims.lookup(dim.getValue()), constIndex(block));
-  };
-  Value tilesM = tilesAlong(outDims[0]), tilesN = tilesAlong(outDims[1]);
-  Value total = arith::MulIOp::create(b, loc, tilesM, tilesN);
   Value pid = toIndex(NVVM::BlockIdXOp::create(b, loc, b.getI32Type()));
   Value numPrograms = toIndex(NVVM::GridDimXOp::create(b, loc, b.getI32Type()));
-  auto forOp = scf::ForOp::create(b, loc, pid, total, numPrograms);
+  auto forOp = scf::ForOp::create(b, loc, pid, lookup(op.getCount()), numPrograms);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(forOp.getBody()->getTerminator());
   Value tile = forOp.getInductionVar();
   Block &body = op.getBody().front();
   mapping[body.getArgument(0)] = arith::DivUIOp::create(
       b, loc, arith::SubIOp::create(b, loc, tile, pid), numPrograms);
-  mapping[body.getArgument(1)] = arith::DivUIOp::create(b, loc, tile, tilesN);
-  mapping[body.getArgument(2)] = arith::RemUIOp::create(b, loc, tile, tilesN);
+  mapping[body.getArgument(1)] = tile;
   return lowerBlock(body);
 }
 
@@ -435,7 +458,7 @@ LogicalResult KernelLowering::lowerRingPut(RingPutOp op) {
       ArrayRef<StringAttr> tdims = tile.getResult().getType().getDims();
       coords.push_back(mulI32(toI32(lookup(tile.getCol())), extent(tdims[1])));
       coords.push_back(mulI32(toI32(lookup(tile.getRow())), extent(tdims[0])));
-      if (config.getCluster() > 1 && isSharedByCluster(load)) {
+      if (config.getCluster() > 1 && tile.getMulticast()) {
         // CTA r of the cluster loads rows [r, r + 1) * rows/cluster of the
         // shared tile into every CTA (TMA multicast); the tensor map's box
         // is rows/cluster tall (docs/ABI.md).
@@ -509,16 +532,6 @@ LogicalResult KernelLowering::lowerRingRelease(Value stage) {
   return success();
 }
 
-bool KernelLowering::isSharedByCluster(Operation *load) {
-  auto tile = dyn_cast<LoadOp>(load);
-  if (!tile)
-    return false;
-  // The producer's copy of the loop maps the row index to a program id of
-  // the plain grid; x varies within a cluster, y does not.
-  auto id = tile.getRow().getDefiningOp<ProgramIdOp>();
-  return id && id.getDim() != Dim::X;
-}
-
 /// Epilogue: round to bf16 pairs, stage the tile in shared memory, and let
 /// one thread TMA-store it (TMA clips the parts past M and N).
 LogicalResult KernelLowering::lowerStore(StoreOp op) {
@@ -578,13 +591,12 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
 namespace {
 struct ConvertFgemmToNVVMPass
     : fgemm::impl::ConvertFgemmToNVVMPassBase<ConvertFgemmToNVVMPass> {
-  using ConvertFgemmToNVVMPassBase::ConvertFgemmToNVVMPassBase;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<KernelOp> kernels(module.getOps<KernelOp>());
     for (KernelOp kernel : kernels) {
-      KernelLowering lowering(kernel, module, overlapPromotion);
+      KernelLowering lowering(kernel, module);
       if (failed(lowering.run()))
         return signalPassFailure();
       kernel.erase();

@@ -45,9 +45,9 @@ inline constexpr int64_t kWgmmaK = 32;
 /// wgmma accumulator struct (block_n / 2 f32 per thread).
 class KernelLowering {
 public:
-  KernelLowering(KernelOp kernel, ModuleOp module, bool overlapPromotion)
-      : kernel(kernel), module(module), config(kernel.getConfig()), b(kernel.getContext()),
-        loc(kernel.getLoc()), overlapPromotion(overlapPromotion) {}
+  KernelLowering(KernelOp kernel, ModuleOp module)
+      : kernel(kernel), module(module), config(kernel.getConfigAttr()), b(kernel.getContext()),
+        loc(kernel.getLoc()) {}
 
   LogicalResult run();
 
@@ -93,9 +93,6 @@ private:
     NVVM::ClusterArriveOp::create(b, loc, UnitAttr());
     NVVM::ClusterWaitOp::create(b, loc, UnitAttr());
   }
-  /// Whether the put value is the same tile for every CTA of a cluster (the
-  /// cluster runs along grid x, so tiles whose row index is not x's).
-  bool isSharedByCluster(Operation *load);
 
   LogicalResult buildFunction();
   LogicalResult lowerBlock(Block &block);
@@ -123,7 +120,6 @@ private:
   OpBuilder b;
   Location loc;
   LLVM::LLVMFuncOp func;
-  bool overlapPromotion;
   DenseMap<Value, Value> mapping;
   /// Kernel argument -> its TMA descriptor (generic pointer to the param) or,
   /// for arguments read directly, its global pointer.

@@ -68,6 +68,8 @@ LogicalResult KernelLowering::lowerOverlappedDotLoop(KLoopOp op, ScaledDotOp dot
   };
 
   Value extentValue = dims.lookup(op.getDim());
+  if (!extentValue)
+    return op.emitError("unknown dimension '") << op.getDim() << "'";
   Value numBlocks =
       arith::CeilDivUIOp::create(b, loc, extentValue, constIndex(config.getBlockK()));
   FailureOr<Value> first = issue(constIndex(0));

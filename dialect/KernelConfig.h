@@ -1,0 +1,110 @@
+//===- KernelConfig.h - a kernel's configuration knobs -----------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// KernelConfig holds one value per knob of dialect/KernelConfig.def. It is
+// the C++ face of #fgemm.config, what fgemmc's flags and the pass options fill
+// in, and what the compile library takes. checkKernelConfig is the one place
+// that knows the allowed ranges.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FGEMM_DIALECT_KERNELCONFIG_H
+#define FGEMM_DIALECT_KERNELCONFIG_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/Hashing.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace mlir::fgemm {
+
+/// Which operand tile the CTAs of a cluster share by TMA multicast.
+enum class Multicast { A, B };
+/// How output tiles map onto CTAs.
+enum class Schedule { Plain, Persistent };
+/// The post-ptxas FFMA interleave (lib/Target/SASS).
+enum class SassPolicy { Off, DeepGemm, DeepGemmFull, EveryN };
+
+/// Names of an enum knob's values, as flags and #fgemm.config spell them.
+template <typename E>
+struct KnobValues;
+template <>
+struct KnobValues<Multicast> {
+  static constexpr std::pair<Multicast, const char *> list[] = {{Multicast::A, "a"},
+                                                                {Multicast::B, "b"}};
+};
+template <>
+struct KnobValues<Schedule> {
+  static constexpr std::pair<Schedule, const char *> list[] = {
+      {Schedule::Plain, "plain"}, {Schedule::Persistent, "persistent"}};
+};
+template <>
+struct KnobValues<SassPolicy> {
+  static constexpr std::pair<SassPolicy, const char *> list[] = {
+      {SassPolicy::Off, "off"},
+      {SassPolicy::DeepGemm, "deepgemm"},
+      {SassPolicy::DeepGemmFull, "deepgemm-full"},
+      {SassPolicy::EveryN, "every-n"}};
+};
+
+template <typename E>
+llvm::StringRef getKnobValueName(E value) {
+  for (const auto &[v, name] : KnobValues<E>::list)
+    if (v == value)
+      return name;
+  return "?";
+}
+template <typename E>
+std::optional<E> parseKnobValue(llvm::StringRef name) {
+  for (const auto &[v, n] : KnobValues<E>::list)
+    if (name == n)
+      return v;
+  return std::nullopt;
+}
+/// "a, b" for messages.
+template <typename E>
+std::string listKnobValues() {
+  std::string s;
+  for (const auto &[v, name] : KnobValues<E>::list)
+    s += (s.empty() ? "" : ", ") + std::string(name);
+  return s;
+}
+
+/// One value per knob of KernelConfig.def; the defaults are the flags'.
+struct KernelConfig {
+#define FGEMM_KNOB(TYPE, NAME, ACCESSOR, FLAG, KEY, DEFAULT, HELP) TYPE NAME = DEFAULT;
+#include "dialect/KernelConfig.def"
+
+  bool operator==(const KernelConfig &other) const;
+  bool operator!=(const KernelConfig &other) const { return !(*this == other); }
+
+  /// Rows each math warpgroup owns (block_m / math_warpgroups).
+  int64_t getRowsPerWarpgroup() const {
+    return mathWarpgroups > 0 ? blockM / mathWarpgroups : 0;
+  }
+  /// Threads per CTA: one producer warpgroup plus the math warpgroups.
+  int64_t getNumThreads() const { return 128 * (1 + mathWarpgroups); }
+};
+
+llvm::hash_code hash_value(const KernelConfig &config);
+
+/// Deepest pipeline fgemm-specialize considers.
+inline constexpr int64_t kMaxStages = 16;
+/// Widest tile whose accumulators fit in the math warpgroups' registers.
+inline constexpr int64_t kMaxBlockN = 192;
+/// Largest raster group (tile rows walked together).
+inline constexpr int64_t kMaxRasterGroup = 64;
+
+/// Checks every knob against what the compiler implements; returns "" when
+/// the configuration is valid, else a message that says what is allowed.
+/// With `resolved`, the "choose for me" values (stages = 0,
+/// math_warpgroups = 0) are errors: #fgemm.config always holds the choice.
+std::string checkKernelConfig(const KernelConfig &config, bool resolved);
+
+} // namespace mlir::fgemm
+
+#endif // FGEMM_DIALECT_KERNELCONFIG_H
