@@ -5,19 +5,12 @@
 #include "Runtime/Gemm.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
+#include <iterator>
 #include <set>
 #include <tuple>
 
 using namespace fgemm;
-
-static std::string hexPointer(CUdeviceptr pointer) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "0x%llx",
-                static_cast<unsigned long long>(pointer));
-  return text;
-}
 
 Status fgemm::validateDenseGemmShape(int64_t m, int64_t n, int64_t k) {
   const std::pair<const char *, int64_t> dims[] = {{"M", m}, {"N", n}, {"K", k}};
@@ -43,28 +36,6 @@ Status fgemm::validateDenseGemmShape(int64_t m, int64_t n, int64_t k) {
                          " is not a multiple of 16 (A's and B's e4m3 rows "
                          "must be a multiple of 16 bytes for TMA; allowed: "
                          "K % 16 == 0)");
-  return Status::success();
-}
-
-Status fgemm::validateDenseGemmArgs(const DenseGemmProblem &problem) {
-  FGEMM_RETURN_IF_ERROR(validateDenseGemmShape(problem.m, problem.n, problem.k));
-  if (isEmptyGemm(problem))
-    return Status::success();
-  const std::pair<const char *, CUdeviceptr> pointers[] = {
-      {"A", problem.a},
-      {"SFA", problem.sfa},
-      {"B", problem.b},
-      {"SFB", problem.sfb},
-      {"D", problem.d}};
-  for (const auto &[name, pointer] : pointers) {
-    if (pointer == 0)
-      return Status::error(std::string("pointer ") + name + " is null");
-    if (pointer % 16 != 0)
-      return Status::error(std::string("pointer ") + name + " (" +
-                           hexPointer(pointer) +
-                           ") is not 16-byte aligned (TMA needs 16-byte "
-                           "aligned base addresses)");
-  }
   return Status::success();
 }
 
@@ -132,25 +103,66 @@ Expected<size_t> fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels
                        specialized);
 }
 
-LaunchDims fgemm::denseLaunchDims(const KernelMeta &meta, int64_t m,
-                                  int64_t n, int smCount) {
-  LaunchDims dims;
-  int64_t tilesN = ceilDiv(n, meta.blockN), tilesM = ceilDiv(m, meta.blockM);
-  if (meta.persistent()) {
-    // CTA p of P runs tiles p, p + P, ... in row-major tile order.
-    int64_t ctas = std::min<int64_t>(tilesM * tilesN, std::max(smCount, 1));
-    dims.grid[0] = static_cast<uint32_t>(std::max<int64_t>(ctas, 1));
-  } else {
-    // A cluster spans `cluster` CTAs along x; the extra CTA of an odd count
-    // computes a tile wholly past N, whose stores TMA drops.
-    int64_t cluster = std::max<uint32_t>(meta.cluster, 1);
-    dims.grid[0] = static_cast<uint32_t>(ceilDiv(tilesN, cluster) * cluster);
-    dims.grid[1] = static_cast<uint32_t>(tilesM);
+//===----------------------------------------------------------------------===//
+// The dense variant's contract
+//===----------------------------------------------------------------------===//
+
+/// The dense variant's arguments as its description spells them (docs/ABI.md,
+/// "The dense variant"), in DenseArg order. DenseGemm's callers lay out their
+/// data this way, so a kernel that describes them otherwise is refused.
+static const char *const kDenseArgs[kDenseArgCount] = {
+    "tensor e4m3 m,k",                     // A
+    "tensor e4m3 n,k",                     // B
+    "scales f32 m,k block=1x128 mn_major", // SFA
+    "scales f32 n,k block=128x128",        // SFB
+    "tensor bf16 m,n",                     // D
+};
+static const char *const kDenseArgNames[kDenseArgCount] = {"A", "B", "SFA",
+                                                           "SFB", "D"};
+
+Status fgemm::checkDenseKernel(const KernelMeta &meta) {
+  if (meta.variant != "dense")
+    return Status::error("variant='" + meta.variant +
+                         "' is not a dense kernel");
+  if (meta.args.size() != kDenseArgCount)
+    return Status::error("a dense kernel has " +
+                         std::to_string(kDenseArgCount) +
+                         " arguments (A, B, SFA, SFB, D), this one " +
+                         std::to_string(meta.args.size()));
+  for (size_t i = 0; i < kDenseArgCount; ++i) {
+    std::string arg = formatKernelArg(meta.args[i]);
+    if (arg != kDenseArgs[i])
+      return Status::error("arg." + std::to_string(i) + " (" +
+                           kDenseArgNames[i] + ") is '" + arg +
+                           "' but a dense kernel's is '" + kDenseArgs[i] +
+                           "' (docs/ABI.md)");
   }
-  dims.block[0] = meta.threads;
-  dims.sharedBytes = meta.smemBytes;
-  dims.cluster = meta.cluster;
-  return dims;
+  // Bound by name, so their order (that of the dim parameters) is free.
+  std::vector<std::string> dims = meta.dims;
+  std::sort(dims.begin(), dims.end());
+  if (dims != std::vector<std::string>{"k", "m", "n"}) {
+    std::string list;
+    for (const std::string &dim : meta.dims)
+      list += (list.empty() ? "" : ",") + dim;
+    return Status::error("a dense kernel's dims are m, n and k; this one's "
+                         "are " +
+                         list);
+  }
+  return Status::success();
+}
+
+KernelBindings fgemm::denseBindings(const DenseGemmProblem &problem) {
+  KernelBindings bindings;
+  bindings.args.resize(kDenseArgCount);
+  bindings.args[kDenseA] = problem.a;
+  bindings.args[kDenseB] = problem.b;
+  bindings.args[kDenseSfa] = problem.sfa;
+  bindings.args[kDenseSfb] = problem.sfb;
+  bindings.args[kDenseD] = problem.d;
+  bindings.dims = {{"m", problem.m}, {"n", problem.n}, {"k", problem.k}};
+  bindings.argNames.assign(std::begin(kDenseArgNames),
+                           std::end(kDenseArgNames));
+  return bindings;
 }
 
 //===----------------------------------------------------------------------===//
@@ -162,8 +174,6 @@ Expected<DenseGemm> DenseGemm::create(const std::string &directory) {
   if (!driver.ok())
     return driver.takeStatus();
   const Driver &cu = **driver;
-  CUcontext context = nullptr;
-  FGEMM_CU_CHECK(cu.cuCtxGetCurrent(&context));
   Expected<DeviceInfo> device = currentDevice(cu);
   if (!device.ok())
     return device.takeStatus();
@@ -203,91 +213,64 @@ Expected<DenseGemm> DenseGemm::create(const std::string &directory) {
                          "'; scripts/compile-kernels.sh writes them to "
                          "OUT/<kernel>/");
 
-  DenseGemm gemm(cu, context, std::move(*device));
+  DenseGemm gemm(std::move(*device));
   for (const std::string &stem : cubins) {
     std::string base = (fs::path(directory) / stem).string();
     Expected<KernelMeta> meta = readKernelMeta(base + ".meta");
     if (!meta.ok())
       return meta.takeStatus();
-    Expected<Module> module = Module::loadFile(cu, base + ".cubin");
-    if (!module.ok())
-      return module.takeStatus();
-    Expected<CUfunction> function = module->function(meta->kernel);
-    if (!function.ok())
-      return function.takeStatus();
-    FGEMM_RETURN_IF_ERROR(prepareFunction(cu, *function, meta->kernel,
-                                          meta->smemBytes, meta->threads));
+    // A directory may hold other variants' kernels too; they are not ours.
+    if (meta->variant != "dense") {
+      gemm.skippedFiles.push_back(base + ".meta");
+      continue;
+    }
+    Status dense = checkDenseKernel(*meta);
+    if (!dense.ok())
+      return std::move(dense).withContext(base + ".meta");
+    Expected<Kernel> kernel = Kernel::load(cu, base + ".cubin", *meta);
+    if (!kernel.ok())
+      return kernel.takeStatus();
     gemm.metas.push_back(std::move(*meta));
-    gemm.loaded.push_back({base + ".cubin", std::move(*module), *function});
+    gemm.loaded.push_back(std::move(*kernel));
   }
+  if (gemm.loaded.empty())
+    return Status::error("no dense kernels in '" + directory + "' (" +
+                         std::to_string(gemm.skippedFiles.size()) +
+                         " kernel(s) of other variants)");
   return gemm;
 }
 
 Expected<DenseGemm::Prepared>
 DenseGemm::prepare(const DenseGemmProblem &problem) const {
-  FGEMM_RETURN_IF_ERROR(validateDenseGemmArgs(problem));
+  FGEMM_RETURN_IF_ERROR(
+      validateDenseGemmShape(problem.m, problem.n, problem.k));
   Prepared prepared;
   if (isEmptyGemm(problem)) {
-    prepared.empty = true;
+    // No kernel needed: even one no loaded kernel accepts is fine.
+    prepared.launch.empty = true;
     return prepared;
   }
-  // Modules belong to the context they were loaded in.
-  CUcontext current = nullptr;
-  FGEMM_CU_CHECK(driver->cuCtxGetCurrent(&current));
-  if (current != context)
-    return Status::error("the current CUDA context is not the one the "
-                         "DenseGemm was created in (make it current first)");
-
   Expected<size_t> index = selectDenseKernel(metas, problem.m, problem.n,
                                              problem.k, deviceInfo.smCount);
   if (!index.ok())
     return index.takeStatus();
-  const KernelMeta &meta = metas[*index];
   prepared.kernel = *index;
-  prepared.dims =
-      denseLaunchDims(meta, problem.m, problem.n, deviceInfo.smCount);
-  if (!meta.persistent() && ceilDiv(problem.m, meta.blockM) > 65535)
-    return Status::error("M = " + std::to_string(problem.m) +
-                         " needs more than 65535 row blocks of " +
-                         std::to_string(meta.blockM) + " (grid y limit)");
-  FGEMM_RETURN_IF_ERROR(validateLaunchDims(prepared.dims));
-
-  Expected<DenseTensorMapDescs> descs = computeDenseTensorMaps(meta, problem);
-  if (!descs.ok())
-    return descs.takeStatus();
-  const std::pair<const TensorMapDesc *, CUtensorMap *> maps[] = {
-      {&descs->a, &prepared.params.a},
-      {&descs->b, &prepared.params.b},
-      {&descs->sfa, &prepared.params.sfa},
-      {&descs->d, &prepared.params.d}};
-  for (const auto &[desc, map] : maps) {
-    Expected<CUtensorMap> encoded = encodeTensorMap(*driver, *desc);
-    if (!encoded.ok())
-      return encoded.takeStatus();
-    *map = *encoded;
-  }
-  prepared.params.sfb = reinterpret_cast<const float *>(problem.sfb);
-  prepared.params.m = static_cast<uint32_t>(problem.m);
-  prepared.params.n = static_cast<uint32_t>(problem.n);
-  prepared.params.k = static_cast<uint32_t>(problem.k);
+  Expected<PreparedLaunch> launch =
+      loaded[*index].prepare(denseBindings(problem));
+  if (!launch.ok())
+    return launch.takeStatus();
+  prepared.launch = std::move(*launch);
   return prepared;
 }
 
 Status DenseGemm::launch(const Prepared &prepared, CUstream stream) const {
-  if (prepared.empty)
+  if (prepared.launch.empty)
     return Status::success();
   if (prepared.kernel >= loaded.size())
     return Status::error("prepared launch names kernel " +
                          std::to_string(prepared.kernel) + " of " +
                          std::to_string(loaded.size()));
-  void *pointers[8];
-  prepared.params.fillPointers(pointers);
-  Status status = launchKernel(*driver, loaded[prepared.kernel].function,
-                               prepared.dims, stream, pointers);
-  if (!status.ok())
-    return std::move(status).withContext("launching " +
-                                         metas[prepared.kernel].kernel);
-  return Status::success();
+  return loaded[prepared.kernel].launch(prepared.launch, stream);
 }
 
 Status DenseGemm::run(CUdeviceptr a, CUdeviceptr sfa, CUdeviceptr b,

@@ -2,14 +2,16 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 //
-// DenseGemm is the runtime's public API: it loads every compiled kernel of a
-// directory (NAME.cubin + NAME.meta from fgemmc), and run() computes
+// DenseGemm is the runtime's public API: it loads every compiled dense kernel
+// of a directory (NAME.cubin + NAME.meta from fgemmc), and run() computes
 //
-//   D[m, n] = sum_kb SFA[m, kb] * SFB[n / 128, kb] * sum_{k in kb} A[m, k] B[n, k]
+//   D[m, n] = sum_kb SFA[m, kb] * SFB[n / 128, kb] * sum_{k in kb} A[m, k] B[n,
+//   k]
 //
-// with the data contract of docs/ABI.md. Arguments are validated before any
-// launch; a configuration heuristic picks the kernel. The validation and the
-// heuristic are pure functions, declared here so they are unit-tested.
+// with the data contract of docs/ABI.md. Sizes are validated before any
+// launch; a configuration heuristic picks the kernel, which is launched by
+// its description through the generic path of Launch.h. The validation and
+// the heuristic are pure functions, declared here so they are unit-tested.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,9 +20,8 @@
 
 #include "Runtime/Device.h"
 #include "Runtime/KernelMeta.h"
-#include "Runtime/Module.h"
+#include "Runtime/Launch.h"
 #include "Runtime/Status.h"
-#include "Runtime/TensorMap.h"
 
 #include <cuda.h>
 
@@ -32,16 +33,44 @@ namespace fgemm {
 
 /// The largest M, N or K: TMA coordinates and the kernel's sizes are 32-bit
 /// signed.
-constexpr int64_t kMaxGemmDim = (int64_t(1) << 31) - 1;
+constexpr int64_t kMaxGemmDim = kMaxDimValue;
+
+/// A dense GEMM problem: device pointers and sizes (docs/ABI.md data contract).
+struct DenseGemmProblem {
+  CUdeviceptr a = 0, sfa = 0, b = 0, sfb = 0, d = 0;
+  int64_t m = 0, n = 0, k = 0;
+};
+
+/// M rounded up to 4: SFA's padded M extent (16-byte TMA row stride).
+inline int64_t alignedSfaRows(int64_t m) { return (m + 3) / 4 * 4; }
+
+/// ceil(x / 128): the number of 128-wide scale blocks.
+inline int64_t scaleBlocks(int64_t x) { return (x + 127) / 128; }
+
+/// The dense variant's arguments, by index (`arg.I` of its description).
+enum DenseArg : size_t {
+  kDenseA,
+  kDenseB,
+  kDenseSfa,
+  kDenseSfb,
+  kDenseD,
+  kDenseArgCount
+};
+
+/// Checks that `meta` is a dense kernel with the argument list DenseGemm
+/// binds (docs/ABI.md): variant=dense, arg.0..4 = A, B, SFA, SFB, D exactly
+/// as documented, dims = m, n, k in any order. Its parameter order and grid
+/// rule are its own business.
+Status checkDenseKernel(const KernelMeta &meta);
+
+/// The bindings of `problem` for a dense kernel: the five pointers by
+/// argument index and m, n, k by name.
+KernelBindings denseBindings(const DenseGemmProblem &problem);
 
 /// Checks the sizes alone: M, N, K >= 0 and <= 2^31-1, N % 8 == 0,
-/// K % 16 == 0, K > 0.
+/// K % 16 == 0, K > 0. (The pointers are checked by the generic launch
+/// path, for the arguments the chosen kernel uses.)
 Status validateDenseGemmShape(int64_t m, int64_t n, int64_t k);
-
-/// Checks sizes and pointers of a dense GEMM against the ABI's requirements:
-/// M, N, K >= 0 and <= 2^31-1, N % 8 == 0, K % 16 == 0, K > 0, and (unless
-/// the output is empty) non-null, 16-byte aligned pointers.
-Status validateDenseGemmArgs(const DenseGemmProblem &problem);
 
 /// True when the output has no elements (M == 0 or N == 0): nothing to launch.
 inline bool isEmptyGemm(const DenseGemmProblem &problem) {
@@ -62,16 +91,12 @@ Expected<size_t> selectDenseKernel(const std::vector<KernelMeta> &kernels,
                                    int64_t m, int64_t n, int64_t k,
                                    int smCount);
 
-/// Grid and block of the dense kernel `meta` for an M x N problem: one CTA
-/// per tile, or for a persistent kernel min(tiles, smCount) CTAs along x.
-LaunchDims denseLaunchDims(const KernelMeta &meta, int64_t m, int64_t n,
-                           int smCount);
-
 /// The dense GEMM over a directory of compiled kernels.
 class DenseGemm {
 public:
-  /// Loads every NAME.cubin with its NAME.meta in `directory` into the
-  /// calling thread's current context, whose device must be sm_90.
+  /// Loads every NAME.cubin whose NAME.meta describes a dense kernel in
+  /// `directory` into the calling thread's current context, whose device
+  /// must be sm_90. Kernels of other variants are skipped.
   static Expected<DenseGemm> create(const std::string &directory);
 
   /// Validates, selects a kernel, encodes the descriptors and launches on
@@ -83,10 +108,8 @@ public:
   /// Everything run() does before the launch, kept so a benchmark can time
   /// the launch alone.
   struct Prepared {
-    DenseKernelParams params; ///< first: it holds the 64-byte aligned maps
-    LaunchDims dims;
-    size_t kernel = 0;  ///< index into kernels()
-    bool empty = false; ///< nothing to launch
+    PreparedLaunch launch; ///< `launch.empty`: nothing to launch
+    size_t kernel = 0;     ///< index into kernels()
   };
   Expected<Prepared> prepare(const DenseGemmProblem &problem) const;
   Status launch(const Prepared &prepared, CUstream stream) const;
@@ -94,24 +117,19 @@ public:
   const std::vector<KernelMeta> &kernels() const { return metas; }
   /// The cubin file of kernel `index`.
   const std::string &kernelPath(size_t index) const {
-    return loaded[index].path;
+    return loaded[index].path();
   }
+  /// The .meta files of other variants that create() skipped.
+  const std::vector<std::string> &skipped() const { return skippedFiles; }
   const DeviceInfo &device() const { return deviceInfo; }
 
 private:
-  struct LoadedKernel {
-    std::string path;
-    Module module;
-    CUfunction function;
-  };
-  DenseGemm(const Driver &driver, CUcontext context, DeviceInfo device)
-      : driver(&driver), context(context), deviceInfo(std::move(device)) {}
+  explicit DenseGemm(DeviceInfo device) : deviceInfo(std::move(device)) {}
 
-  const Driver *driver;
-  CUcontext context;
   DeviceInfo deviceInfo;
-  std::vector<KernelMeta> metas;
-  std::vector<LoadedKernel> loaded;
+  std::vector<KernelMeta> metas; ///< loaded[i].meta(), for selectDenseKernel
+  std::vector<Kernel> loaded;
+  std::vector<std::string> skippedFiles;
 };
 
 } // namespace fgemm

@@ -1,14 +1,75 @@
-//===- KernelMeta.cpp - The .meta launch description of a cubin -*- C++ -*-===//
+//===- KernelMeta.cpp - The .meta description of a kernel -------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 
 #include "Runtime/KernelMeta.h"
+#include "Runtime/TensorMap.h"
 
 #include <array>
 #include <fstream>
+#include <map>
+#include <optional>
+#include <set>
 #include <sstream>
 
 using namespace fgemm;
+
+uint32_t fgemm::elementBytes(ElementType type) {
+  switch (type) {
+  case ElementType::E4M3:
+  case ElementType::E5M2:
+    return 1;
+  case ElementType::BF16:
+    return 2;
+  case ElementType::F32:
+  case ElementType::I32:
+    return 4;
+  }
+  return 0;
+}
+
+const char *fgemm::elementTypeName(ElementType type) {
+  switch (type) {
+  case ElementType::E4M3:
+    return "e4m3";
+  case ElementType::E5M2:
+    return "e5m2";
+  case ElementType::BF16:
+    return "bf16";
+  case ElementType::F32:
+    return "f32";
+  case ElementType::I32:
+    return "i32";
+  }
+  return "?";
+}
+
+static const char *swizzleName(CUtensorMapSwizzle swizzle) {
+  switch (swizzle) {
+  case CU_TENSOR_MAP_SWIZZLE_32B:
+    return "32b";
+  case CU_TENSOR_MAP_SWIZZLE_64B:
+    return "64b";
+  case CU_TENSOR_MAP_SWIZZLE_128B:
+    return "128b";
+  default:
+    return "none";
+  }
+}
+
+static std::string joinList(const std::vector<std::string> &items) {
+  std::string text;
+  for (const std::string &item : items)
+    text += (text.empty() ? "" : ",") + item;
+  return text;
+}
+
+int KernelMeta::dimIndex(std::string_view name) const {
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (dims[i] == name)
+      return static_cast<int>(i);
+  return -1;
+}
 
 std::string KernelMeta::configName() const {
   std::string name = "bm" + std::to_string(blockM) + "_bn" +
@@ -22,31 +83,22 @@ std::string KernelMeta::configName() const {
   return name;
 }
 
-namespace {
-/// One key of the file: its name and where the parsed value goes.
-struct KeySpec {
-  const char *name;
-  std::string KernelMeta::*text;
-  uint32_t KernelMeta::*number;
-  bool required;
-};
-} // namespace
+std::string fgemm::formatKernelArg(const KernelArg &arg) {
+  std::string text =
+      arg.kind == KernelArg::Kind::Tensor ? "tensor " : "scales ";
+  text += std::string(elementTypeName(arg.element)) + " " + joinList(arg.dims);
+  if (arg.kind == KernelArg::Kind::Scales) {
+    text += " block=" + std::to_string(arg.block[0]) + "x" +
+            std::to_string(arg.block[1]);
+    if (arg.mnMajor)
+      text += " mn_major";
+  }
+  return text;
+}
 
-static const std::array<KeySpec, 13> kKeys = {{
-    {"kernel", &KernelMeta::kernel, nullptr, true},
-    {"variant", &KernelMeta::variant, nullptr, true},
-    {"block_m", nullptr, &KernelMeta::blockM, true},
-    {"block_n", nullptr, &KernelMeta::blockN, true},
-    {"block_k", nullptr, &KernelMeta::blockK, true},
-    {"stages", nullptr, &KernelMeta::stages, true},
-    {"math_warpgroups", nullptr, &KernelMeta::mathWarpgroups, true},
-    {"threads", nullptr, &KernelMeta::threads, true},
-    {"smem_bytes", nullptr, &KernelMeta::smemBytes, true},
-    {"cluster", nullptr, &KernelMeta::cluster, true},
-    {"schedule", &KernelMeta::schedule, nullptr, false},
-    {"fixed_n", nullptr, &KernelMeta::fixedN, true},
-    {"fixed_k", nullptr, &KernelMeta::fixedK, true},
-}};
+//===----------------------------------------------------------------------===//
+// Lexical helpers
+//===----------------------------------------------------------------------===//
 
 static std::string_view trim(std::string_view s) {
   const char *space = " \t\r\n";
@@ -55,6 +107,36 @@ static std::string_view trim(std::string_view s) {
     return {};
   size_t last = s.find_last_not_of(space);
   return s.substr(first, last - first + 1);
+}
+
+/// Splits at `separator`, keeping empty pieces (so "m,,k" is an error).
+static std::vector<std::string_view> split(std::string_view text,
+                                           char separator) {
+  std::vector<std::string_view> pieces;
+  while (true) {
+    size_t at = text.find(separator);
+    pieces.push_back(text.substr(0, at));
+    if (at == std::string_view::npos)
+      return pieces;
+    text = text.substr(at + 1);
+  }
+}
+
+/// Whitespace-separated words.
+static std::vector<std::string_view> words(std::string_view text) {
+  std::vector<std::string_view> result;
+  const char *space = " \t";
+  while (true) {
+    size_t first = text.find_first_not_of(space);
+    if (first == std::string_view::npos)
+      return result;
+    text = text.substr(first);
+    size_t end = text.find_first_of(space);
+    result.push_back(text.substr(0, end));
+    if (end == std::string_view::npos)
+      return result;
+    text = text.substr(end);
+  }
 }
 
 /// Parses a decimal uint32 with nothing else around it.
@@ -73,7 +155,16 @@ static bool parseUnsigned(std::string_view text, uint32_t &value) {
   return true;
 }
 
-static bool isIdentifier(std::string_view name) {
+/// An index of `arg.I`/`param.I`: decimal without leading zeros, so that
+/// `arg.1` and `arg.01` cannot both name argument 1.
+static bool parseIndex(std::string_view text, uint32_t &value) {
+  if (text.size() > 1 && text[0] == '0')
+    return false;
+  return parseUnsigned(text, value);
+}
+
+/// A cubin symbol (PTX identifiers also allow $ and .).
+static bool isSymbolName(std::string_view name) {
   if (name.empty() || (name[0] >= '0' && name[0] <= '9'))
     return false;
   for (char c : name)
@@ -83,10 +174,445 @@ static bool isIdentifier(std::string_view name) {
   return true;
 }
 
+/// A variant or dimension name: [A-Za-z_][A-Za-z0-9_]*.
+static bool isIdentifier(std::string_view name) {
+  return isSymbolName(name) &&
+         name.find_first_of("$.") == std::string_view::npos;
+}
+
+/// "AxB" with two decimal uint32 values (the caller checks their range).
+static bool parsePair(std::string_view text, uint32_t pair[2]) {
+  std::vector<std::string_view> parts = split(text, 'x');
+  return parts.size() == 2 && parseUnsigned(parts[0], pair[0]) &&
+         parseUnsigned(parts[1], pair[1]);
+}
+
+static std::optional<ElementType> parseElementType(std::string_view text) {
+  for (ElementType type :
+       {ElementType::E4M3, ElementType::E5M2, ElementType::BF16,
+        ElementType::F32, ElementType::I32})
+    if (text == elementTypeName(type))
+      return type;
+  return std::nullopt;
+}
+
+/// A comma list of identifiers ("m,n,k"); "" or an error.
+static std::string parseSymbolList(std::string_view text,
+                                   std::vector<std::string> &symbols) {
+  symbols.clear();
+  for (std::string_view piece : split(text, ',')) {
+    if (!isIdentifier(piece))
+      return "'" + std::string(piece) +
+             "' is not a dimension name (allowed: [A-Za-z_][A-Za-z0-9_]*, "
+             "comma-separated)";
+    symbols.emplace_back(piece);
+  }
+  return "";
+}
+
+//===----------------------------------------------------------------------===//
+// Values of the keys. Each parser returns "" or what is wrong with the value.
+//===----------------------------------------------------------------------===//
+
+static std::string parseArg(std::string_view value, KernelArg &arg) {
+  std::vector<std::string_view> tokens = words(value);
+  if (tokens.size() < 3)
+    return "expected 'tensor ELEM DIMS' or 'scales ELEM DIMS block=B0xB1 "
+           "[mn_major]', got '" +
+           std::string(value) + "'";
+  if (tokens[0] == "tensor")
+    arg.kind = KernelArg::Kind::Tensor;
+  else if (tokens[0] == "scales")
+    arg.kind = KernelArg::Kind::Scales;
+  else
+    return "unknown argument kind '" + std::string(tokens[0]) +
+           "' (allowed: tensor, scales)";
+  std::optional<ElementType> element = parseElementType(tokens[1]);
+  if (!element)
+    return "unknown element type '" + std::string(tokens[1]) +
+           "' (allowed: e4m3, e5m2, bf16, f32, i32)";
+  arg.element = *element;
+  std::string error = parseSymbolList(tokens[2], arg.dims);
+  if (!error.empty())
+    return error;
+  bool tensor = arg.kind == KernelArg::Kind::Tensor;
+  size_t minRank = tensor ? 1 : 2;
+  if (arg.dims.size() < minRank || arg.dims.size() > 3)
+    return std::string(tokens[0]) + " of " + std::to_string(arg.dims.size()) +
+           " dimensions (allowed: " + (tensor ? "1 to 3" : "2 or 3") +
+           "; a third is a leading group dimension)";
+  bool haveBlock = false, haveMnMajor = false;
+  for (size_t i = 3; i < tokens.size(); ++i) {
+    std::string_view token = tokens[i];
+    if (tensor)
+      return "unexpected '" + std::string(token) +
+             "' after a tensor's dimensions";
+    if (token == "mn_major" && !haveMnMajor) {
+      arg.mnMajor = haveMnMajor = true;
+    } else if (token.substr(0, 6) == "block=" && !haveBlock) {
+      haveBlock = true;
+      if (!parsePair(token.substr(6), arg.block) || arg.block[0] == 0 ||
+          arg.block[1] == 0)
+        return "'" + std::string(token) +
+               "' needs two positive integers (block=B0xB1)";
+    } else {
+      return "unexpected or repeated '" + std::string(token) +
+             "' (scales take block=B0xB1 and optionally mn_major)";
+    }
+  }
+  if (!tensor && !haveBlock)
+    return "scales need block=B0xB1";
+  return "";
+}
+
+static std::string parseParam(std::string_view value, KernelParam &param) {
+  std::vector<std::string_view> tokens = words(value);
+  if (tokens.empty())
+    return "expected 'tensor_map arg=J box=INNERxOUTER swizzle=S', "
+           "'pointer arg=J' or 'dim NAME'";
+  if (tokens[0] == "dim") {
+    param.kind = KernelParam::Kind::Dim;
+    if (tokens.size() != 2 || !isIdentifier(tokens[1]))
+      return "expected 'dim NAME', got '" + std::string(value) + "'";
+    param.dim = std::string(tokens[1]);
+    return "";
+  }
+  if (tokens[0] == "pointer")
+    param.kind = KernelParam::Kind::Pointer;
+  else if (tokens[0] == "tensor_map")
+    param.kind = KernelParam::Kind::TensorMap;
+  else
+    return "unknown parameter kind '" + std::string(tokens[0]) +
+           "' (allowed: tensor_map, pointer, dim)";
+  bool map = param.kind == KernelParam::Kind::TensorMap;
+  std::set<std::string_view> seen;
+  for (size_t i = 1; i < tokens.size(); ++i) {
+    std::string_view token = tokens[i];
+    size_t equals = token.find('=');
+    std::string_view name = token.substr(0, equals);
+    bool known =
+        equals != std::string_view::npos &&
+        (name == "arg" || (map && (name == "box" || name == "swizzle")));
+    if (!known)
+      return "unexpected '" + std::string(token) + "' in a " +
+             std::string(tokens[0]) + " parameter";
+    if (!seen.insert(name).second)
+      return "repeated '" + std::string(name) + "='";
+    std::string_view text = token.substr(equals + 1);
+    if (name == "arg") {
+      if (!parseIndex(text, param.arg))
+        return "'" + std::string(token) + "' needs an argument index";
+    } else if (name == "box") {
+      if (!parsePair(text, param.box))
+        return "'" + std::string(token) +
+               "' needs two integers (box=INNERxOUTER, in elements)";
+    } else if (text == "none") {
+      param.swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;
+    } else if (text == "32b") {
+      param.swizzle = CU_TENSOR_MAP_SWIZZLE_32B;
+    } else if (text == "64b") {
+      param.swizzle = CU_TENSOR_MAP_SWIZZLE_64B;
+    } else if (text == "128b") {
+      param.swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
+    } else {
+      return "unknown swizzle '" + std::string(text) +
+             "' (allowed: none, 32b, 64b, 128b)";
+    }
+  }
+  for (const char *required :
+       map ? std::vector<const char *>{"arg", "box", "swizzle"}
+           : std::vector<const char *>{"arg"})
+    if (!seen.count(required))
+      return std::string(tokens[0]) + " parameter without " + required + "=";
+  return "";
+}
+
+static std::string parseTiles(std::string_view value,
+                              std::vector<TileFactor> &tiles) {
+  tiles.clear();
+  std::vector<std::string_view> factors = split(value, ',');
+  if (factors.size() > 3)
+    return "tiles has " + std::to_string(factors.size()) +
+           " factors (allowed: 1 to 3, for grid x, y, z)";
+  for (std::string_view factor : factors) {
+    size_t slash = factor.find('/');
+    TileFactor tile;
+    if (slash == std::string_view::npos ||
+        !isIdentifier(factor.substr(0, slash)) ||
+        !parseUnsigned(factor.substr(slash + 1), tile.block) || tile.block == 0)
+      return "tile factor '" + std::string(factor) +
+             "' is not DIM/BLOCK with a positive integer BLOCK";
+    tile.dim = std::string(factor.substr(0, slash));
+    tiles.push_back(std::move(tile));
+  }
+  return "";
+}
+
+//===----------------------------------------------------------------------===//
+// The key table
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// One scalar key of the file and how its value is stored.
+struct KeySpec {
+  const char *name;
+  std::string (*parse)(std::string_view value, KernelMeta &meta);
+};
+
+template <uint32_t KernelMeta::*Field>
+std::string parseNumberField(std::string_view value, KernelMeta &meta) {
+  return parseUnsigned(value, meta.*Field)
+             ? ""
+             : "needs a non-negative decimal integer below 2^32, got '" +
+                   std::string(value) + "'";
+}
+
+template <std::string KernelMeta::*Field>
+std::string parseTextField(std::string_view value, KernelMeta &meta) {
+  meta.*Field = std::string(value);
+  return "";
+}
+
+/// Where keys were set, for "FILE:LINE: " prefixes; empty for a KernelMeta
+/// built in code (validateKernelMeta), whose messages have no prefix.
+class Locator {
+public:
+  Locator() = default;
+  Locator(std::string source, std::map<std::string, int> lines)
+      : source(std::move(source)), lines(std::move(lines)) {}
+
+  std::string operator()(const std::string &key) const {
+    auto it = lines.find(key);
+    if (it != lines.end())
+      return source + ":" + std::to_string(it->second) + ": ";
+    return source.empty() ? "" : source + ": ";
+  }
+
+private:
+  std::string source;
+  std::map<std::string, int> lines;
+};
+} // namespace
+
+static const std::array<KeySpec, 16> kKeys = {{
+    {"abi_version", parseNumberField<&KernelMeta::abiVersion>},
+    {"kernel", parseTextField<&KernelMeta::kernel>},
+    {"variant", parseTextField<&KernelMeta::variant>},
+    {"block_m", parseNumberField<&KernelMeta::blockM>},
+    {"block_n", parseNumberField<&KernelMeta::blockN>},
+    {"block_k", parseNumberField<&KernelMeta::blockK>},
+    {"stages", parseNumberField<&KernelMeta::stages>},
+    {"math_warpgroups", parseNumberField<&KernelMeta::mathWarpgroups>},
+    {"threads", parseNumberField<&KernelMeta::threads>},
+    {"smem_bytes", parseNumberField<&KernelMeta::smemBytes>},
+    {"cluster", parseNumberField<&KernelMeta::cluster>},
+    {"schedule", parseTextField<&KernelMeta::schedule>},
+    {"fixed_n", parseNumberField<&KernelMeta::fixedN>},
+    {"fixed_k", parseNumberField<&KernelMeta::fixedK>},
+    {"dims",
+     [](std::string_view value, KernelMeta &meta) {
+       return parseSymbolList(value, meta.dims);
+     }},
+    {"tiles", [](std::string_view value,
+                 KernelMeta &meta) { return parseTiles(value, meta.tiles); }},
+}};
+
+//===----------------------------------------------------------------------===//
+// Validation
+//===----------------------------------------------------------------------===//
+
+/// The checks of validateKernelMeta; `where(key)` prefixes messages about
+/// `key` with its location.
+static Status validate(const KernelMeta &meta, const Locator &where) {
+  auto fail = [&](const std::string &key, const std::string &what) {
+    return Status::error(where(key) + what);
+  };
+  if (meta.abiVersion != kKernelAbiVersion)
+    return fail("abi_version",
+                "abi_version=" + std::to_string(meta.abiVersion) +
+                    " but this runtime reads abi_version=" +
+                    std::to_string(kKernelAbiVersion) +
+                    "; recompile the kernel with a matching fgemmc");
+  if (!isSymbolName(meta.kernel))
+    return fail("kernel", "kernel='" + meta.kernel + "' is not a symbol name");
+  if (!isIdentifier(meta.variant))
+    return fail("variant", "variant='" + meta.variant +
+                               "' is not an identifier (dense, "
+                               "grouped_masked, ...)");
+  if (meta.blockK != 128)
+    return fail("block_k", "block_k=" + std::to_string(meta.blockK) +
+                               " but the 1x128/128x128 scaling needs "
+                               "block_k=128");
+  if (meta.mathWarpgroups != 1 && meta.mathWarpgroups != 2)
+    return fail("math_warpgroups",
+                "math_warpgroups=" + std::to_string(meta.mathWarpgroups) +
+                    " (allowed: 1 or 2)");
+  if (meta.blockM != 64 * meta.mathWarpgroups)
+    return fail("block_m", "block_m=" + std::to_string(meta.blockM) +
+                               " does not match math_warpgroups=" +
+                               std::to_string(meta.mathWarpgroups) +
+                               " (block_m must be 64 * math_warpgroups)");
+  if (meta.threads != 128 * (1 + meta.mathWarpgroups))
+    return fail("threads", "threads=" + std::to_string(meta.threads) + " but " +
+                               std::to_string(meta.mathWarpgroups) +
+                               " math warpgroup(s) plus the producer need " +
+                               std::to_string(128 * (1 + meta.mathWarpgroups)));
+  // The output's TMA box is block_n bf16 wide: 16-byte multiple, at most 256.
+  if (meta.blockN < 8 || meta.blockN > 256 || meta.blockN % 8 != 0)
+    return fail("block_n", "block_n=" + std::to_string(meta.blockN) +
+                               " (allowed: a multiple of 8 in [8, 256])");
+  if (meta.stages == 0)
+    return fail("stages", "stages=0 (need at least one pipeline stage)");
+  if (meta.smemBytes == 0 || meta.smemBytes > kMaxSharedMemoryBytes)
+    return fail("smem_bytes", "smem_bytes=" + std::to_string(meta.smemBytes) +
+                                  " (allowed: 1 to " +
+                                  std::to_string(kMaxSharedMemoryBytes) +
+                                  ", Hopper's opt-in limit)");
+  if (meta.cluster != 1 && meta.cluster != 2)
+    return fail("cluster", "cluster=" + std::to_string(meta.cluster) +
+                               " (allowed: 1, or 2 = pairs of CTAs along "
+                               "grid x sharing a tile by multicast)");
+  if (meta.schedule != "plain" && meta.schedule != "persistent")
+    return fail("schedule", "schedule='" + meta.schedule +
+                                "' (allowed: plain or persistent)");
+  if (meta.cluster > 1 && meta.persistent())
+    return fail("cluster", "cluster=" + std::to_string(meta.cluster) +
+                               " needs schedule=plain (allowed: clusters of "
+                               "plain grids)");
+  if (meta.fixedN % 8 != 0)
+    return fail("fixed_n", "fixed_n=" + std::to_string(meta.fixedN) +
+                               " is not a multiple of 8");
+  if (meta.fixedK % 16 != 0)
+    return fail("fixed_k", "fixed_k=" + std::to_string(meta.fixedK) +
+                               " is not a multiple of 16");
+
+  // Dimension symbols and their users.
+  std::string dimList = joinList(meta.dims);
+  if (meta.dims.empty())
+    return fail("dims", "dims is empty (the kernel needs its dimension "
+                        "symbols)");
+  std::set<std::string> unique;
+  for (const std::string &name : meta.dims) {
+    if (!isIdentifier(name))
+      return fail("dims", "'" + name + "' in dims is not an identifier");
+    if (!unique.insert(name).second)
+      return fail("dims", "dims names '" + name + "' twice");
+  }
+  const std::pair<const char *, uint32_t> fixedDims[] = {{"n", meta.fixedN},
+                                                         {"k", meta.fixedK}};
+  for (const auto &[name, value] : fixedDims)
+    if (value && meta.dimIndex(name) < 0)
+      return fail(std::string("fixed_") + name,
+                  std::string("fixed_") + name + "=" + std::to_string(value) +
+                      " but there is no dimension '" + name + "' in dims (" +
+                      dimList + ")");
+  if (meta.tiles.empty() || meta.tiles.size() > 3)
+    return fail("tiles", "tiles has " + std::to_string(meta.tiles.size()) +
+                             " factors (allowed: 1 to 3, for grid x, y, z)");
+  for (const TileFactor &tile : meta.tiles) {
+    if (meta.dimIndex(tile.dim) < 0)
+      return fail("tiles", "tile factor '" + tile.dim + "/" +
+                               std::to_string(tile.block) +
+                               "' names no dimension in dims (" + dimList +
+                               ")");
+    if (tile.block == 0)
+      return fail("tiles", "tile factor '" + tile.dim + "/0' divides by 0");
+  }
+  for (size_t i = 0; i < meta.args.size(); ++i) {
+    const KernelArg &arg = meta.args[i];
+    std::string key = "arg." + std::to_string(i);
+    size_t minRank = arg.kind == KernelArg::Kind::Tensor ? 1 : 2;
+    if (arg.dims.size() < minRank || arg.dims.size() > 3)
+      return fail(key, key + " has " + std::to_string(arg.dims.size()) +
+                           " dimensions (allowed: " +
+                           (minRank == 1 ? "1 to 3" : "2 or 3") + ")");
+    for (const std::string &name : arg.dims)
+      if (meta.dimIndex(name) < 0)
+        return fail(key, key + " '" + formatKernelArg(arg) +
+                             "' uses dimension '" + name +
+                             "', which is not in dims (" + dimList + ")");
+    if (arg.kind == KernelArg::Kind::Scales &&
+        (arg.block[0] == 0 || arg.block[1] == 0))
+      return fail(key, key + " has an empty scale block");
+  }
+  if (meta.params.empty())
+    return fail("", "the kernel has no parameters (missing param.0?)");
+  for (size_t i = 0; i < meta.params.size(); ++i) {
+    const KernelParam &param = meta.params[i];
+    std::string key = "param." + std::to_string(i);
+    if (param.kind == KernelParam::Kind::Dim) {
+      if (meta.dimIndex(param.dim) < 0)
+        return fail(key, key + " passes dimension '" + param.dim +
+                             "', which is not in dims (" + dimList + ")");
+      continue;
+    }
+    if (param.arg >= meta.args.size())
+      return fail(key,
+                  key + " refers to arg." + std::to_string(param.arg) +
+                      ", but the kernel has " +
+                      std::to_string(meta.args.size()) + " argument(s)" +
+                      (meta.args.empty()
+                           ? std::string()
+                           : " (arg.0 to arg." +
+                                 std::to_string(meta.args.size() - 1) + ")"));
+    if (param.kind != KernelParam::Kind::TensorMap)
+      continue;
+    const KernelArg &arg = meta.args[param.arg];
+    Status rule = checkTensorMapParam(arg, param);
+    if (!rule.ok())
+      return fail(key, key + " (tensor_map over arg." +
+                           std::to_string(param.arg) + " '" +
+                           formatKernelArg(arg) +
+                           "', box=" + std::to_string(param.box[0]) + "x" +
+                           std::to_string(param.box[1]) + " swizzle=" +
+                           swizzleName(param.swizzle) + "): " + rule.message());
+  }
+  return Status::success();
+}
+
+Status fgemm::validateKernelMeta(const KernelMeta &meta) {
+  return validate(meta, Locator());
+}
+
+//===----------------------------------------------------------------------===//
+// The parser
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// One `key=value` line.
+struct Entry {
+  std::string_view key, value;
+  int line;
+};
+} // namespace
+
+/// Moves the entries of `indexed` (index -> (line, T)) into `out`, checking
+/// that the indices run 0, 1, ... without gaps.
+template <typename T>
+static Status takeContiguous(std::map<uint32_t, std::pair<int, T>> &indexed,
+                             const char *prefix, const std::string &source,
+                             std::vector<T> &out) {
+  uint32_t expected = 0;
+  for (auto &[index, entry] : indexed) {
+    if (index != expected)
+      return Status::error(source + ":" + std::to_string(entry.first) + ": " +
+                           prefix + "." + std::to_string(index) + " without " +
+                           prefix + "." + std::to_string(expected) +
+                           " (indices run from 0 "
+                           "without gaps)");
+    out.push_back(std::move(entry.second));
+    ++expected;
+  }
+  return Status::success();
+}
+
 Expected<KernelMeta> fgemm::parseKernelMeta(std::string_view text,
                                             const std::string &source) {
-  KernelMeta meta;
-  std::array<int, kKeys.size()> seenOnLine{};
+  // Split into key=value entries first: the version decides how to read the
+  // rest, so it is checked before any other complaint (a v1 file lacks half
+  // the keys, a future one may have keys this runtime does not know).
+  std::vector<Entry> entries;
+  std::string syntaxError;
   int lineNumber = 0;
   while (!text.empty()) {
     size_t end = text.find('\n');
@@ -94,60 +620,111 @@ Expected<KernelMeta> fgemm::parseKernelMeta(std::string_view text,
     text = end == std::string_view::npos ? std::string_view()
                                          : text.substr(end + 1);
     ++lineNumber;
-    std::string where = source + ":" + std::to_string(lineNumber) + ": ";
     if (size_t hash = line.find('#'); hash != std::string_view::npos)
       line = line.substr(0, hash);
     line = trim(line);
     if (line.empty())
       continue;
-
     size_t equals = line.find('=');
-    if (equals == std::string_view::npos)
-      return Status::error(where + "expected key=value, got '" +
-                           std::string(line) + "'");
-    std::string_view key = trim(line.substr(0, equals));
-    std::string_view value = trim(line.substr(equals + 1));
-
-    size_t index = 0;
-    while (index < kKeys.size() && key != kKeys[index].name)
-      ++index;
-    if (index == kKeys.size()) {
-      std::string known;
-      for (const KeySpec &spec : kKeys)
-        known += (known.empty() ? "" : ", ") + std::string(spec.name);
-      return Status::error(where + "unknown key '" + std::string(key) +
-                           "' (known keys: " + known +
-                           "); is the runtime older than the compiler?");
-    }
-    const KeySpec &spec = kKeys[index];
-    if (seenOnLine[index])
-      return Status::error(where + "duplicate key '" + spec.name +
-                           "' (first set on line " +
-                           std::to_string(seenOnLine[index]) + ")");
-    seenOnLine[index] = lineNumber;
-
-    if (spec.text) {
-      if (value.empty())
-        return Status::error(where + "empty value for '" + spec.name + "'");
-      meta.*spec.text = std::string(value);
+    if (equals == std::string_view::npos) {
+      if (syntaxError.empty())
+        syntaxError = source + ":" + std::to_string(lineNumber) +
+                      ": expected key=value, got '" + std::string(line) + "'";
       continue;
     }
-    if (!parseUnsigned(value, meta.*spec.number))
-      return Status::error(where + "'" + spec.name +
-                           "' needs a non-negative decimal integer below "
-                           "2^32, got '" +
-                           std::string(value) + "'");
+    entries.push_back({trim(line.substr(0, equals)),
+                       trim(line.substr(equals + 1)), lineNumber});
+  }
+
+  std::string versionText = std::to_string(kKernelAbiVersion);
+  const Entry *version = nullptr;
+  for (const Entry &entry : entries)
+    if (entry.key == "abi_version") {
+      version = &entry;
+      break;
+    }
+  if (!version)
+    return Status::error(
+        source +
+        ": no abi_version key: the file predates kernel description "
+        "version 2, but this runtime reads abi_version=" +
+        versionText + " only; recompile the kernel with a matching fgemmc");
+  if (version->value != versionText)
+    return Status::error(source + ":" + std::to_string(version->line) +
+                         ": abi_version=" + std::string(version->value) +
+                         ", but this runtime reads abi_version=" + versionText +
+                         " only; recompile the kernel with a matching fgemmc "
+                         "(or use the runtime that matches it)");
+  if (!syntaxError.empty())
+    return Status::error(syntaxError);
+
+  KernelMeta meta;
+  std::map<std::string, int> lines; // every key's line, for validation
+  std::map<uint32_t, std::pair<int, KernelArg>> args;
+  std::map<uint32_t, std::pair<int, KernelParam>> params;
+  for (const Entry &entry : entries) {
+    std::string where = source + ":" + std::to_string(entry.line) + ": ";
+    std::string key(entry.key);
+    if (auto [it, inserted] = lines.emplace(key, entry.line); !inserted)
+      return Status::error(where + "duplicate key '" + key +
+                           "' (first set on line " +
+                           std::to_string(it->second) + ")");
+    if (entry.value.empty())
+      return Status::error(where + "empty value for '" + key + "'");
+
+    // arg.I and param.I.
+    bool isArg = key.rfind("arg.", 0) == 0;
+    bool isParam = key.rfind("param.", 0) == 0;
+    if (isArg || isParam) {
+      uint32_t index;
+      if (!parseIndex(entry.key.substr(isArg ? 4 : 6), index))
+        return Status::error(where + "'" + key +
+                             "' needs a decimal index without leading zeros");
+      std::string error;
+      if (isArg) {
+        KernelArg arg;
+        error = parseArg(entry.value, arg);
+        args[index] = {entry.line, std::move(arg)};
+      } else {
+        KernelParam param;
+        error = parseParam(entry.value, param);
+        params[index] = {entry.line, std::move(param)};
+      }
+      if (!error.empty())
+        return Status::error(where + key + ": " + error);
+      continue;
+    }
+
+    const KeySpec *spec = nullptr;
+    for (const KeySpec &candidate : kKeys)
+      if (key == candidate.name)
+        spec = &candidate;
+    if (!spec) {
+      std::string known;
+      for (const KeySpec &candidate : kKeys)
+        known += (known.empty() ? "" : ", ") + std::string(candidate.name);
+      return Status::error(where + "unknown key '" + key +
+                           "' (known keys: " + known +
+                           ", arg.I, param.I); is the runtime older "
+                           "than the compiler?");
+    }
+    std::string error = spec->parse(entry.value, meta);
+    if (!error.empty())
+      return Status::error(where + "'" + key + "' " + error);
   }
 
   std::string missing;
-  for (size_t i = 0; i < kKeys.size(); ++i)
-    if (!seenOnLine[i] && kKeys[i].required)
-      missing += (missing.empty() ? "" : ", ") + std::string(kKeys[i].name);
+  for (const KeySpec &spec : kKeys)
+    if (!lines.count(spec.name))
+      missing += (missing.empty() ? "" : ", ") + std::string(spec.name);
+  for (const char *indexed : {"arg.0", "param.0"})
+    if (!lines.count(indexed))
+      missing += (missing.empty() ? "" : ", ") + std::string(indexed);
   if (!missing.empty())
     return Status::error(source + ": missing key(s): " + missing);
-  Status valid = validateKernelMeta(meta);
-  if (!valid.ok())
-    return std::move(valid).withContext(source);
+  FGEMM_RETURN_IF_ERROR(takeContiguous(args, "arg", source, meta.args));
+  FGEMM_RETURN_IF_ERROR(takeContiguous(params, "param", source, meta.params));
+  FGEMM_RETURN_IF_ERROR(validate(meta, Locator(source, std::move(lines))));
   return meta;
 }
 
@@ -160,55 +737,4 @@ Expected<KernelMeta> fgemm::readKernelMeta(const std::string &path) {
   if (file.bad())
     return Status::error("cannot read kernel description '" + path + "'");
   return parseKernelMeta(contents.str(), path);
-}
-
-Status fgemm::validateKernelMeta(const KernelMeta &meta) {
-  auto fail = [](const std::string &what) { return Status::error(what); };
-  if (!isIdentifier(meta.kernel))
-    return fail("kernel='" + meta.kernel + "' is not a symbol name");
-  if (meta.variant != "dense")
-    return fail("variant='" + meta.variant +
-                "' is not supported; this runtime launches 'dense' kernels");
-  if (meta.blockK != 128)
-    return fail("block_k=" + std::to_string(meta.blockK) +
-                " but the 1x128/128x128 scaling needs block_k=128");
-  if (meta.mathWarpgroups != 1 && meta.mathWarpgroups != 2)
-    return fail("math_warpgroups=" + std::to_string(meta.mathWarpgroups) +
-                " (allowed: 1 or 2)");
-  if (meta.blockM != 64 * meta.mathWarpgroups)
-    return fail("block_m=" + std::to_string(meta.blockM) +
-                " does not match math_warpgroups=" +
-                std::to_string(meta.mathWarpgroups) +
-                " (block_m must be 64 * math_warpgroups)");
-  if (meta.threads != 128 * (1 + meta.mathWarpgroups))
-    return fail("threads=" + std::to_string(meta.threads) + " but " +
-                std::to_string(meta.mathWarpgroups) +
-                " math warpgroup(s) plus the producer need " +
-                std::to_string(128 * (1 + meta.mathWarpgroups)));
-  // D's TMA box is block_n bf16 wide: 16-byte multiple, at most 256 entries.
-  if (meta.blockN < 8 || meta.blockN > 256 || meta.blockN % 8 != 0)
-    return fail("block_n=" + std::to_string(meta.blockN) +
-                " (allowed: a multiple of 8 in [8, 256])");
-  if (meta.stages == 0)
-    return fail("stages=0 (need at least one pipeline stage)");
-  if (meta.smemBytes == 0 || meta.smemBytes > kMaxSharedMemoryBytes)
-    return fail("smem_bytes=" + std::to_string(meta.smemBytes) +
-                " (allowed: 1 to " + std::to_string(kMaxSharedMemoryBytes) +
-                ", Hopper's opt-in limit)");
-  if (meta.cluster != 1 && meta.cluster != 2)
-    return fail("cluster=" + std::to_string(meta.cluster) +
-                " (allowed: 1, or 2 = pairs of CTAs along N sharing A by multicast)");
-  if (meta.cluster > 1 && meta.schedule == "persistent")
-    return fail("cluster=" + std::to_string(meta.cluster) +
-                " needs schedule=plain (allowed: clusters of plain grids)");
-  if (meta.schedule != "plain" && meta.schedule != "persistent")
-    return fail("schedule='" + meta.schedule +
-                "' (allowed: plain or persistent)");
-  if (meta.fixedN % 8 != 0)
-    return fail("fixed_n=" + std::to_string(meta.fixedN) +
-                " is not a multiple of 8");
-  if (meta.fixedK % 16 != 0)
-    return fail("fixed_k=" + std::to_string(meta.fixedK) +
-                " is not a multiple of 16");
-  return Status::success();
 }

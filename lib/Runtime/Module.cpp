@@ -146,9 +146,3 @@ Status fgemm::launchKernel(const Driver &driver, CUfunction function,
                                          /*extra=*/nullptr));
   return Status::success();
 }
-
-void DenseKernelParams::fillPointers(void *pointers[8]) const {
-  const void *addresses[8] = {&a, &b, &sfa, &d, &sfb, &m, &n, &k};
-  for (int i = 0; i < 8; ++i)
-    pointers[i] = const_cast<void *>(addresses[i]);
-}

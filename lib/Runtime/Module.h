@@ -4,8 +4,8 @@
 //
 // A Module owns a loaded cubin (cuModuleLoadData) and unloads it when
 // destroyed. launchKernel wraps cuLaunchKernelEx, adding the cluster
-// dimension attribute fgemm kernels are compiled for. DenseKernelParams is
-// the host image of the dense kernel's parameter list (docs/ABI.md).
+// dimension attribute fgemm kernels are compiled for. The parameters a
+// described kernel takes are packed by Launch.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -74,27 +74,6 @@ Status prepareFunction(const Driver &driver, CUfunction function,
 /// cuLaunchKernelEx; `params` holds one pointer per kernel parameter.
 Status launchKernel(const Driver &driver, CUfunction function,
                     const LaunchDims &dims, CUstream stream, void **params);
-
-/// The dense kernel's parameters: four TMA descriptors by value, then SFB
-/// and the sizes. cuda.h declares CUtensorMap 64-byte (CUDA 12) or 128-byte
-/// (CUDA 13) aligned, so every member map meets the driver's alignment rule.
-struct DenseKernelParams {
-  CUtensorMap a;
-  CUtensorMap b;
-  CUtensorMap sfa;
-  CUtensorMap d;
-  const float *sfb;
-  uint32_t m;
-  uint32_t n;
-  uint32_t k;
-
-  /// Fills `pointers` (8 entries) with the parameter addresses, in order.
-  /// The driver only reads through them.
-  void fillPointers(void *pointers[8]) const;
-};
-static_assert(sizeof(CUtensorMap) == 128, "CUtensorMap must be 128 bytes");
-static_assert(alignof(CUtensorMap) >= 64,
-              "the driver reads CUtensorMap host copies 64-byte aligned");
 
 } // namespace fgemm
 

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DenseDescription.h"
 #include "MockCuda.h"
 
 #include "Runtime/Device.h"
@@ -18,33 +19,41 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
 
 using namespace fgemm;
+using fgemm::test::DenseConfig;
+using fgemm::test::denseDescription;
+using fgemm::test::denseParamSizes;
 namespace fs = std::filesystem;
 
 namespace {
 
-/// Writes STEM.cubin (a fake one holding `symbols`) and STEM.meta.
+/// Writes STEM.cubin (a fake one holding `symbols`, with the dense
+/// kernel's parameter sizes) and STEM.meta (what fgemmc writes).
 void writeKernel(const fs::path &dir, const std::string &stem,
                  const std::string &kernel, uint32_t blockM, uint32_t blockN,
                  uint32_t smem, uint32_t fixedN = 0,
                  std::vector<std::string> symbols = {},
-                 const char *schedule = "plain") {
+                 const char *schedule = "plain", uint32_t cluster = 1) {
   if (symbols.empty())
     symbols = {kernel};
   std::ofstream cubin(dir / (stem + ".cubin"), std::ios::binary);
   cubin << "\x7f" "ELFFAKE\n";
   for (const std::string &symbol : symbols)
-    cubin << symbol << "\n";
+    cubin << symbol << " " << denseParamSizes() << "\n";
   cubin << "\n";
-  std::ofstream meta(dir / (stem + ".meta"));
-  meta << "kernel=" << kernel << "\nvariant=dense\nblock_m=" << blockM
-       << "\nblock_n=" << blockN << "\nblock_k=128\nstages=4\nmath_warpgroups="
-       << blockM / 64 << "\nthreads=" << 128 * (1 + blockM / 64)
-       << "\nsmem_bytes=" << smem << "\ncluster=1\nschedule=" << schedule
-       << "\nfixed_n=" << fixedN
-       << "\nfixed_k=0\n";
+  DenseConfig config;
+  config.kernel = kernel;
+  config.blockM = blockM;
+  config.blockN = blockN;
+  config.stages = 4;
+  config.smemBytes = smem;
+  config.cluster = cluster;
+  config.schedule = schedule;
+  config.fixedN = fixedN;
+  std::ofstream(dir / (stem + ".meta")) << denseDescription(config);
 }
 
 class DenseGemmMock : public ::testing::Test {
@@ -86,22 +95,27 @@ protected:
   std::vector<DeviceBuffer> buffers;
 };
 
-void expectMap(const MockTensorMap &map, CUtensorMapDataType type,
-               CUdeviceptr base, uint64_t dim0, uint64_t dim1, uint64_t stride,
-               uint32_t box0, uint32_t box1, CUtensorMapSwizzle swizzle) {
+void expectMap(const MockLaunch &launch, unsigned param,
+               CUtensorMapDataType type, CUdeviceptr base, uint64_t dim0,
+               uint64_t dim1, uint64_t stride, uint32_t box0, uint32_t box1,
+               CUtensorMapSwizzle swizzle) {
+  ASSERT_EQ(launch.paramSizes[param], 128u);
+  MockTensorMap map = mockParam<MockTensorMap>(launch, param);
   EXPECT_EQ(map.magic, kMockTensorMapMagic);
   EXPECT_EQ(map.dataType, uint32_t(type));
   EXPECT_EQ(map.rank, 2u);
   EXPECT_EQ(map.base, base);
   EXPECT_EQ(map.dims[0], dim0);
   EXPECT_EQ(map.dims[1], dim1);
-  EXPECT_EQ(map.stride, stride);
+  EXPECT_EQ(map.strides[0], stride);
   EXPECT_EQ(map.box[0], box0);
   EXPECT_EQ(map.box[1], box1);
   EXPECT_EQ(map.elementStrides[0], 1u);
   EXPECT_EQ(map.elementStrides[1], 1u);
   EXPECT_EQ(map.swizzle, uint32_t(swizzle));
   EXPECT_EQ(map.oobFill, uint32_t(CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+  EXPECT_EQ(map.l2Promotion, uint32_t(CU_TENSOR_MAP_L2_PROMOTION_L2_256B));
+  EXPECT_EQ(map.interleave, uint32_t(CU_TENSOR_MAP_INTERLEAVE_NONE));
 }
 
 } // namespace
@@ -148,27 +162,46 @@ TEST_F(DenseGemmMock, LaunchFollowsTheAbi) {
   EXPECT_EQ(launch.clusterX, 1u);
   EXPECT_EQ(launch.clusterY, 1u);
   EXPECT_EQ(launch.clusterZ, 1u);
-  expectMap(launch.maps[0], CU_TENSOR_MAP_DATA_TYPE_UINT8, a, k, m, k, 128,
-            128, CU_TENSOR_MAP_SWIZZLE_128B);
-  expectMap(launch.maps[1], CU_TENSOR_MAP_DATA_TYPE_UINT8, b, k, n, k, 128,
-            128, CU_TENSOR_MAP_SWIZZLE_128B);
-  expectMap(launch.maps[2], CU_TENSOR_MAP_DATA_TYPE_FLOAT32, sfa, 68, 2,
-            68 * 4, 128, 1, CU_TENSOR_MAP_SWIZZLE_NONE);
-  expectMap(launch.maps[3], CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, d, n, m, n * 2,
-            128, 128, CU_TENSOR_MAP_SWIZZLE_NONE);
-  EXPECT_EQ(launch.sfb, sfb);
-  EXPECT_EQ(launch.m, 65u);
-  EXPECT_EQ(launch.n, 2112u);
-  EXPECT_EQ(launch.k, 144u);
+  ASSERT_EQ(launch.paramCount, 8u);
+  expectMap(launch, 0, CU_TENSOR_MAP_DATA_TYPE_UINT8, a, k, m, k, 128, 128,
+            CU_TENSOR_MAP_SWIZZLE_128B);
+  expectMap(launch, 1, CU_TENSOR_MAP_DATA_TYPE_UINT8, b, k, n, k, 128, 128,
+            CU_TENSOR_MAP_SWIZZLE_128B);
+  expectMap(launch, 2, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, sfa, 68, 2, 68 * 4, 128,
+            1, CU_TENSOR_MAP_SWIZZLE_NONE);
+  expectMap(launch, 3, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, d, n, m, n * 2, 128,
+            128, CU_TENSOR_MAP_SWIZZLE_NONE);
+  EXPECT_EQ(mockParam<uint64_t>(launch, 4), sfb);
+  EXPECT_EQ(mockParam<uint32_t>(launch, 5), 65u);
+  EXPECT_EQ(mockParam<uint32_t>(launch, 6), 2112u);
+  EXPECT_EQ(mockParam<uint32_t>(launch, 7), 144u);
 
   // M <= 64 takes the 64-row kernel, with 64-row boxes.
   status = gemm->run(a, sfa, b, sfb, d, 1, n, k, stream->get());
   ASSERT_TRUE(status.ok()) << status.message();
-  EXPECT_STREQ(fgemmMockLastLaunch()->function, "k64");
-  EXPECT_EQ(fgemmMockLastLaunch()->block[0], 256u);
-  EXPECT_EQ(fgemmMockLastLaunch()->maps[0].box[1], 64u);
-  EXPECT_EQ(fgemmMockLastLaunch()->maps[2].dims[0], 4u);
-  EXPECT_EQ(fgemmMockLastLaunch()->maps[3].box[1], 64u);
+  const MockLaunch &small = *fgemmMockLastLaunch();
+  EXPECT_STREQ(small.function, "k64");
+  EXPECT_EQ(small.block[0], 256u);
+  EXPECT_EQ(mockParam<MockTensorMap>(small, 0).box[1], 64u);
+  EXPECT_EQ(mockParam<MockTensorMap>(small, 2).dims[0], 4u);
+  EXPECT_EQ(mockParam<MockTensorMap>(small, 3).box[1], 64u);
+  EXPECT_EQ(mockParam<uint32_t>(small, 5), 1u);
+}
+
+TEST_F(DenseGemmMock, ClusterPairsShareA) {
+  writeKernel(dir, "c2", "kc2", 128, 128, 165952, 0, {}, "plain",
+              /*cluster=*/2);
+  Expected<DenseGemm> gemm = DenseGemm::create(dir.string());
+  ASSERT_TRUE(gemm.ok()) << gemm.status().message();
+  CUdeviceptr p = allocate(size_t(64) << 20);
+  Status status = gemm->run(p, p, p, p, p, 4096, 2112, 512, nullptr);
+  ASSERT_TRUE(status.ok()) << status.message();
+  const MockLaunch &launch = *fgemmMockLastLaunch();
+  EXPECT_EQ(launch.grid[0], 18u); // 17 column tiles, rounded up to pairs
+  EXPECT_EQ(launch.grid[1], 32u);
+  EXPECT_EQ(launch.clusterX, 2u);
+  // Each CTA of a pair multicasts half of A's tile.
+  EXPECT_EQ(mockParam<MockTensorMap>(launch, 0).box[1], 64u);
 }
 
 TEST_F(DenseGemmMock, PersistentKernelsGetOneCtaPerSm) {
@@ -193,7 +226,10 @@ TEST_F(DenseGemmMock, NothingIsLaunchedForEmptyOrInvalidProblems) {
   EXPECT_TRUE(gemm->run(0, 0, 0, 0, 0, 0, 128, 128, nullptr).ok());
   EXPECT_TRUE(gemm->run(0, 0, 0, 0, 0, 128, 0, 128, nullptr).ok());
   Status misaligned = gemm->run(p, p + 8, p, p, p, 128, 128, 128, nullptr);
-  EXPECT_EQ(misaligned.message().find("pointer SFA"), 0u) << misaligned.message();
+  EXPECT_EQ(misaligned.message().find("arg.2 (SFA) ("), 0u)
+      << misaligned.message();
+  Status null = gemm->run(p, p, p, 0, p, 128, 128, 128, nullptr);
+  EXPECT_EQ(null.message(), "arg.3 (SFB) is a null pointer");
   Status badN = gemm->run(p, p, p, p, p, 128, 100, 128, nullptr);
   EXPECT_NE(badN.message().find("N = 100"), std::string::npos);
   EXPECT_EQ(fgemmMockLaunchCount(), before);
@@ -209,6 +245,52 @@ TEST_F(DenseGemmMock, SpecializedKernelsRefuseOtherShapes) {
             std::string::npos)
       << status.message();
   EXPECT_TRUE(gemm->run(p, p, p, p, p, 128, 4096, 128, nullptr).ok());
+  EXPECT_EQ(mockParam<uint32_t>(*fgemmMockLastLaunch(), 6), 4096u);
+}
+
+TEST_F(DenseGemmMock, OtherVariantsAreSkipped) {
+  writeKernel(dir, "dense", "kd", 128, 128, 165952);
+  writeKernel(dir, "grouped", "kg", 128, 128, 165952);
+  std::string grouped;
+  {
+    std::ifstream in(dir / "grouped.meta");
+    grouped.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  grouped.replace(grouped.find("variant=dense"), 13, "variant=grouped_masked");
+  std::ofstream(dir / "grouped.meta") << grouped;
+  Expected<DenseGemm> gemm = DenseGemm::create(dir.string());
+  ASSERT_TRUE(gemm.ok()) << gemm.status().message();
+  ASSERT_EQ(gemm->kernels().size(), 1u);
+  EXPECT_EQ(gemm->kernels()[0].kernel, "kd");
+  ASSERT_EQ(gemm->skipped().size(), 1u);
+  EXPECT_EQ(gemm->skipped()[0], (dir / "grouped.meta").string());
+  fs::remove(dir / "dense.meta");
+  fs::remove(dir / "dense.cubin");
+  EXPECT_EQ(createError(), "no dense kernels in '" + dir.string() +
+                               "' (1 kernel(s) of other variants)");
+}
+
+TEST_F(DenseGemmMock, DescriptionErrors) {
+  // A kernel compiled for another description version.
+  writeKernel(dir, "a", "ka", 128, 128, 1000);
+  std::string text;
+  {
+    std::ifstream in(dir / "a.meta");
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  std::string v1 = text;
+  v1.replace(v1.find("abi_version=2\n"), 14, "");
+  std::ofstream(dir / "a.meta") << v1;
+  EXPECT_NE(createError().find("a.meta: no abi_version key"), std::string::npos)
+      << createError();
+  // A "dense" kernel whose arguments are not the dense contract.
+  std::string other = text;
+  other.replace(other.find(" mn_major"), 9, "");
+  std::ofstream(dir / "a.meta") << other;
+  EXPECT_EQ(createError(), (dir / "a.meta").string() +
+                               ": arg.2 (SFA) is 'scales f32 m,k block=1x128' "
+                               "but a dense kernel's is 'scales f32 m,k "
+                               "block=1x128 mn_major' (docs/ABI.md)");
 }
 
 TEST_F(DenseGemmMock, DirectoryErrors) {

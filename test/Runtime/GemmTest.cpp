@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 
+#include "DenseDescription.h"
+
 #include "Runtime/Gemm.h"
 
 #include <gtest/gtest.h>
@@ -9,24 +11,13 @@
 #include <cstddef>
 
 using namespace fgemm;
+using fgemm::test::DenseConfig;
+using fgemm::test::denseDescription;
 
 namespace {
 
-DenseGemmProblem validProblem() {
-  DenseGemmProblem problem;
-  problem.a = 0x100000;
-  problem.sfa = 0x200000;
-  problem.b = 0x300000;
-  problem.sfb = 0x400000;
-  problem.d = 0x500000;
-  problem.m = 128;
-  problem.n = 2112;
-  problem.k = 7168;
-  return problem;
-}
-
-std::string errorOf(const DenseGemmProblem &problem) {
-  Status status = validateDenseGemmArgs(problem);
+std::string shapeError(int64_t m, int64_t n, int64_t k) {
+  Status status = validateDenseGemmShape(m, n, k);
   return status.ok() ? std::string() : status.message();
 }
 
@@ -62,80 +53,113 @@ std::string choose(const std::vector<KernelMeta> &kernels, int64_t m,
 
 } // namespace
 
-TEST(GemmArgs, AcceptsValidProblem) {
-  EXPECT_EQ(errorOf(validProblem()), "");
-}
-
-TEST(GemmArgs, NullPointers) {
-  const std::pair<CUdeviceptr DenseGemmProblem::*, const char *> fields[] = {
-      {&DenseGemmProblem::a, "A"},
-      {&DenseGemmProblem::sfa, "SFA"},
-      {&DenseGemmProblem::b, "B"},
-      {&DenseGemmProblem::sfb, "SFB"},
-      {&DenseGemmProblem::d, "D"}};
-  for (const auto &[field, name] : fields) {
-    DenseGemmProblem problem = validProblem();
-    problem.*field = 0;
-    EXPECT_EQ(errorOf(problem), std::string("pointer ") + name + " is null");
-  }
-}
-
-TEST(GemmArgs, MisalignedPointers) {
-  DenseGemmProblem problem = validProblem();
-  problem.sfb += 4;
-  EXPECT_EQ(errorOf(problem), "pointer SFB (0x400004) is not 16-byte aligned "
-                              "(TMA needs 16-byte aligned base addresses)");
-  problem = validProblem();
-  problem.d += 8;
-  EXPECT_NE(errorOf(problem).find("pointer D (0x500008)"), std::string::npos);
-}
-
 TEST(GemmArgs, Sizes) {
-  DenseGemmProblem problem = validProblem();
-  problem.m = -1;
-  EXPECT_EQ(errorOf(problem), "M = -1 is negative (M, N and K must be >= 0)");
-  problem = validProblem();
-  problem.k = -16;
-  EXPECT_NE(errorOf(problem).find("K = -16 is negative"), std::string::npos);
-  problem = validProblem();
-  problem.n = 100;
-  EXPECT_NE(errorOf(problem).find("N = 100 is not a multiple of 8"),
+  EXPECT_EQ(shapeError(128, 2112, 7168), "");
+  EXPECT_EQ(shapeError(-1, 2112, 7168),
+            "M = -1 is negative (M, N and K must be >= 0)");
+  EXPECT_NE(shapeError(128, 2112, -16).find("K = -16 is negative"),
             std::string::npos);
-  EXPECT_NE(errorOf(problem).find("allowed: N % 8 == 0"), std::string::npos);
-  problem = validProblem();
-  problem.k = 100;
-  EXPECT_NE(errorOf(problem).find("K = 100 is not a multiple of 16"),
+  EXPECT_NE(shapeError(128, 100, 7168).find("N = 100 is not a multiple of 8"),
             std::string::npos);
-  EXPECT_NE(errorOf(problem).find("allowed: K % 16 == 0"), std::string::npos);
-  problem = validProblem();
-  problem.k = 0;
-  EXPECT_NE(errorOf(problem).find("K = 0"), std::string::npos);
-  problem = validProblem();
-  problem.m = kMaxGemmDim + 1;
-  EXPECT_NE(errorOf(problem).find("M = 2147483648 is too large"),
+  EXPECT_NE(shapeError(128, 100, 7168).find("allowed: N % 8 == 0"),
             std::string::npos);
-  problem.m = kMaxGemmDim;
-  EXPECT_EQ(errorOf(problem), "");
+  EXPECT_NE(shapeError(128, 2112, 100).find("K = 100 is not a multiple of 16"),
+            std::string::npos);
+  EXPECT_NE(shapeError(128, 2112, 100).find("allowed: K % 16 == 0"),
+            std::string::npos);
+  EXPECT_NE(shapeError(128, 2112, 0).find("K = 0"), std::string::npos);
+  EXPECT_NE(shapeError(kMaxGemmDim + 1, 2112, 7168)
+                .find("M = 2147483648 is too large"),
+            std::string::npos);
+  EXPECT_EQ(shapeError(kMaxGemmDim, 2112, 7168), "");
 }
 
-TEST(GemmArgs, EmptyOutputNeedsNoPointers) {
+TEST(GemmArgs, EmptyOutput) {
   DenseGemmProblem problem;
   problem.m = 0;
   problem.n = 64;
   problem.k = 128;
-  EXPECT_EQ(errorOf(problem), "");
+  EXPECT_EQ(shapeError(problem.m, problem.n, problem.k), "");
   EXPECT_TRUE(isEmptyGemm(problem));
   problem.m = 64;
   problem.n = 0;
-  EXPECT_EQ(errorOf(problem), "");
+  EXPECT_TRUE(isEmptyGemm(problem));
   // Sizes are still checked.
-  problem.k = 8;
-  EXPECT_NE(errorOf(problem).find("K = 8"), std::string::npos);
-  problem.k = 128;
-  problem.m = 1;
+  EXPECT_NE(shapeError(64, 0, 8).find("K = 8"), std::string::npos);
   problem.n = 8;
   EXPECT_FALSE(isEmptyGemm(problem));
-  EXPECT_EQ(errorOf(problem), "pointer A is null");
+}
+
+TEST(GemmArgs, ScaleLayoutHelpers) {
+  EXPECT_EQ(alignedSfaRows(1), 4);
+  EXPECT_EQ(alignedSfaRows(4), 4);
+  EXPECT_EQ(alignedSfaRows(65), 68);
+  EXPECT_EQ(scaleBlocks(128), 1);
+  EXPECT_EQ(scaleBlocks(144), 2);
+  EXPECT_EQ(scaleBlocks(7168), 56);
+}
+
+TEST(GemmContract, DenseDescriptionsMatch) {
+  DenseConfig config;
+  for (uint32_t blockM : {64u, 128u})
+    for (const char *schedule : {"plain", "persistent"}) {
+      config.blockM = blockM;
+      config.schedule = schedule;
+      Expected<KernelMeta> meta =
+          parseKernelMeta(denseDescription(config), "k.meta");
+      ASSERT_TRUE(meta.ok()) << meta.status().message();
+      EXPECT_TRUE(checkDenseKernel(*meta).ok())
+          << checkDenseKernel(*meta).message();
+    }
+}
+
+TEST(GemmContract, RefusesOtherArgumentLists) {
+  Expected<KernelMeta> parsed =
+      parseKernelMeta(denseDescription(DenseConfig()), "k.meta");
+  ASSERT_TRUE(parsed.ok());
+  KernelMeta meta = *parsed;
+  meta.variant = "grouped_masked";
+  EXPECT_EQ(checkDenseKernel(meta).message(),
+            "variant='grouped_masked' is not a dense kernel");
+  meta = *parsed;
+  meta.args[2].mnMajor = false; // SFA's layout changed
+  EXPECT_EQ(checkDenseKernel(meta).message(),
+            "arg.2 (SFA) is 'scales f32 m,k block=1x128' but a dense "
+            "kernel's is 'scales f32 m,k block=1x128 mn_major' (docs/ABI.md)");
+  meta = *parsed;
+  std::swap(meta.args[0], meta.args[1]);
+  EXPECT_NE(checkDenseKernel(meta).message().find("arg.0 (A) is 'tensor e4m3 "
+                                                  "n,k'"),
+            std::string::npos);
+  meta = *parsed;
+  meta.args.pop_back();
+  EXPECT_EQ(checkDenseKernel(meta).message(),
+            "a dense kernel has 5 arguments (A, B, SFA, SFB, D), this one 4");
+  meta = *parsed;
+  meta.dims = {"k", "n", "m"}; // bound by name: any order
+  EXPECT_TRUE(checkDenseKernel(meta).ok());
+  meta.dims.push_back("g");
+  EXPECT_EQ(checkDenseKernel(meta).message(),
+            "a dense kernel's dims are m, n and k; this one's are k,n,m,g");
+}
+
+TEST(GemmContract, Bindings) {
+  DenseGemmProblem problem;
+  problem.a = 1;
+  problem.sfa = 2;
+  problem.b = 3;
+  problem.sfb = 4;
+  problem.d = 5;
+  problem.m = 6;
+  problem.n = 7;
+  problem.k = 8;
+  KernelBindings bindings = denseBindings(problem);
+  // The dense variant's argument order: A, B, SFA, SFB, D.
+  EXPECT_EQ(bindings.args, (std::vector<CUdeviceptr>{1, 3, 2, 4, 5}));
+  EXPECT_EQ(bindings.argNames,
+            (std::vector<std::string>{"A", "B", "SFA", "SFB", "D"}));
+  EXPECT_EQ(bindings.dims, (std::vector<std::pair<std::string, int64_t>>{
+                               {"m", 6}, {"n", 7}, {"k", 8}}));
 }
 
 TEST(GemmConfig, BlockMFollowsM) {
@@ -193,35 +217,6 @@ TEST(GemmConfig, FallsBackToTheOtherBlockM) {
   EXPECT_EQ(choose({kernel(64, 128)}, 4096, 256, 256), "bm64_bn128");
 }
 
-TEST(GemmLaunch, DenseLaunchDims) {
-  KernelMeta meta = kernel(128, 64);
-  LaunchDims dims = denseLaunchDims(meta, 4097, 2112, /*smCount=*/132);
-  EXPECT_EQ(dims.grid[0], 33u);
-  EXPECT_EQ(dims.grid[1], 33u);
-  EXPECT_EQ(dims.grid[2], 1u);
-  EXPECT_EQ(dims.block[0], 384u);
-  EXPECT_EQ(dims.block[1], 1u);
-  EXPECT_EQ(dims.sharedBytes, 200000u);
-  EXPECT_EQ(dims.cluster, 1u);
-  EXPECT_TRUE(validateLaunchDims(dims).ok());
-}
-
-TEST(GemmLaunch, PersistentGridIsAtMostOneCtaPerSm) {
-  KernelMeta meta = kernel(128, 128);
-  meta.schedule = "persistent";
-  LaunchDims dims = denseLaunchDims(meta, 4096, 7168, 132); // 1792 tiles
-  EXPECT_EQ(dims.grid[0], 132u);
-  EXPECT_EQ(dims.grid[1], 1u);
-  EXPECT_EQ(dims.block[0], 384u);
-  dims = denseLaunchDims(meta, 128, 1024, 132); // 8 tiles
-  EXPECT_EQ(dims.grid[0], 8u);
-  EXPECT_EQ(dims.grid[1], 1u);
-  // The 65535 row-block limit of plain grids does not apply.
-  dims = denseLaunchDims(meta, int64_t(70000) * 128, 128, 132);
-  EXPECT_EQ(dims.grid[0], 132u);
-  EXPECT_TRUE(validateLaunchDims(dims).ok());
-}
-
 TEST(GemmConfig, PersistentForShortKWithSeveralTiles) {
   KernelMeta persistent = kernel(128, 128);
   persistent.kernel = "persistent";
@@ -233,25 +228,6 @@ TEST(GemmConfig, PersistentForShortKWithSeveralTiles) {
   EXPECT_EQ(choose(kernels, 4096, 7168, 7168), "bm128_bn128");
   // One wave: nothing to overlap.
   EXPECT_EQ(choose(kernels, 128, 1024, 2048), "bm128_bn128");
-}
-
-TEST(GemmLaunch, LaunchLimits) {
-  LaunchDims dims;
-  dims.block[0] = 384;
-  dims.grid[1] = 65536;
-  EXPECT_NE(validateLaunchDims(dims).message().find("exceeds the limits"),
-            std::string::npos);
-  dims.grid[1] = 1;
-  dims.block[0] = 1025;
-  EXPECT_NE(validateLaunchDims(dims).message().find("1025 threads"),
-            std::string::npos);
-  dims.block[0] = 128;
-  dims.grid[0] = 3;
-  dims.cluster = 2;
-  EXPECT_NE(validateLaunchDims(dims).message().find("not a multiple of cluster"),
-            std::string::npos);
-  dims.grid[0] = 4;
-  EXPECT_TRUE(validateLaunchDims(dims).ok());
 }
 
 TEST(GemmDevice, NeedsHopper) {
@@ -268,32 +244,4 @@ TEST(GemmDevice, NeedsHopper) {
             "(NVIDIA A100-SXM4-80GB) is sm_80");
   device.major = 10;
   EXPECT_NE(checkHopper(device).message().find("is sm_100"), std::string::npos);
-}
-
-TEST(GemmLaunch, ParameterOrder) {
-  DenseKernelParams params = {};
-  void *pointers[8];
-  params.fillPointers(pointers);
-  EXPECT_EQ(pointers[0], &params.a);
-  EXPECT_EQ(pointers[1], &params.b);
-  EXPECT_EQ(pointers[2], &params.sfa);
-  EXPECT_EQ(pointers[3], &params.d);
-  EXPECT_EQ(pointers[4], &params.sfb);
-  EXPECT_EQ(pointers[5], &params.m);
-  EXPECT_EQ(pointers[6], &params.n);
-  EXPECT_EQ(pointers[7], &params.k);
-  // Each host copy of a tensor map must be 64-byte aligned for the driver.
-  for (int i = 0; i < 4; ++i)
-    EXPECT_EQ(reinterpret_cast<uintptr_t>(pointers[i]) % 64, 0u) << i;
-}
-
-TEST(GemmLaunch, ClusterRoundsGridXUp) {
-  KernelMeta meta = kernel(128, 128);
-  meta.cluster = 2;
-  // 17 column tiles -> 18 CTAs along x (9 clusters); the extra one stores nothing.
-  LaunchDims dims = denseLaunchDims(meta, 4096, 2112, /*smCount=*/132);
-  EXPECT_EQ(dims.grid[0], 18u);
-  EXPECT_EQ(dims.grid[1], 32u);
-  EXPECT_EQ(dims.cluster, 2u);
-  EXPECT_TRUE(validateLaunchDims(dims).ok());
 }

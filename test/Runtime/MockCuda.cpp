@@ -20,7 +20,29 @@ namespace {
 struct MockFunction {
   std::string name;
   int dynamicSharedBytes = 0;
+  bool declared = false; ///< parameter sizes known
+  std::vector<unsigned> paramSizes;
 };
+
+/// A fake cubin's kernel line: "name" or "name 128,8,4".
+MockFunction *parseFunction(const std::string &line) {
+  auto *function = new MockFunction();
+  size_t space = line.find(' ');
+  function->name = line.substr(0, space);
+  if (space == std::string::npos)
+    return function;
+  function->declared = true;
+  std::string sizes = line.substr(space + 1);
+  for (size_t at = 0; at < sizes.size();) {
+    size_t comma = sizes.find(',', at);
+    if (comma == std::string::npos)
+      comma = sizes.size();
+    function->paramSizes.push_back(unsigned(
+        std::strtoul(sizes.substr(at, comma - at).c_str(), nullptr, 10)));
+    at = comma + 1;
+  }
+  return function;
+}
 
 struct MockModule {
   bool real = false; ///< a real cubin: every name resolves
@@ -203,7 +225,7 @@ CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image) {
       const char *end = std::strchr(line, '\n');
       if (!end)
         break;
-      auto *function = new MockFunction{std::string(line, end), 0};
+      MockFunction *function = parseFunction(std::string(line, end));
       loaded->functions.push_back(function);
       state().allFunctions.push_back(function);
       line = end + 1;
@@ -235,7 +257,8 @@ CUresult CUDAAPI cuModuleGetFunction(CUfunction *function, CUmodule module,
     }
   auto *loaded = reinterpret_cast<MockModule *>(module);
   if (loaded->real) {
-    auto *created = new MockFunction{name, 0};
+    auto *created = new MockFunction();
+    created->name = name;
     loaded->functions.push_back(created);
     state().allFunctions.push_back(created);
     *function = reinterpret_cast<CUfunction>(created);
@@ -296,21 +319,22 @@ CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config,
       launch.clusterZ = config->attrs[i].value.clusterDim.z;
     }
   std::strncpy(launch.function, mock->name.c_str(), sizeof(launch.function) - 1);
-  // The dense kernel's parameters (docs/ABI.md); the benchmark's reference
-  // kernels take others.
-  if (mock->name.rfind("fgemm_ref_", 0) == 0) {
-    ++state().launches;
-    return CUDA_SUCCESS;
-  }
-  for (int i = 0; i < 4; ++i) {
-    if (reinterpret_cast<uintptr_t>(params[i]) % 64 != 0)
+  // What the real driver reads from the cubin's parameter table: that
+  // many parameters of those sizes (the benchmark's reference kernels, from
+  // a real cubin, declare none and are only counted).
+  if (mock->paramSizes.size() > kMockMaxParams)
+    return CUDA_ERROR_INVALID_VALUE;
+  launch.paramCount = unsigned(mock->paramSizes.size());
+  for (unsigned i = 0; i < launch.paramCount; ++i) {
+    unsigned size = mock->paramSizes[i];
+    // Natural alignment; CUtensorMap (128 bytes) needs 64.
+    unsigned alignment = size >= 64 ? 64 : size;
+    if (size == 0 || size > sizeof(launch.params[i]) || !params[i] ||
+        reinterpret_cast<uintptr_t>(params[i]) % alignment != 0)
       return CUDA_ERROR_INVALID_VALUE;
-    std::memcpy(&launch.maps[i], params[i], sizeof(MockTensorMap));
+    launch.paramSizes[i] = size;
+    std::memcpy(launch.params[i], params[i], size);
   }
-  std::memcpy(&launch.sfb, params[4], sizeof(uint64_t));
-  std::memcpy(&launch.m, params[5], sizeof(uint32_t));
-  std::memcpy(&launch.n, params[6], sizeof(uint32_t));
-  std::memcpy(&launch.k, params[7], sizeof(uint32_t));
   state().last = launch;
   ++state().launches;
   return CUDA_SUCCESS;
@@ -323,12 +347,15 @@ CUresult CUDAAPI cuTensorMapEncodeTiled(
     CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
     CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) {
   // The rules of the driver's documentation, checked independently.
-  if (rank != 2 || reinterpret_cast<uintptr_t>(base) % 16 != 0 ||
-      strides[0] % 16 != 0 || reinterpret_cast<uintptr_t>(map) % 64 != 0)
+  if (rank < 2 || rank > 3 || reinterpret_cast<uintptr_t>(base) % 16 != 0 ||
+      reinterpret_cast<uintptr_t>(map) % 64 != 0)
     return CUDA_ERROR_INVALID_VALUE;
-  for (int i = 0; i < 2; ++i)
+  for (cuuint32_t i = 0; i < rank; ++i)
     if (dims[i] == 0 || box[i] == 0 || box[i] > 256 ||
         elementStrides[i] == 0)
+      return CUDA_ERROR_INVALID_VALUE;
+  for (cuuint32_t i = 0; i + 1 < rank; ++i)
+    if (strides[i] % 16 != 0)
       return CUDA_ERROR_INVALID_VALUE;
   MockTensorMap recorded = {};
   recorded.magic = kMockTensorMapMagic;
@@ -339,11 +366,12 @@ CUresult CUDAAPI cuTensorMapEncodeTiled(
   recorded.l2Promotion = l2Promotion;
   recorded.oobFill = oobFill;
   recorded.base = reinterpret_cast<uint64_t>(base);
-  recorded.stride = strides[0];
-  for (int i = 0; i < 2; ++i) {
+  for (cuuint32_t i = 0; i < rank; ++i) {
     recorded.dims[i] = dims[i];
     recorded.box[i] = box[i];
     recorded.elementStrides[i] = elementStrides[i];
+    if (i + 1 < rank)
+      recorded.strides[i] = strides[i];
   }
   std::memset(map, 0, sizeof(*map));
   std::memcpy(map, &recorded, sizeof(recorded));

@@ -1,0 +1,83 @@
+//===- DenseDescription.h - fgemmc's dense .meta for tests ------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// The kernel description (docs/ABI.md, abi_version=2) fgemmc writes for a
+// dense kernel of a given configuration, so the tests read what the
+// compiler emits rather than hand-built structs. KernelMetaTest checks it
+// against the ABI document's example byte for byte.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FGEMM_TEST_RUNTIME_DENSEDESCRIPTION_H
+#define FGEMM_TEST_RUNTIME_DENSEDESCRIPTION_H
+
+#include <cstdint>
+#include <string>
+
+namespace fgemm::test {
+
+/// One dense kernel configuration (block_k is always 128).
+struct DenseConfig {
+  std::string kernel = "sm90_fp8_gemm_1d2d";
+  uint32_t blockM = 128;
+  uint32_t blockN = 128;
+  uint32_t stages = 5;
+  uint32_t smemBytes = 214016;
+  uint32_t cluster = 1;
+  std::string schedule = "plain";
+  uint32_t fixedN = 0;
+  uint32_t fixedK = 0;
+};
+
+/// The .meta text of `config`.
+inline std::string denseDescription(const DenseConfig &config) {
+  auto n = [](uint32_t value) { return std::to_string(value); };
+  uint32_t warpgroups = config.blockM / 64;
+  // In a cluster each CTA multicasts 1/cluster of the shared A tile.
+  std::string boxA = "128x" + n(config.blockM / config.cluster);
+  // One line of the file per source line.
+  // clang-format off
+  return "# fgemm kernel description (docs/ABI.md)\n"
+         "abi_version=2\n"
+         "kernel=" + config.kernel + "\n"
+         "variant=dense\n"
+         "block_m=" + n(config.blockM) + "\n"
+         "block_n=" + n(config.blockN) + "\n"
+         "block_k=128\n"
+         "stages=" + n(config.stages) + "\n"
+         "math_warpgroups=" + n(warpgroups) + "\n"
+         "threads=" + n(128 * (1 + warpgroups)) + "\n"
+         "smem_bytes=" + n(config.smemBytes) + "\n"
+         "cluster=" + n(config.cluster) + "\n"
+         "schedule=" + config.schedule + "\n"
+         "fixed_n=" + n(config.fixedN) + "\n"
+         "fixed_k=" + n(config.fixedK) + "\n"
+         "dims=m,n,k\n"
+         "arg.0=tensor e4m3 m,k\n"
+         "arg.1=tensor e4m3 n,k\n"
+         "arg.2=scales f32 m,k block=1x128 mn_major\n"
+         "arg.3=scales f32 n,k block=128x128\n"
+         "arg.4=tensor bf16 m,n\n"
+         "param.0=tensor_map arg=0 box=" + boxA + " swizzle=128b\n"
+         "param.1=tensor_map arg=1 box=128x" + n(config.blockN) +
+         " swizzle=128b\n"
+         "param.2=tensor_map arg=2 box=" + n(config.blockM) +
+         "x1 swizzle=none\n"
+         "param.3=tensor_map arg=4 box=" + n(config.blockN) + "x" +
+         n(config.blockM) + " swizzle=none\n"
+         "param.4=pointer arg=3\n"
+         "param.5=dim m\n"
+         "param.6=dim n\n"
+         "param.7=dim k\n"
+         "tiles=n/" + n(config.blockN) + ",m/" + n(config.blockM) + "\n";
+  // clang-format on
+}
+
+/// The byte sizes of the dense kernel's parameters, as its cubin records
+/// them: four CUtensorMaps, the SFB pointer, m, n, k.
+inline const char *denseParamSizes() { return "128,128,128,128,8,4,4,4"; }
+
+} // namespace fgemm::test
+
+#endif // FGEMM_TEST_RUNTIME_DENSEDESCRIPTION_H
