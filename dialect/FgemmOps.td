@@ -123,9 +123,12 @@ def Fgemm_KLoopOp : Fgemm_Op<"k_loop", [RecursiveMemoryEffects, SingleBlock]> {
   let arguments = (ins StrAttr:$dim, Variadic<AnyType>:$inits);
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$body);
+  // The body and the result types in one custom directive, so that a parse
+  // error after the body cannot free it while an earlier op uses one of its
+  // block arguments (FgemmOps.cpp, parseBodyAndResults).
   let assemblyFormat = [{
-    $dim (`init` `(` $inits^ `:` type($inits) `)`)? attr-dict-with-keyword $body
-    (`->` type($results)^)?
+    $dim (`init` `(` $inits^ `:` type($inits) `)`)? attr-dict-with-keyword
+    custom<BodyAndResults>($body, type($results))
   }];
   let hasVerifier = 1;
 }

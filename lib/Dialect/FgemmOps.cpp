@@ -18,23 +18,42 @@
 using namespace mlir;
 using namespace mlir::fgemm;
 
-/// Parses `producer {...} consumer {...}`. On a parse error the regions'
-/// blocks are moved into a region that is deliberately never freed: an op
-/// parsed before this one may already use one of their block arguments (a
-/// forward reference resolved inside the region), and freeing the block
-/// would leave that use dangling until the enclosing block is destroyed.
+/// Moves the blocks of `regions` into a region that is deliberately never
+/// freed, and fails. On a parse error after a region was parsed, an op parsed
+/// before it may already use one of the region's block arguments (a forward
+/// reference resolved inside it); freeing the block would leave that use
+/// dangling until the enclosing block is destroyed (fuzz-repros 02).
+static ParseResult parkRegionsAndFail(ArrayRef<Region *> regions) {
+  auto *parked = new Region();
+  for (Region *region : regions)
+    parked->getBlocks().splice(parked->end(), region->getBlocks());
+  return failure();
+}
+
+/// `producer {...} consumer {...}`
 static ParseResult parseWarpRoles(OpAsmParser &parser, Region &producer, Region &consumer) {
-  auto keep = [&]() {
-    auto *parked = new Region();
-    parked->getBlocks().splice(parked->end(), producer.getBlocks());
-    parked->getBlocks().splice(parked->end(), consumer.getBlocks());
-    return failure();
-  };
   if (parser.parseKeyword("producer") || parser.parseRegion(producer))
-    return keep();
+    return parkRegionsAndFail({&producer});
   if (parser.parseKeyword("consumer") || parser.parseRegion(consumer))
-    return keep();
+    return parkRegionsAndFail({&producer, &consumer});
   return success();
+}
+
+/// `{...} (-> types)?`
+static ParseResult parseBodyAndResults(OpAsmParser &parser, Region &body,
+                                       SmallVectorImpl<Type> &results) {
+  if (parser.parseRegion(body))
+    return parkRegionsAndFail({&body});
+  if (succeeded(parser.parseOptionalArrow()) && parser.parseTypeList(results))
+    return parkRegionsAndFail({&body});
+  return success();
+}
+
+static void printBodyAndResults(OpAsmPrinter &printer, Operation *, Region &body,
+                                TypeRange results) {
+  printer.printRegion(body);
+  if (!results.empty())
+    printer << " -> " << results;
 }
 
 static void printWarpRoles(OpAsmPrinter &printer, Operation *, Region &producer,

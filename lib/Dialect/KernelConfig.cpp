@@ -56,6 +56,15 @@ std::string mlir::fgemm::checkKernelConfig(const KernelConfig &c, bool resolved)
   if (c.cluster > 1 && c.schedule != Schedule::Plain)
     return "cluster 2 needs schedule=plain (a persistent loop would have to keep the pair "
            "on tiles of the same row; not implemented yet)";
+  // Each CTA of a cluster TMA-loads 1/cluster of the shared tile's rows into
+  // the 128-byte-swizzled slot, whose pattern repeats every 8 rows.
+  int64_t sharedRows = c.multicast == Multicast::A ? c.blockM : c.blockN;
+  if (c.cluster > 1 && (sharedRows / c.cluster) % 8 != 0)
+    return "a cluster of " + str(c.cluster) + " sharing " +
+           (c.multicast == Multicast::A ? "A" : "B") + " splits its " + str(sharedRows) +
+           " rows into " + str(sharedRows / c.cluster) +
+           "-row parts; each must be a multiple of 8 rows (the 128-byte swizzle's "
+           "1024-byte atom)";
   if (c.rasterGroup < 0 || c.rasterGroup > kMaxRasterGroup)
     return "raster-group must be in [0, " + str(kMaxRasterGroup) + "], got " +
            str(c.rasterGroup);

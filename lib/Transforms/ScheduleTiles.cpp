@@ -60,15 +60,15 @@ static bool dependsOn(Value value, Value index) {
 /// The persistent loop: linear tile index -> (tm, tn) in the configured order.
 static std::pair<Value, Value> emitTileOrder(RewriterBase &rewriter, Location loc, Value tile,
                                              Value tilesM, Value tilesN, int64_t group) {
-  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v); };
   if (group == 0)
     return {arith::DivUIOp::create(rewriter, loc, tile, tilesN),
             arith::RemUIOp::create(rewriter, loc, tile, tilesN)};
-  Value groupTiles = arith::MulIOp::create(rewriter, loc, tilesN, c(group));
+  Value g = arith::ConstantIndexOp::create(rewriter, loc, group);
+  Value groupTiles = arith::MulIOp::create(rewriter, loc, tilesN, g);
   Value groupIndex = arith::DivUIOp::create(rewriter, loc, tile, groupTiles);
-  Value firstRow = arith::MulIOp::create(rewriter, loc, groupIndex, c(group));
+  Value firstRow = arith::MulIOp::create(rewriter, loc, groupIndex, g);
   Value rows = arith::MinUIOp::create(
-      rewriter, loc, arith::SubIOp::create(rewriter, loc, tilesM, firstRow), c(group));
+      rewriter, loc, arith::SubIOp::create(rewriter, loc, tilesM, firstRow), g);
   Value inGroup = arith::RemUIOp::create(rewriter, loc, tile, groupTiles);
   Value tm = arith::AddIOp::create(rewriter, loc, firstRow,
                                    arith::RemUIOp::create(rewriter, loc, inGroup, rows));

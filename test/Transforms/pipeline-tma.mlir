@@ -8,7 +8,7 @@
 // (4 x 512 B); epilogue tile at 133120 (1024-aligned); 8 barriers after it.
 // With block 64x64 and 6 stages the A scales end at 99840, so the epilogue
 // tile starts at 100352.
-// CHECK: %[[RING:.*]] = fgemm.ring.create {barriers = 165888 : i64, offsets = array<i64: 0, 65536, 131072>, output_offset = 133120 : i64, slot_bytes = array<i64: 16384, 16384, 512>, slot_strides = array<i64: 16384, 16384, 512>, smem_bytes = 165952 : i64, stages = 4 : i64}
+// CHECK: %[[RING:.*]] = fgemm.ring.create {plan = #fgemm.ring_plan<stages = 4, offsets = [0, 65536, 131072], slot_strides = [16384, 16384, 512], slot_bytes = [16384, 16384, 512], output_offset = 133120, barriers = 165888, smem_bytes = 165952>}
 // CHECK: producer {
 // CHECK: ^bb0(%[[KB:.*]]: index):
 // CHECK-NEXT: %[[C4:.*]] = arith.constant 4 : index
@@ -24,7 +24,7 @@
 // CHECK: fgemm.ring.get %[[RING]][%[[KB2]]] stage(%[[S2]], %[[P2]])
 // CHECK: fgemm.ring.release %[[RING]][%[[KB2]]] stage(%[[S2]], %[[P2]])
 
-// SMALL: fgemm.ring.create {barriers = 108544 : i64, offsets = array<i64: 0, 49152, 98304>, output_offset = 100352 : i64, slot_bytes = array<i64: 8192, 8192, 256>, slot_strides = array<i64: 8192, 8192, 256>, smem_bytes = 108640 : i64, stages = 6 : i64}
+// SMALL: fgemm.ring.create {plan = #fgemm.ring_plan<stages = 6, offsets = [0, 49152, 98304], slot_strides = [8192, 8192, 256], slot_bytes = [8192, 8192, 256], output_offset = 100352, barriers = 108544, smem_bytes = 108640>}
 
 // -----
 
@@ -36,6 +36,6 @@ fgemm.kernel @unspecialized(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dim
 // -----
 
 // expected-warning @below {{fgemm-pipeline-tma: not applied: no fgemm.ring (run fgemm-warp-specialize first)}}
-fgemm.kernel @no_ring(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m", "k"], fgemm.config = #fgemm.config<block_m = 128, block_n = 128, block_k = 128, stages = 4, math_warpgroups = 2, cluster = 1, fixed_n = 0, fixed_k = 0>} {
+fgemm.kernel @no_ring(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m", "k"], config = #fgemm.config<math_warpgroups = 2>} {
   fgemm.return
 }

@@ -1,20 +1,154 @@
-// RUN: fgemm-opt %s --split-input-file --fgemm-schedule-tiles --verify-diagnostics | FileCheck %s
-// RUN: fgemm-opt %s --split-input-file --fgemm-schedule-tiles=persistent=true --verify-diagnostics | FileCheck %s --check-prefix=PERSIST
-// fgemm-schedule-tiles: the plain grid, one CTA per output tile, x over columns.
+// RUN: fgemm-opt %s --split-input-file --fgemm-schedule-tiles --verify-diagnostics --allow-unregistered-dialect | FileCheck %s
+// fgemm-schedule-tiles: the schedule the configuration names, as IR: program
+// ids (plain grid), a tile loop with the tile-order arithmetic (persistent),
+// multicast marks for the operand a cluster shares, and the launch grid.
 
+// Plain: one CTA per output tile, x over the N tiles.
 // CHECK-LABEL: fgemm.kernel @plain
-// CHECK-SAME: fgemm.grid = ["n", "m"]
+// CHECK-SAME: grid = #fgemm.tile_grid<dense, ["n", "m"]>
 // CHECK-NOT: fgemm.tile_space
-// CHECK: %[[TN:.*]] = fgemm.program_id x
-// CHECK-NEXT: %[[TM:.*]] = fgemm.program_id y
+// CHECK: %[[X:.*]] = fgemm.program_id x
+// CHECK-NEXT: %[[Y:.*]] = fgemm.program_id y
 // CHECK-NEXT: %[[Z:.*]] = fgemm.zeros
-// CHECK-NEXT: fgemm.store %[[Z]], %{{.*}}[%[[TM]], %[[TN]]]
+// CHECK-NEXT: fgemm.store %[[Z]], %{{.*}}[%[[Y]], %[[X]]]
 // CHECK-NEXT: fgemm.return
-fgemm.kernel @plain(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"]} {
+fgemm.kernel @plain(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"],
+    config = #fgemm.config<math_warpgroups = 2>} {
   fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
   ^bb0(%tm: index, %tn: index):
     %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
     fgemm.store %z, %d[%tm, %tn] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
+// Persistent, row-major: a tile loop over tiles_m x tiles_n linear indices.
+// CHECK-LABEL: fgemm.kernel @persistent
+// CHECK-SAME: grid = #fgemm.tile_grid<dense, ["n", "m"]>
+// CHECK: %[[TILES_M:.*]] = fgemm.num_blocks "m" by "bm"
+// CHECK-NEXT: %[[TILES_N:.*]] = fgemm.num_blocks "n" by "bn"
+// CHECK-NEXT: %[[COUNT:.*]] = arith.muli %[[TILES_M]], %[[TILES_N]]
+// CHECK-NEXT: fgemm.tile_loop %[[COUNT]] {
+// CHECK-NEXT: ^bb0(%{{.*}}: index, %[[TILE:.*]]: index):
+// CHECK-NEXT: %[[TM:.*]] = arith.divui %[[TILE]], %[[TILES_N]]
+// CHECK-NEXT: %[[TN:.*]] = arith.remui %[[TILE]], %[[TILES_N]]
+// CHECK-NEXT: %[[Z:.*]] = fgemm.zeros
+// CHECK-NEXT: fgemm.store %[[Z]], %{{.*}}[%[[TM]], %[[TN]]]
+// CHECK-NEXT: fgemm.yield
+fgemm.kernel @persistent(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"],
+    config = #fgemm.config<math_warpgroups = 2, schedule = persistent>} {
+  fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
+  ^bb0(%tm: index, %tn: index):
+    %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+    fgemm.store %z, %d[%tm, %tn] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
+// Persistent with raster groups of 4 tile rows walked column by column:
+//   group = t / (4 tiles_n), rows = min(tiles_m - 4 group, 4),
+//   tm = 4 group + (t mod 4 tiles_n) mod rows, tn = (t mod 4 tiles_n) / rows.
+// CHECK-LABEL: fgemm.kernel @raster
+// CHECK: %[[TILES_M:.*]] = fgemm.num_blocks "m" by "bm"
+// CHECK-NEXT: %[[TILES_N:.*]] = fgemm.num_blocks "n" by "bn"
+// CHECK: ^bb0(%{{.*}}: index, %[[TILE:.*]]: index):
+// CHECK-NEXT: %[[G:.*]] = arith.constant 4 : index
+// CHECK-NEXT: %[[GROUP_TILES:.*]] = arith.muli %[[TILES_N]], %[[G]]
+// CHECK-NEXT: %[[GROUP:.*]] = arith.divui %[[TILE]], %[[GROUP_TILES]]
+// CHECK-NEXT: %[[FIRST:.*]] = arith.muli %[[GROUP]], %[[G]]
+// CHECK-NEXT: %[[LEFT:.*]] = arith.subi %[[TILES_M]], %[[FIRST]]
+// CHECK-NEXT: %[[ROWS:.*]] = arith.minui %[[LEFT]], %[[G]]
+// CHECK-NEXT: %[[IN:.*]] = arith.remui %[[TILE]], %[[GROUP_TILES]]
+// CHECK-NEXT: %[[R:.*]] = arith.remui %[[IN]], %[[ROWS]]
+// CHECK-NEXT: %[[TM:.*]] = arith.addi %[[FIRST]], %[[R]]
+// CHECK-NEXT: %[[TN:.*]] = arith.divui %[[IN]], %[[ROWS]]
+// CHECK: fgemm.store %{{.*}}, %{{.*}}[%[[TM]], %[[TN]]]
+fgemm.kernel @raster(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"],
+    config = #fgemm.config<math_warpgroups = 2, schedule = persistent, raster_group = 4>} {
+  fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
+  ^bb0(%tm: index, %tn: index):
+    %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+    fgemm.store %z, %d[%tm, %tn] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
+// Cluster of 2 sharing A: x over N tiles; the A tile (row = tm) is the same
+// for both CTAs of a cluster and is multicast, B's (row = tn) is not.
+// CHECK-LABEL: fgemm.kernel @cluster_a
+// CHECK-SAME: grid = #fgemm.tile_grid<dense, ["n", "m"]>
+// CHECK: %[[X:.*]] = fgemm.program_id x
+// CHECK-NEXT: %[[Y:.*]] = fgemm.program_id y
+// CHECK: fgemm.load %{{.*}}[%[[Y]], %{{.*}}] {multicast}
+// CHECK: fgemm.load %{{.*}}[%[[X]], %{{.*}}] :
+fgemm.kernel @cluster_a(%a: !fgemm.tensor<[m, k], f8E4M3FN>, %b: !fgemm.tensor<[n, k], f8E4M3FN>,
+    %d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n", "k"],
+    config = #fgemm.config<math_warpgroups = 2, cluster = 2, multicast = a>} {
+  fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
+  ^bb0(%tm: index, %tn: index):
+    %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+    %acc = fgemm.k_loop "k" init(%z : !fgemm.tile<[bm, bn], f32>) {
+    ^bb0(%kb: index, %c: !fgemm.tile<[bm, bn], f32>):
+      %ta = fgemm.load %a[%tm, %kb] : !fgemm.tensor<[m, k], f8E4M3FN> -> !fgemm.tile<[bm, bk], f8E4M3FN>
+      %tb = fgemm.load %b[%tn, %kb] : !fgemm.tensor<[n, k], f8E4M3FN> -> !fgemm.tile<[bn, bk], f8E4M3FN>
+      "use"(%ta, %tb) : (!fgemm.tile<[bm, bk], f8E4M3FN>, !fgemm.tile<[bn, bk], f8E4M3FN>) -> ()
+      fgemm.yield %c : !fgemm.tile<[bm, bn], f32>
+    } -> !fgemm.tile<[bm, bn], f32>
+    fgemm.store %acc, %d[%tm, %tn] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
+// Cluster of 2 sharing B: x over M tiles, B multicast.
+// CHECK-LABEL: fgemm.kernel @cluster_b
+// CHECK-SAME: grid = #fgemm.tile_grid<dense, ["m", "n"]>
+// CHECK: %[[X:.*]] = fgemm.program_id x
+// CHECK-NEXT: %[[Y:.*]] = fgemm.program_id y
+// CHECK: fgemm.load %{{.*}}[%[[X]], %{{.*}}] :
+// CHECK: fgemm.load %{{.*}}[%[[Y]], %{{.*}}] {multicast}
+// CHECK: fgemm.store %{{.*}}, %{{.*}}[%[[X]], %[[Y]]]
+fgemm.kernel @cluster_b(%a: !fgemm.tensor<[m, k], f8E4M3FN>, %b: !fgemm.tensor<[n, k], f8E4M3FN>,
+    %d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n", "k"],
+    config = #fgemm.config<math_warpgroups = 2, cluster = 2, multicast = b>} {
+  fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
+  ^bb0(%tm: index, %tn: index):
+    %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+    %acc = fgemm.k_loop "k" init(%z : !fgemm.tile<[bm, bn], f32>) {
+    ^bb0(%kb: index, %c: !fgemm.tile<[bm, bn], f32>):
+      %ta = fgemm.load %a[%tm, %kb] : !fgemm.tensor<[m, k], f8E4M3FN> -> !fgemm.tile<[bm, bk], f8E4M3FN>
+      %tb = fgemm.load %b[%tn, %kb] : !fgemm.tensor<[n, k], f8E4M3FN> -> !fgemm.tile<[bn, bk], f8E4M3FN>
+      "use"(%ta, %tb) : (!fgemm.tile<[bm, bk], f8E4M3FN>, !fgemm.tile<[bn, bk], f8E4M3FN>) -> ()
+      fgemm.yield %c : !fgemm.tile<[bm, bn], f32>
+    } -> !fgemm.tile<[bm, bn], f32>
+    fgemm.store %acc, %d[%tm, %tn] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
+// A cluster whose CTAs share no operand tile cannot multicast.
+fgemm.kernel @cluster_nothing_shared(%b: !fgemm.tensor<[n, k], f8E4M3FN>,
+    %d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n", "k"],
+    config = #fgemm.config<math_warpgroups = 2, cluster = 2, multicast = a>} {
+  // expected-error @below {{cluster 2 with multicast = a: no operand tile is the same for every CTA of the cluster}}
+  fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
+  ^bb0(%tm: index, %tn: index):
+    %tb = fgemm.load %b[%tn, %tm] : !fgemm.tensor<[n, k], f8E4M3FN> -> !fgemm.tile<[bn, bk], f8E4M3FN>
+    "use"(%tb) : (!fgemm.tile<[bn, bk], f8E4M3FN>) -> ()
     fgemm.yield
   }
   fgemm.return
@@ -25,13 +159,22 @@ fgemm.kernel @plain(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n
 // A kernel without a tile space is left alone, with a warning.
 // CHECK-LABEL: fgemm.kernel @nothing
 // expected-warning @below {{fgemm-schedule-tiles: not applied: no fgemm.tile_space in the kernel}}
-fgemm.kernel @nothing(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"]} {
+fgemm.kernel @nothing(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"],
+    config = #fgemm.config<math_warpgroups = 2>} {
   fgemm.return
 }
 
 // -----
 
-fgemm.kernel @two(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"]} {
+// expected-error @below {{fgemm-schedule-tiles needs a specialized kernel (run fgemm-specialize first)}}
+fgemm.kernel @unspecialized(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"]} {
+  fgemm.return
+}
+
+// -----
+
+fgemm.kernel @two(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"],
+    config = #fgemm.config<math_warpgroups = 2>} {
   fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
   ^bb0(%tm: index, %tn: index):
     fgemm.yield
@@ -39,27 +182,6 @@ fgemm.kernel @two(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"]
   // expected-error @below {{a kernel has one tile space; found 2}}
   fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
   ^bb0(%tm: index, %tn: index):
-    fgemm.yield
-  }
-  fgemm.return
-}
-
-// -----
-
-// Persistent: the tile space becomes a tile loop whose body keeps the tile
-// indices as its 2nd and 3rd arguments.
-// PERSIST-LABEL: fgemm.kernel @persistent
-// PERSIST-SAME: fgemm.schedule = "persistent"
-// PERSIST: fgemm.tile_loop over %{{.*}} : !fgemm.tensor<[m, n], bf16> {
-// PERSIST-NEXT: ^bb0(%{{.*}}: index, %[[TM:.*]]: index, %[[TN:.*]]: index):
-// PERSIST-NEXT: %[[Z:.*]] = fgemm.zeros
-// PERSIST-NEXT: fgemm.store %[[Z]], %{{.*}}[%[[TM]], %[[TN]]]
-// PERSIST-NEXT: fgemm.yield
-fgemm.kernel @persistent(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"]} {
-  fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
-  ^bb0(%tm: index, %tn: index):
-    %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
-    fgemm.store %z, %d[%tm, %tn] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>
     fgemm.yield
   }
   fgemm.return

@@ -5,6 +5,12 @@
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="fixed-k=100" 2>&1 | FileCheck %s --check-prefix=K16
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="fixed-n=20" 2>&1 | FileCheck %s --check-prefix=N8
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="cluster=4" 2>&1 | FileCheck %s --check-prefix=CLUSTER
+// RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="cluster=2 schedule=persistent" 2>&1 | FileCheck %s --check-prefix=CLUSTER-PERSISTENT
+// RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="raster-group=8" 2>&1 | FileCheck %s --check-prefix=RASTER
+// RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=128 math-warpgroups=1" 2>&1 | FileCheck %s --check-prefix=ROWS
+// RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-k=64" 2>&1 | FileCheck %s --check-prefix=BK
+// RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-n=8 cluster=2 multicast=b" 2>&1 | FileCheck %s --check-prefix=MCAST-B
+// RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="schedule=diagonal" 2>&1 | FileCheck %s --check-prefix=ENUM
 // Configurations the hardware cannot run are rejected with a located error
 // that says what is allowed.
 
@@ -14,4 +20,10 @@
 // SMEM: error: configuration needs 299136 bytes of shared memory (8 stages); sm_90 allows 232448 (227 KiB): use fewer stages or smaller blocks
 // K16: error: fixed K must be a positive multiple of 16 (FP8 rows of A and B need 16-byte strides for TMA), got 100
 // N8: error: fixed N must be a positive multiple of 8 (BF16 rows of D need 16-byte strides for TMA), got 20
-// CLUSTER: error: cluster must be 1 or 2 (CTAs sharing their A tile by TMA multicast), got 4
+// CLUSTER: error: cluster must be 1 or 2 (CTAs sharing one operand tile by TMA multicast), got 4
+// CLUSTER-PERSISTENT: error: cluster 2 needs schedule=plain
+// RASTER: error: raster-group orders the tiles of a persistent loop: it needs schedule=persistent
+// ROWS: error: each math warpgroup owns 64 rows (block-m = 64 x math-warpgroups); block-m 128 with 1 math warpgroups would need 128 rows each (two m64 accumulators per warpgroup are not implemented yet)
+// BK: error: block-k must be 128 (the K granularity of the scales), got 64
+// MCAST-B: error: a cluster of 2 sharing B splits its 8 rows into 4-row parts; each must be a multiple of 8 rows (the 128-byte swizzle's 1024-byte atom)
+// ENUM: for the --schedule option: Cannot find option named 'diagonal'!

@@ -11,14 +11,14 @@ fgemm.kernel @unspecialized(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dim
 
 // Nothing to split: no K loop feeding a scaled dot.
 // expected-warning @below {{fgemm-warp-specialize: not applied: no fgemm.k_loop with a fgemm.scaled_dot at kernel level}}
-fgemm.kernel @no_loop(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m", "k"], fgemm.config = #fgemm.config<block_m = 128, block_n = 128, block_k = 128, stages = 4, math_warpgroups = 2, cluster = 1, fixed_n = 0, fixed_k = 0>} {
+fgemm.kernel @no_loop(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m", "k"], config = #fgemm.config<block_m = 128, block_n = 128, stages = 4, math_warpgroups = 2, cluster = 1>} {
   fgemm.return
 }
 
 // -----
 
 // A load whose index is computed inside the loop cannot run ahead in the producer.
-fgemm.kernel @inner_index(%a: !fgemm.tensor<[m, k], f8E4M3FN>, %b: !fgemm.tensor<[n, k], f8E4M3FN>) attributes {dims = ["m", "n", "k"], fgemm.config = #fgemm.config<block_m = 128, block_n = 128, block_k = 128, stages = 4, math_warpgroups = 2, cluster = 1, fixed_n = 0, fixed_k = 0>} {
+fgemm.kernel @inner_index(%a: !fgemm.tensor<[m, k], f8E4M3FN>, %b: !fgemm.tensor<[n, k], f8E4M3FN>) attributes {dims = ["m", "n", "k"], config = #fgemm.config<block_m = 128, block_n = 128, stages = 4, math_warpgroups = 2, cluster = 1>} {
   %c0 = arith.constant 0 : index
   %zero = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
   %acc = fgemm.k_loop "k" init(%zero : !fgemm.tile<[bm, bn], f32>) {

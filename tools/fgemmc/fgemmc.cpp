@@ -111,10 +111,14 @@ int main(int argc, char **argv) {
   llvm::Expected<CompileResult> result =
       compileKernel(input->getBuffer(), inputFile, options);
   if (!result) {
+    // The located diagnostics, then the library's one-line verdict.
     std::string message = llvm::toString(result.takeError());
-    bool parseError = llvm::StringRef(message).ends_with("cannot parse " + inputFile);
-    llvm::errs() << message << "\n";
-    return parseError ? 2 : 1;
+    auto [diagnostics, verdict] = llvm::StringRef(message).rsplit('\n');
+    if (verdict.empty())
+      std::swap(diagnostics, verdict);
+    else
+      llvm::errs() << diagnostics << "\n";
+    return fail(verdict, verdict.starts_with("cannot parse") ? 2 : 1);
   }
   llvm::errs() << result->diagnostics;
   if (printPipeline)
