@@ -482,6 +482,10 @@ int benchMain(const Options &options) {
               options.kernels.c_str());
   for (const KernelMeta &meta : gemm->kernels())
     std::printf(" %s", describeKernel(meta).c_str());
+  // Other variants' kernels may share the directory; DenseGemm skips them.
+  if (!gemm->skipped().empty())
+    std::printf(" (skipped %zu kernel(s) of other variants)",
+                gemm->skipped().size());
   std::printf("\nfgemm-bench: %zu shape(s), seed %" PRIu64 ", %s%s\n",
               options.shapes.size(), options.seed,
               options.check ? "checked" : "not checked",
