@@ -44,6 +44,10 @@ if nvdisasm and os.path.exists(nvdisasm):
     config.substitutions.append(("%nvdisasm", nvdisasm))
     config.environment["FGEMM_NVDISASM"] = nvdisasm
 
+# valgrind checks the parser's error paths for use after free (fuzz-repros 02).
+if shutil.which("valgrind"):
+    config.available_features.add("valgrind")
+
 # GPU features: FGEMM_TEST_GPU_ARCH overrides detection (e.g. "none" or "sm_90a").
 arch = os.environ.get("FGEMM_TEST_GPU_ARCH")
 if arch is None:

@@ -1,0 +1,194 @@
+// RUN: fgemm-opt %s --split-input-file --verify-diagnostics --allow-unregistered-dialect
+// RUN: %if valgrind %{ valgrind -q --error-exitcode=99 fgemm-opt %s --split-input-file --verify-diagnostics --allow-unregistered-dialect %}
+// Verifiers of what the passes hand each other (#fgemm.config, #fgemm.ring_plan,
+// the ring ops), including every reproducer of ../shared/fuzz-repros in the
+// current syntax: each used to crash or hang a later pass, now the IR is
+// rejected where it is read.
+
+// fuzz-repros 03: block_n = -2^31 (SmallVector grow in the lowering).
+// expected-error @below {{invalid #fgemm.config: block-n must be a multiple of 8 in [8, 256] (WGMMA's N), got -2147483648}}
+fgemm.kernel @block_n_negative(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"], config = #fgemm.config<block_n = -2147483648, math_warpgroups = 2>} {
+  fgemm.return
+}
+
+// -----
+
+// fuzz-repros 04: block_n = 2^31 - 1 (out of memory in the lowering).
+// expected-error @below {{invalid #fgemm.config: block-n must be a multiple of 8 in [8, 256] (WGMMA's N), got 2147483647}}
+fgemm.kernel @block_n_huge(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"], config = #fgemm.config<block_n = 2147483647, math_warpgroups = 2>} {
+  fgemm.return
+}
+
+// -----
+
+// fuzz-repros 05: block_n = 0 (division by zero in the scale lowering).
+// expected-error @below {{invalid #fgemm.config: block-n must be a multiple of 8 in [8, 256] (WGMMA's N), got 0}}
+fgemm.kernel @block_n_zero(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"], config = #fgemm.config<block_n = 0, math_warpgroups = 2>} {
+  fgemm.return
+}
+
+// -----
+
+// fuzz-repros 07: block_k = 2^31 - 1 (a hang issuing wgmmas).
+// expected-error @below {{invalid #fgemm.config: block-k must be 128 (the K granularity of the scales), got 2147483647}}
+fgemm.kernel @block_k_huge(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"], config = #fgemm.config<block_k = 2147483647, math_warpgroups = 2>} {
+  fgemm.return
+}
+
+// -----
+
+// A configuration is always resolved: no "choose for me" zeros.
+// expected-error @below {{invalid #fgemm.config: stages must be in [1, 16]; got 0}}
+fgemm.kernel @stages_unresolved(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"], config = #fgemm.config<stages = 0, math_warpgroups = 2>} {
+  fgemm.return
+}
+
+// -----
+
+// expected-error @below {{unknown field 'blockn'; #fgemm.config has: block_m, block_n, block_k, stages, math_warpgroups, cluster, multicast, schedule, raster_group, fixed_n, fixed_k, overlap_promotion, sass_policy, sass_every_n}}
+fgemm.kernel @unknown_field(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"], config = #fgemm.config<blockn = 64>} {
+  fgemm.return
+}
+
+// -----
+
+// expected-error @below {{field 'stages' is given twice}}
+fgemm.kernel @twice(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"], config = #fgemm.config<stages = 4, stages = 5>} {
+  fgemm.return
+}
+
+// -----
+
+// expected-error @below {{unknown value 'diagonal'; allowed: plain, persistent}}
+fgemm.kernel @bad_enum(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"], config = #fgemm.config<schedule = diagonal>} {
+  fgemm.return
+}
+
+// -----
+
+// fuzz-repros 08: a ring plan of 2^31 - 1 stages (a hang initializing barriers).
+fgemm.kernel @ring_stages_huge(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"]} {
+  // expected-error @below {{ring plan: stages must be in [1, 16], got 2147483647}}
+  %r = fgemm.ring.create {plan = #fgemm.ring_plan<stages = 2147483647, offsets = [0], slot_strides = [16384], slot_bytes = [16384], output_offset = 65536, barriers = 98304, smem_bytes = 98368>} : !fgemm.ring
+  fgemm.return
+}
+
+// -----
+
+fgemm.kernel @ring_outside(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"]} {
+  // expected-error @below {{ring plan: the 4 slots of value 0 at offset 0 do not fit in smem_bytes 1024}}
+  %r = fgemm.ring.create {plan = #fgemm.ring_plan<stages = 4, offsets = [0], slot_strides = [16384], slot_bytes = [16384], output_offset = 0, barriers = 0, smem_bytes = 1024>} : !fgemm.ring
+  fgemm.return
+}
+
+// -----
+
+fgemm.kernel @ring_too_big(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"]} {
+  // expected-error @below {{ring plan: smem_bytes must be in [0, 232448] (sm_90's 227 KiB), got 300000}}
+  %r = fgemm.ring.create {plan = #fgemm.ring_plan<stages = 4, offsets = [0], slot_strides = [16384], slot_bytes = [16384], output_offset = 65536, barriers = 98304, smem_bytes = 300000>} : !fgemm.ring
+  fgemm.return
+}
+
+// -----
+
+// fuzz-repros 06: a ring.put with a stage but no phase (a null dereference in
+// the lowering).
+fgemm.kernel @stage_without_phase(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m", "k"]} {
+  %x = fgemm.program_id x
+  %r = fgemm.ring.create : !fgemm.ring
+  fgemm.k_loop "k" {
+  ^bb0(%kb: index):
+    %t = fgemm.load %a[%x, %kb] : !fgemm.tensor<[m, k], f8E4M3FN> -> !fgemm.tile<[bm, bk], f8E4M3FN>
+    // expected-error @below {{needs both a stage and a phase, or neither}}
+    fgemm.ring.put %r[%kb] stage(%kb, ) (%t) : !fgemm.tile<[bm, bk], f8E4M3FN>
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
+// A put value the producer cannot TMA-load.
+fgemm.kernel @put_not_a_load(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m", "k"]} {
+  %r = fgemm.ring.create : !fgemm.ring
+  fgemm.k_loop "k" {
+  ^bb0(%kb: index):
+    %t = "make"() : () -> !fgemm.tile<[bm, bk], f8E4M3FN>
+    // expected-error @below {{value #0 must come from an fgemm.load (or fgemm.load_scales of MN-major scales) in the same block: the producer turns each into a TMA load}}
+    fgemm.ring.put %r[%kb] (%t) : !fgemm.tile<[bm, bk], f8E4M3FN>
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
+// A get must yield what the put carries.
+fgemm.kernel @get_mismatch(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m", "k"]} {
+  %x = fgemm.program_id x
+  %r = fgemm.ring.create : !fgemm.ring
+  fgemm.k_loop "k" {
+  ^bb0(%kb: index):
+    %t = fgemm.load %a[%x, %kb] : !fgemm.tensor<[m, k], f8E4M3FN> -> !fgemm.tile<[bm, bk], f8E4M3FN>
+    fgemm.ring.put %r[%kb] (%t) : !fgemm.tile<[bm, bk], f8E4M3FN>
+    fgemm.yield
+  }
+  fgemm.k_loop "k" {
+  ^bb0(%kb: index):
+    // expected-error @below {{yields '!fgemm.tile<[bn, bk], f8E4M3FN>' but the ring's put carries '!fgemm.tile<[bm, bk], f8E4M3FN>'}}
+    %g = fgemm.ring.get %r[%kb] : !fgemm.tile<[bn, bk], f8E4M3FN>
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
+// A planned ring: every access needs its stage and phase.
+fgemm.kernel @planned_unstaged(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m", "k"]} {
+  %x = fgemm.program_id x
+  %r = fgemm.ring.create {plan = #fgemm.ring_plan<stages = 4, offsets = [0], slot_strides = [16384], slot_bytes = [16384], output_offset = 65536, barriers = 98304, smem_bytes = 98368>} : !fgemm.ring
+  fgemm.k_loop "k" {
+  ^bb0(%kb: index):
+    %t = fgemm.load %a[%x, %kb] : !fgemm.tensor<[m, k], f8E4M3FN> -> !fgemm.tile<[bm, bk], f8E4M3FN>
+    // expected-error @below {{accesses a planned ring without a stage and phase}}
+    fgemm.ring.put %r[%kb] (%t) : !fgemm.tile<[bm, bk], f8E4M3FN>
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
+// fuzz-repros 02 (use after free on a parse error): a forward reference
+// resolved to a block argument inside fgemm.warp_specialize, then an error in
+// its consumer region. The parser parks the regions instead of freeing them.
+fgemm.kernel @uaf(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m", "k"]} {
+  %t = fgemm.load %a[%i, %i] : !fgemm.tensor<[m, k], f8E4M3FN> -> !fgemm.tile<[bm, bk], f8E4M3FN>
+  fgemm.warp_specialize {consumer_regs = 232 : i64, math_warpgroups = 2 : i64, producer_regs = 40 : i64} producer {
+    fgemm.k_loop "k" {
+    ^bb0(%i: index):
+      fgemm.yield
+    }
+    fgemm.yield
+  } consumer {
+    // expected-error @below {{redefinition of SSA value '%t'}}
+    // expected-note @-9 {{previously defined here}}
+    %t = arith.constant 0 : index
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
+// The same through fgemm.k_loop: an error after its body.
+fgemm.kernel @uaf_loop(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m", "k"]} {
+  %t = fgemm.load %a[%i, %i] : !fgemm.tensor<[m, k], f8E4M3FN> -> !fgemm.tile<[bm, bk], f8E4M3FN>
+  fgemm.k_loop "k" {
+  ^bb0(%i: index):
+    fgemm.yield
+  // expected-error @below {{unknown  type `bogus` in dialect `fgemm`}}
+  } -> !fgemm.bogus
+  fgemm.return
+}
