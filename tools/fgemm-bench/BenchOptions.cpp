@@ -15,6 +15,7 @@ std::string fgemm::bench::usage() {
          "                   [--iters N] [--seed S] [--device N]\n"
          "                   [--no-check] [--no-time] [--time] [--checksum]\n"
          "       fgemm-bench --list-devices\n"
+         "       fgemm-bench --describe FILE.meta [--describe ...]\n"
          "\n"
          "  --kernels DIR    compiled kernels: NAME.cubin + NAME.meta pairs\n"
          "  --shapes S       'dense' (DESIGN.md §5, default), 'sweep' (edge\n"
@@ -28,6 +29,8 @@ std::string fgemm::bench::usage() {
          "                   seed + same math = same hash: SASS-pass checks)\n"
          "  --no-time        skip timing\n"
          "  --time           time even the sweep shapes\n"
+         "  --describe FILE  parse a kernel description (docs/ABI.md) and print\n"
+         "                   what the runtime would launch; no GPU needed\n"
          "  --list-devices   print 'device I: NAME sm_XY' per GPU and exit;\n"
          "                   prints nothing without a driver or GPU\n";
 }
@@ -164,6 +167,10 @@ Expected<Options> fgemm::bench::parseOptions(
         return Status::error("--device needs a device ordinal, got '" + value +
                              "'");
       options.device = static_cast<int>(number);
+    } else if (flag == "--describe") {
+      if (!takeValue())
+        return needsValue();
+      options.describe.push_back(value);
     } else if (flag == "--checksum") {
       options.checksum = true;
     } else if (flag == "--list-devices" || flag == "--no-check" ||
@@ -181,7 +188,7 @@ Expected<Options> fgemm::bench::parseOptions(
   }
   if (noTime && timeGiven)
     return Status::error("--time and --no-time contradict each other");
-  if (options.help || options.listDevices)
+  if (options.help || options.listDevices || !options.describe.empty())
     return options;
   if (options.kernels.empty())
     return Status::error("--kernels DIR is required");

@@ -33,6 +33,7 @@ struct Options {
   uint64_t seed = 0;                ///< --seed
   int device = 0;                   ///< --device
   bool listDevices = false;         ///< --list-devices
+  std::vector<std::string> describe; ///< --describe FILE.meta (repeatable)
   bool check = true;                ///< --no-check clears
   bool time = true;                 ///< --no-time clears; sweep defaults off
   bool checksum = false;            ///< --checksum: print a hash of D per shape

@@ -439,6 +439,28 @@ int listDevicesMain() {
   return 0;
 }
 
+/// --describe: what the runtime reads from each description.
+int describeMain(const std::vector<std::string> &files) {
+  int status = 0;
+  for (const std::string &file : files) {
+    Expected<KernelMeta> meta = readKernelMeta(file);
+    if (!meta.ok()) {
+      std::fprintf(stderr, "fgemm-bench: error: %s\n", meta.status().message().c_str());
+      status = 1;
+      continue;
+    }
+    std::printf("%s: kernel=%s variant=%s config=%s threads=%u smem=%u cluster=%u "
+                "args=%zu params=%zu tiles=",
+                file.c_str(), meta->kernel.c_str(), meta->variant.c_str(),
+                meta->configName().c_str(), meta->threads, meta->smemBytes, meta->cluster,
+                meta->args.size(), meta->params.size());
+    for (size_t i = 0; i < meta->tiles.size(); ++i)
+      std::printf("%s%s/%u", i ? "," : "", meta->tiles[i].dim.c_str(), meta->tiles[i].block);
+    std::printf("\n");
+  }
+  return status;
+}
+
 int fail(const Status &status) {
   std::fprintf(stderr, "fgemm-bench: error: %s\n", status.message().c_str());
   return 1;
@@ -546,5 +568,7 @@ int main(int argc, char **argv) {
   }
   if (options->listDevices)
     return listDevicesMain();
+  if (!options->describe.empty())
+    return describeMain(options->describe);
   return benchMain(*options);
 }
