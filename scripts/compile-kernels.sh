@@ -23,9 +23,8 @@ for kernel in "$root"/kernels/*.mlir; do
   for config in "${configs[@]}"; do
     read -r bm bn schedule <<<"$config"
     tag="bm${bm}_bn${bn}_${schedule}"
-    flags=(--block-m="$bm" --block-n="$bn" --stages=0)
-    [[ $schedule == persistent ]] && flags+=(--persistent)
-    "$fgemmc" "$kernel" "${flags[@]}" --emit=ptx -o "$out/$name/$tag.ptx"
+    flags=(--block-m="$bm" --block-n="$bn" --stages=0 --schedule="$schedule")
+      "$fgemmc" "$kernel" "${flags[@]}" --emit=ptx -o "$out/$name/$tag.ptx"
     "$fgemmc" "$kernel" "${flags[@]}" -v -o "$out/$name/$tag.cubin" >"$out/$name/$tag.ptxas.log"
   done
   "$fgemmc" "$kernel" --dump-dir="$out/$name/stages" -o "$out/$name/stages/default.cubin"

@@ -21,6 +21,9 @@ configs=("128 128 plain" "128 128 persistent" "128 96 plain" "128 96 persistent"
          "64 128 plain" "64 64 plain" "64 32 plain" "64 16 plain")
 # Clusters of 2 (A multicast), measured alone before they join the set.
 clustered=("128 128 plain" "128 96 plain" "128 64 plain")
+# Clusters of 2 sharing B (cluster along M), and persistent raster orders.
+clustered_b=("128 128 plain" "128 64 plain")
+rastered=("128 128 persistent 8" "128 96 persistent 8" "128 128 persistent 16")
 # With promotion overlap (off by default), to measure what it brings.
 overlap=("128 96 plain" "128 64 plain" "64 64 plain")
 policies=(off deepgemm deepgemm-full every-n2 every-n4)
@@ -29,8 +32,7 @@ policies=(off deepgemm deepgemm-full every-n2 every-n4)
 compile() { # dir bm bn schedule [fgemmc flags...]
   local dir=$1 bm=$2 bn=$3 schedule=$4
   shift 4
-  local flags=(--block-m="$bm" --block-n="$bn" --stages=0)
-  [[ $schedule == persistent ]] && flags+=(--persistent)
+  local flags=(--block-m="$bm" --block-n="$bn" --stages=0 --schedule="$schedule")
   mkdir -p "$dir"
   "$build/bin/fgemmc" "$kernel" "${flags[@]}" "$@" -o "$dir/bm${bm}_bn${bn}_${schedule}.cubin"
 }
@@ -50,6 +52,14 @@ done
 for config in "${clustered[@]}"; do
   read -r bm bn schedule <<<"$config"
   compile "$out/cfg_bm${bm}_bn${bn}_${schedule}_cluster2" "$bm" "$bn" "$schedule" --cluster=2
+done
+for config in "${clustered_b[@]}"; do
+  read -r bm bn schedule <<<"$config"
+  compile "$out/cfg_bm${bm}_bn${bn}_${schedule}_cluster2b" "$bm" "$bn" "$schedule" --cluster=2 --multicast=b
+done
+for config in "${rastered[@]}"; do
+  read -r bm bn schedule group <<<"$config"
+  compile "$out/cfg_bm${bm}_bn${bn}_${schedule}_raster$group" "$bm" "$bn" "$schedule" --raster-group="$group"
 done
 for config in "${overlap[@]}"; do
   read -r bm bn schedule <<<"$config"
