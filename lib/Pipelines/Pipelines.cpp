@@ -23,6 +23,9 @@
 using namespace mlir;
 using namespace mlir::fgemm;
 
+/// Bits of `index` in the generated code.
+static constexpr unsigned kIndexBitwidth = 32;
+
 void mlir::fgemm::buildSm90Pipeline(OpPassManager &pm, const KernelConfig &config,
                                     Sm90Stage stopAfter) {
   pm.addPass(createFgemmSpecializePass(config));
@@ -38,8 +41,12 @@ void mlir::fgemm::buildSm90Pipeline(OpPassManager &pm, const KernelConfig &confi
     return;
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertNVVMToLLVMPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
+  // Index arithmetic (tile and K-block indices, stages, phases, loop
+  // counters) in 32 bits: every extent is below 2^31 (the runtime checks it),
+  // and 64-bit division by the stage count cost ten uniform instructions per
+  // K block.
+  pm.addPass(createArithToLLVMConversionPass(ArithToLLVMConversionPassOptions{kIndexBitwidth}));
+  pm.addPass(createConvertControlFlowToLLVMPass(ConvertControlFlowToLLVMPassOptions{kIndexBitwidth}));
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 

@@ -271,8 +271,8 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
         return success();
       })
       .Case([&](LoadScalesOp l) -> LogicalResult {
-        if (isTmaLoad(l))
-          return success(); // issued by its ring.put
+        if (isTmaLoad(l) || preloaded.contains(l))
+          return success(); // issued by its ring.put, or one K block ahead
         return lowerLoadScales(l);
       })
       .Case([&](ScaledDotOp d) {
@@ -312,9 +312,9 @@ LogicalResult KernelLowering::lowerRingCreate(RingCreateOp op) {
       // full: the producer's expect_tx arrival; empty: the math threads.
       NVVM::MBarrierInitOp::create(b, loc, smemAt(barrierOffset + 8 * s), constI32(1),
                                    Value());
-      // In a cluster each math warp arrives once on every CTA's barrier.
-      int64_t arrivals = config.getCluster() == 1 ? mathThreads
-                                                  : mathThreads / 32 * config.getCluster();
+      // Each math warp arrives once on the barrier of every CTA of its
+      // cluster (lowerRingRelease).
+      int64_t arrivals = mathThreads / 32 * config.getCluster();
       NVVM::MBarrierInitOp::create(b, loc, smemAt(barrierOffset + 8 * (stages + s)),
                                    constI32(arrivals), Value());
     }
@@ -357,7 +357,13 @@ LogicalResult KernelLowering::lowerWarpSpecialize(WarpSpecializeOp op) {
                                  NVVM::SetMaxRegisterAction::increase);
   consumerRegs = op.getConsumerRegs();
   mathTid = arith::SubIOp::create(b, loc, tid, constI32(128));
-  mathWg = arith::DivUIOp::create(b, loc, mathTid, constI32(128));
+  // The warpgroup index through a shuffle from lane 0: ptxas then knows it
+  // is warp-uniform and keeps the wgmma descriptors derived from it in
+  // uniform registers (no R2UR per wgmma; DeepGEMM does the same).
+  mathWg = NVVM::ShflOp::create(b, loc, b.getI32Type(), constI32(-1),
+                                arith::DivUIOp::create(b, loc, mathTid, constI32(128)),
+                                constI32(0), constI32(0x1f), NVVM::ShflKind::idx,
+                                /*return_value_and_is_valid=*/UnitAttr());
   Value inWg = arith::RemUIOp::create(b, loc, mathTid, constI32(128));
   warpInWg = arith::DivUIOp::create(b, loc, inWg, constI32(32));
   lane = arith::RemUIOp::create(b, loc, tid, constI32(32));
@@ -383,21 +389,67 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
   SmallVector<Value> inits = llvm::map_to_vector(op.getInits(), [&](Value v) {
     return lookup(v);
   });
+  Block &body = op.getBody().front();
+  Value kbArg = body.getArgument(0);
+
+  // Per-block scales the math threads read from global memory are loaded one
+  // K block ahead and carried, so the load's latency hides under a whole
+  // iteration instead of delaying the promotion after the wgmma wait.
+  SmallVector<LoadScalesOp> prefetched;
+  for (auto scales : body.getOps<LoadScalesOp>())
+    if (!isTmaLoad(scales) && scales.getKb() == kbArg &&
+        !op->isAncestor(scales.getIndex().getParentRegion()->getParentOp()))
+      prefetched.push_back(scales);
+  auto loadScalesAt = [&](Value kb) -> FailureOr<SmallVector<Value>> {
+    mapping[kbArg] = kb;
+    SmallVector<Value> values;
+    for (LoadScalesOp scales : prefetched) {
+      if (failed(lowerLoadScales(scales)))
+        return failure();
+      llvm::append_range(values, blockScales[scales.getResult()].values);
+    }
+    return values;
+  };
+  FailureOr<SmallVector<Value>> first = loadScalesAt(constIndex(0));
+  if (failed(first))
+    return failure();
+  size_t numCarried = inits.size();
+  llvm::append_range(inits, *first);
+
   auto forOp = scf::ForOp::create(b, loc, constIndex(0), numBlocks, constIndex(1), inits);
   {
     OpBuilder::InsertionGuard guard(b);
-    Block &body = op.getBody().front();
     Block *forBody = forOp.getBody();
+    openLoopBody(forOp);
+    // The next block's scales (the last block reloads its own).
+    Value kb = forOp.getInductionVar();
+    Value next = arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, kb, constIndex(1)),
+        arith::SubIOp::create(b, loc, numBlocks, constIndex(1)));
+    FailureOr<SmallVector<Value>> nextScales = loadScalesAt(next);
+    if (failed(nextScales))
+      return failure();
+    // This block's scales are the carried ones.
+    ValueRange carried = forBody->getArguments().drop_front(1 + numCarried);
+    for (LoadScalesOp scales : prefetched) {
+      BlockScales &current = blockScales[scales.getResult()];
+      for (Value &value : current.values) {
+        value = carried.front();
+        carried = carried.drop_front();
+      }
+      mapping[scales] = current.values.front();
+      preloaded.insert(scales);
+    }
     for (auto [from, to] : llvm::zip(body.getArguments(), forBody->getArguments()))
       mapping[from] = to;
-    openLoopBody(forOp);
     if (failed(lowerBlock(body)))
       return failure();
     auto yield = cast<YieldOp>(body.getTerminator());
-    SmallVector<Value> next = llvm::map_to_vector(yield.getValues(), [&](Value v) {
+    SmallVector<Value> yielded = llvm::map_to_vector(yield.getValues(), [&](Value v) {
       return lookup(v);
     });
-    scf::YieldOp::create(b, loc, next);
+    llvm::append_range(yielded, *nextScales);
+    scf::YieldOp::create(b, loc, yielded);
   }
   for (auto [from, to] : llvm::zip(op.getResults(), forOp.getResults()))
     mapping[from] = to;
@@ -493,21 +545,22 @@ LogicalResult KernelLowering::lowerRingGet(RingGetOp op) {
   return success();
 }
 
+/// The consumers are done with a slot: one arrival per warp on the empty
+/// barrier of every CTA that multicasts into it (only this CTA's without a
+/// cluster). The warp's barrier first orders its lanes' reads of the slot.
 LogicalResult KernelLowering::lowerRingRelease(Value stage) {
   Value empty = barrierAt(/*empty=*/true, stage);
-  if (config.getCluster() == 1) {
-    NVVM::MBarrierArriveOp::create(b, loc, Type(), empty, /*count=*/Value(), /*scope=*/nullptr);
-    return success();
-  }
-  // Every CTA of the cluster multicasts into this slot: tell each of them,
-  // once per warp: after the warp's barrier, which orders its lanes' reads,
-  // lane r arrives on CTA r.
   NVVM::SyncWarpOp::create(b, loc, constI32(-1));
   Value arrives = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lane,
                                         constI32(config.getCluster()));
   auto ifOp = scf::IfOp::create(b, loc, arrives, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(ifOp.thenBlock());
+  if (config.getCluster() == 1) {
+    NVVM::MBarrierArriveOp::create(b, loc, Type(), empty, /*count=*/Value(), /*scope=*/nullptr);
+    return success();
+  }
+  // Lane r arrives on CTA r's barrier.
   auto clusterPtr = LLVM::LLVMPointerType::get(b.getContext(), 7);
   Value remote = NVVM::MapaOp::create(b, loc, clusterPtr, empty, lane);
   // CTA scope, as CUTLASS's ClusterBarrier::arrive: the slot's data is

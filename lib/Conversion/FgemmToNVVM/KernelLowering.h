@@ -107,7 +107,9 @@ private:
   LogicalResult lowerLoadScales(LoadScalesOp op);
   LogicalResult lowerScaledDot(ScaledDotOp op, RingReleaseOp fusedRelease);
   FailureOr<Value> issueDot(ScaledDotOp op);
-  FailureOr<Value> promoteDot(ScaledDotOp op, Value partial, Value acc, RingReleaseOp release);
+  FailureOr<std::pair<Value, Value>> loadRowScales(ScaledDotOp op);
+  FailureOr<Value> promoteDot(ScaledDotOp op, Value partial, Value acc, RingReleaseOp release,
+                              std::optional<std::pair<Value, Value>> rowScales = std::nullopt);
   LogicalResult lowerOverlappedDotLoop(KLoopOp op, ScaledDotOp dot);
   LogicalResult lowerStore(StoreOp op);
 
@@ -133,6 +135,8 @@ private:
   // Thread coordinates inside the math warpgroups (i32), set by warp_specialize.
   Value mathTid, mathWg, warpInWg, lane;
   Operation *skipOp = nullptr; // a ring.release fused into the preceding dot
+  /// Per-block scale loads already issued one K block ahead (lowerKLoop).
+  llvm::SmallPtrSet<Operation *, 4> preloaded;
   /// Set while re-deriving a ring entry's slots whose full barrier was
   /// already waited on (the overlapped dot loop's promotion half).
   bool reuseRingEntry = false;

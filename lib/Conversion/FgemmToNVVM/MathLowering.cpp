@@ -200,14 +200,17 @@ Value KernelLowering::fragmentScale(const BlockScales &scales, int64_t i) {
 /// `address` (PTX ISA "Matrix Descriptor Format"): start address >> 4 in bits
 /// 0-13, leading byte offset >> 4 in 16-29 (unused with this swizzle; 1),
 /// stride byte offset >> 4 in 32-45 (1024: 8 rows of 128 bytes), swizzle
-/// mode in 62-63 (1 = 128B).
+/// mode in 62-63 (1 = 128B). Built in 32 bits: the low word is the only
+/// part that varies, and shared addresses fit in 18 bits.
 static Value buildDescriptor(OpBuilder &b, Location loc, Value address) {
-  Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), address);
+  auto i32 = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 32); };
+  Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), address);
   Value start = arith::ShRUIOp::create(
-      b, loc, arith::AndIOp::create(b, loc, addr, arith::ConstantIntOp::create(b, loc, 0x3FFFF, 64)),
-      arith::ConstantIntOp::create(b, loc, 4, 64));
-  int64_t fixed = (int64_t(1) << 16) | (int64_t(1024 >> 4) << 32) | (int64_t(1) << 62);
-  return arith::OrIOp::create(b, loc, start, arith::ConstantIntOp::create(b, loc, fixed, 64));
+      b, loc, arith::AndIOp::create(b, loc, addr, i32(0x3FFFF)), i32(4));
+  Value low = arith::OrIOp::create(b, loc, start, i32(1 << 16));
+  int64_t high = int64_t(1024 >> 4) << 32 | int64_t(1) << 62;
+  return arith::OrIOp::create(b, loc, arith::ExtUIOp::create(b, loc, b.getI64Type(), low),
+                              arith::ConstantIntOp::create(b, loc, high, 64));
 }
 
 static NVVM::WGMMATypes getWgmmaType(Type type) {
@@ -235,16 +238,18 @@ FailureOr<Value> KernelLowering::issueDot(ScaledDotOp op) {
   auto typeB = NVVM::WGMMATypesAttr::get(ctx, getWgmmaType(op.getB().getType().getElementType()));
   auto typeD = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32);
   auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
+  // Step k advances both start addresses by 32 bytes: +2 in the low word.
+  Value descA = buildDescriptor(b, loc, aBase), descB = buildDescriptor(b, loc, bTile);
   for (int64_t k = 0; k < bk / kWgmmaK; ++k) {
     auto step = [&](Value base) {
-      return buildDescriptor(b, loc, LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(),
-                                                         base, ValueRange{constI32(k * kWgmmaK)}));
+      return arith::AddIOp::create(
+          b, loc, base, arith::ConstantIntOp::create(b, loc, k * kWgmmaK >> 4, 64));
     };
     // A fresh partial sum per K block: the first step ignores the input.
     auto scaleD = NVVM::WGMMAScaleOutAttr::get(
         ctx, k == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one);
     partial = NVVM::WgmmaMmaAsyncOp::create(
-        b, loc, accType, partial, step(aBase), step(bTile), shape, typeA, typeB, typeD, scaleD,
+        b, loc, accType, partial, step(descA), step(descB), shape, typeA, typeB, typeD, scaleD,
         one, one, NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
         NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col), /*satfinite=*/nullptr);
   }
@@ -252,26 +257,40 @@ FailureOr<Value> KernelLowering::issueDot(ScaledDotOp op) {
   return partial;
 }
 
-/// Promotes a finished partial sum into the accumulator on CUDA cores and,
-/// once the slot's scales are read, releases the ring slot (`release`).
-FailureOr<Value> KernelLowering::promoteDot(ScaledDotOp op, Value partial, Value acc,
-                                            RingReleaseOp release) {
-  Value scaleA = lookup(op.getScaleA()), scaleB = lookup(op.getScaleB());
+/// This thread's two A row scales (rows r0 and r0 + 8 of its warpgroup's
+/// m64 accumulator) from the ring slot.
+FailureOr<std::pair<Value, Value>> KernelLowering::loadRowScales(ScaledDotOp op) {
+  Value scaleA = lookup(op.getScaleA());
   if (!scaleA || !isa<LLVM::LLVMPointerType>(scaleA.getType()))
     return op.emitError("row scales must come from the producer's ring");
-  auto bScales = blockScales.find(op.getScaleB());
-  if (!scaleB || bScales == blockScales.end())
-    return op.emitError("column scales must be per-block scales read by the math threads");
-  int64_t bn = config.getBlockN();
-  // Rows of this thread in the m64 accumulator: r0 and r0 + 8.
   Value row0 = accumulatorRow0();
-  auto loadScale = [&](Value row) {
+  auto loadScale = [&](Value row) -> Value {
     Value p = LLVM::GEPOp::create(b, loc, scaleA.getType(), b.getF32Type(), scaleA,
                                   ValueRange{row});
     return LLVM::LoadOp::create(b, loc, b.getF32Type(), p, /*alignment=*/4);
   };
-  Value sa0 = loadScale(row0);
-  Value sa1 = loadScale(arith::AddIOp::create(b, loc, row0, constI32(8)));
+  return std::make_pair(loadScale(row0),
+                        loadScale(arith::AddIOp::create(b, loc, row0, constI32(8))));
+}
+
+/// Promotes a finished partial sum into the accumulator on CUDA cores and,
+/// once the slot's scales are read, releases the ring slot (`release`).
+/// `rowScales` are the A scales when the caller read them already.
+FailureOr<Value> KernelLowering::promoteDot(ScaledDotOp op, Value partial, Value acc,
+                                            RingReleaseOp release,
+                                            std::optional<std::pair<Value, Value>> rowScales) {
+  if (!rowScales) {
+    FailureOr<std::pair<Value, Value>> loaded = loadRowScales(op);
+    if (failed(loaded))
+      return failure();
+    rowScales = *loaded;
+  }
+  Value scaleB = lookup(op.getScaleB());
+  auto bScales = blockScales.find(op.getScaleB());
+  if (!scaleB || bScales == blockScales.end())
+    return op.emitError("column scales must be per-block scales read by the math threads");
+  int64_t bn = config.getBlockN();
+  auto [sa0, sa1] = *rowScales;
   // The slot is no longer read: let the producer refill it during promotion.
   if (release)
     (void)lowerRingRelease(lookup(release.getStage()));
@@ -298,8 +317,13 @@ LogicalResult KernelLowering::lowerScaledDot(ScaledDotOp op, RingReleaseOp fused
   FailureOr<Value> partial = issueDot(op);
   if (failed(partial))
     return failure();
+  // The row scales' shared-memory latency hides under the wgmmas.
+  FailureOr<std::pair<Value, Value>> rowScales = loadRowScales(op);
+  if (failed(rowScales))
+    return failure();
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-  FailureOr<Value> result = promoteDot(op, *partial, lookup(op.getAcc()), fusedRelease);
+  FailureOr<Value> result =
+      promoteDot(op, *partial, lookup(op.getAcc()), fusedRelease, *rowScales);
   if (failed(result))
     return failure();
   mapping[op] = *result;

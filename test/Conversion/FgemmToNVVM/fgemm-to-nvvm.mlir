@@ -22,7 +22,8 @@
 // CHECK-SAME: fgemm.smem_bytes = 165952
 // CHECK-SAME: nvvm.kernel, nvvm.maxnreg = 168 : i32, nvvm.reqntid = array<i32: 384, 1, 1>
 
-// Barrier set-up by thread 0: full (count 1) and empty (count 256) per stage.
+// Barrier set-up by thread 0: full (count 1) and empty (count 8: one arrival
+// per math warp) per stage.
 // CHECK: scf.if
 // CHECK-COUNT-4: nvvm.mbarrier.init %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
@@ -38,18 +39,30 @@
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[TMA_B]], %{{.*}}, box[
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[TMA_SFA]], %{{.*}}, box[
 
-// Math warpgroups: more registers; per K block wait, four k32 wgmmas (the
-// first one starts a fresh partial sum), wait, release the slot, promote.
+// Math warpgroups: more registers; the warpgroup index made warp-uniform by
+// a shuffle (wgmma descriptors stay in uniform registers). The B scale of K
+// block 0 is loaded before the loop, and each iteration loads the next
+// block's (clamped to the last) and carries it. Per K block: wait for the
+// slot, four k32 wgmmas (the first starts a fresh partial sum), the two A row
+// scales read while they run, wait, one arrival per warp on the slot's empty
+// barrier, promote.
 // CHECK: nvvm.setmaxregister increase 232
-// CHECK: scf.for {{.*}} iter_args
-// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.shfl.sync idx %{{.*}}, %{{.*}}, %c0_i32, %c31_i32 : i32 -> i32
 // CHECK: llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: arith.minui
+// CHECK: llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
 // CHECK-COUNT-3: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK: nvvm.mbarrier.arrive
+// CHECK: nvvm.bar.warp.sync
+// CHECK: scf.if
+// CHECK-NEXT: nvvm.mbarrier.arrive
 // CHECK-COUNT-64: llvm.intr.fma
 // CHECK: scf.yield
 

@@ -67,6 +67,10 @@ def parse_nvdisasm(text):
             pred = guard[1:]
         parts = body.split(None, 1)
         mnemonic = parts[0]
+        # Uniform-datapath instructions (USEL, UIADD3, ...) are guarded by a uniform
+        # predicate UPn held in the same bits; the decoder names guards by number only.
+        if mnemonic.startswith("U") and pred.lstrip("!").startswith("UP"):
+            pred = pred.replace("UP", "P", 1)
         ops = [o.strip() for o in parts[1].split(",")] if len(parts) > 1 else []
         insns[(kernel, int(m.group(1), 16))] = {
             "lo": int(m.group(3), 16),
