@@ -125,7 +125,7 @@ def FgemmPipelineTmaPass : Pass<"fgemm-pipeline-tma", "::mlir::ModuleOp"> {
     %p = arith.andi %q, %c1 : index
     fgemm.ring.put %ring[%kb] stage(%s, %p) (%ta, %tb, %sa) : ...
     ```
-    with `%ring = fgemm.ring.create {stages = 4, offsets = [...], ...}`.
+    with `%ring = fgemm.ring.create {plan = #fgemm.ring_plan<stages = 4, offsets = [...], ...>}`.
     Fails (error) when the plan exceeds 227 KiB.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];

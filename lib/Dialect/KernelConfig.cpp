@@ -28,7 +28,8 @@ std::string mlir::fgemm::checkKernelConfig(const KernelConfig &c, bool resolved)
     return "block-m must be 64 or 128 (64 rows per math warpgroup, WGMMA's M), got " +
            str(c.blockM);
   if (c.blockN < 8 || c.blockN > 256 || c.blockN % 8 != 0)
-    return "block-n must be a multiple of 8 in [8, 256] (WGMMA's N), got " + str(c.blockN);
+    return "block-n must be a multiple of 8 in [8, 256] (WGMMA's N; at most " +
+           str(kMaxBlockN) + " fit in registers), got " + str(c.blockN);
   // Each math thread holds block_n / 2 partial and block_n / 2 promoted FP32
   // values; beyond 192 they no longer fit next to the addressing registers
   // under setmaxnreg 232 and ptxas spills.
@@ -71,12 +72,12 @@ std::string mlir::fgemm::checkKernelConfig(const KernelConfig &c, bool resolved)
   if (c.rasterGroup > 0 && c.schedule != Schedule::Persistent)
     return "raster-group orders the tiles of a persistent loop: it needs schedule=persistent";
   if (c.fixedN < 0 || c.fixedN % 8 != 0 || c.fixedN > INT32_MAX)
-    return "fixed N must be a positive multiple of 8 (BF16 rows of D need 16-byte strides "
-           "for TMA), got " +
+    return "fixed N must be 0 (any) or a positive multiple of 8 (BF16 rows of D need "
+           "16-byte strides for TMA), got " +
            str(c.fixedN);
   if (c.fixedK < 0 || c.fixedK % 16 != 0 || c.fixedK > INT32_MAX)
-    return "fixed K must be a positive multiple of 16 (FP8 rows of A and B need 16-byte "
-           "strides for TMA), got " +
+    return "fixed K must be 0 (any) or a positive multiple of 16 (FP8 rows of A and B need "
+           "16-byte strides for TMA), got " +
            str(c.fixedK);
   if (c.sassEveryN < 1 || c.sassEveryN > 64)
     return "sass-every-n must be in [1, 64], got " + str(c.sassEveryN);

@@ -17,7 +17,9 @@
 // barrier, which counts as complete, so it starts S blocks ahead. The plan is
 // the typed #fgemm.ring_plan on fgemm.ring.create; the lowering reads it there.
 //
-// Limitations: one ring per kernel; no multicast across a cluster.
+// Limitations: one ring per kernel. (Multicast needs nothing here: every CTA
+// of a cluster has the same plan, and the lowering arms each CTA's barrier
+// for the bytes it receives.)
 //
 //===----------------------------------------------------------------------===//
 

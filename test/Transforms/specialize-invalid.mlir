@@ -15,11 +15,11 @@
 // that says what is allowed.
 
 // BM: dense.mlir:{{[0-9]+}}:{{[0-9]+}}: error: block-m must be 64 or 128 (64 rows per math warpgroup, WGMMA's M), got 96
-// WGMMA-N: error: block-n must be a multiple of 8 in [8, 256] (WGMMA's N), got 12
+// WGMMA-N: error: block-n must be a multiple of 8 in [8, 256] (WGMMA's N; at most 192 fit in registers), got 12
 // BN: error: block-n must be at most 192 (the accumulators of a larger tile do not fit in the math warpgroups' registers), got 200
 // SMEM: error: configuration needs 299136 bytes of shared memory (8 stages); sm_90 allows 232448 (227 KiB): use fewer stages or smaller blocks
-// K16: error: fixed K must be a positive multiple of 16 (FP8 rows of A and B need 16-byte strides for TMA), got 100
-// N8: error: fixed N must be a positive multiple of 8 (BF16 rows of D need 16-byte strides for TMA), got 20
+// K16: error: fixed K must be 0 (any) or a positive multiple of 16 (FP8 rows of A and B need 16-byte strides for TMA), got 100
+// N8: error: fixed N must be 0 (any) or a positive multiple of 8 (BF16 rows of D need 16-byte strides for TMA), got 20
 // CLUSTER: error: cluster must be 1 or 2 (CTAs sharing one operand tile by TMA multicast), got 4
 // CLUSTER-PERSISTENT: error: cluster 2 needs schedule=plain
 // RASTER: error: raster-group orders the tiles of a persistent loop: it needs schedule=persistent
