@@ -23,7 +23,7 @@ configs=("128 128 plain" "128 128 persistent" "128 96 plain" "128 96 persistent"
 clustered=("128 128 plain" "128 96 plain" "128 64 plain")
 # Clusters of 2 sharing B (cluster along M), and persistent raster orders.
 clustered_b=("128 128 plain" "128 64 plain")
-rastered=("128 128 persistent 8" "128 96 persistent 8" "128 128 persistent 16")
+rastered=("128 128 plain 8" "128 128 plain 16" "128 96 plain 16" "128 128 persistent 8" "128 128 persistent 16" "128 96 persistent 16")
 # With promotion overlap (off by default), to measure what it brings.
 overlap=("128 96 plain" "128 64 plain" "64 64 plain")
 policies=(off deepgemm deepgemm-full every-n2 every-n4)

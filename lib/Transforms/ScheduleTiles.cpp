@@ -11,6 +11,11 @@
 //     body                                  body
 //   }
 //
+// With raster_group = G the CTA's linear index y * tiles_n + x goes through
+// the same tile order as the persistent loop's (below), so the CTAs the
+// hardware runs together cover a G-row block of tiles and share its A and B
+// tiles in L2 (clusters keep the row-major order).
+//
 // Grid x runs over the tiles a cluster does not share: with multicast = a
 // (the default) x is the N tile, so CTAs launched together share the A tile
 // in L2 and, in a cluster, through TMA multicast; with multicast = b x is the
@@ -130,6 +135,18 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter, KernelOp kernel
   Value x = ProgramIdOp::create(rewriter, loc, index, DimAttr::get(ctx, Dim::X));
   Value y = ProgramIdOp::create(rewriter, loc, index, DimAttr::get(ctx, Dim::Y));
   Value tm = clusterAlongM ? x : y, tn = clusterAlongM ? y : x;
+  if (config.getRasterGroup() > 0) {
+    // The CTA's linear index y * tiles_n + x, in the configured tile order.
+    auto numBlocks = [&](StringAttr dim) {
+      return NumBlocksOp::create(rewriter, loc, index, dim,
+                                 rewriter.getStringAttr("b" + dim.getValue()));
+    };
+    Value tilesM = numBlocks(dimM), tilesN = numBlocks(dimN);
+    Value linear = arith::AddIOp::create(
+        rewriter, loc, arith::MulIOp::create(rewriter, loc, y, tilesN), x);
+    std::tie(tm, tn) =
+        emitTileOrder(rewriter, loc, linear, tilesM, tilesN, config.getRasterGroup());
+  }
   if (config.getCluster() > 1) {
     Value varying = clusterAlongM ? argM : argN;
     bool any = false;

@@ -82,6 +82,32 @@ fgemm.kernel @raster(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "
 
 // -----
 
+// Plain grid with raster groups of 8: the CTA's linear index y * tiles_n + x
+// goes through the group order.
+// CHECK-LABEL: fgemm.kernel @plain_raster
+// CHECK: %[[X:.*]] = fgemm.program_id x
+// CHECK-NEXT: %[[Y:.*]] = fgemm.program_id y
+// CHECK-NEXT: %[[TILES_M:.*]] = fgemm.num_blocks "m" by "bm"
+// CHECK-NEXT: %[[TILES_N:.*]] = fgemm.num_blocks "n" by "bn"
+// CHECK-NEXT: %[[ROW:.*]] = arith.muli %[[Y]], %[[TILES_N]]
+// CHECK-NEXT: %[[LINEAR:.*]] = arith.addi %[[ROW]], %[[X]]
+// CHECK-NEXT: %[[G:.*]] = arith.constant 8 : index
+// CHECK-NEXT: %[[GROUP_TILES:.*]] = arith.muli %[[TILES_N]], %[[G]]
+// CHECK-NEXT: arith.divui %[[LINEAR]], %[[GROUP_TILES]]
+// CHECK: fgemm.store
+fgemm.kernel @plain_raster(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"],
+    config = #fgemm.config<math_warpgroups = 2, raster_group = 8>} {
+  fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
+  ^bb0(%tm: index, %tn: index):
+    %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+    fgemm.store %z, %d[%tm, %tn] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
 // Cluster of 2 sharing A: x over N tiles; the A tile (row = tm) is the same
 // for both CTAs of a cluster and is multicast, B's (row = tn) is not.
 // CHECK-LABEL: fgemm.kernel @cluster_a

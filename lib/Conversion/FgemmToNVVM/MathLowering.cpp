@@ -314,12 +314,13 @@ FailureOr<Value> KernelLowering::promoteDot(ScaledDotOp op, Value partial, Value
 }
 
 LogicalResult KernelLowering::lowerScaledDot(ScaledDotOp op, RingReleaseOp fusedRelease) {
-  FailureOr<Value> partial = issueDot(op);
-  if (failed(partial))
-    return failure();
-  // The row scales' shared-memory latency hides under the wgmmas.
+  // The row scales are read before the wgmmas are issued, so their
+  // shared-memory latency has passed when the promotion needs them.
   FailureOr<std::pair<Value, Value>> rowScales = loadRowScales(op);
   if (failed(rowScales))
+    return failure();
+  FailureOr<Value> partial = issueDot(op);
+  if (failed(partial))
     return failure();
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   FailureOr<Value> result =

@@ -43,9 +43,9 @@
 // a shuffle (wgmma descriptors stay in uniform registers). The B scale of K
 // block 0 is loaded before the loop, and each iteration loads the next
 // block's (clamped to the last) and carries it. Per K block: wait for the
-// slot, four k32 wgmmas (the first starts a fresh partial sum), the two A row
-// scales read while they run, wait, one arrival per warp on the slot's empty
-// barrier, promote.
+// slot, read the two A row scales, four k32 wgmmas (the first starts a fresh
+// partial sum), wait, one arrival per warp on the slot's empty barrier,
+// promote.
 // CHECK: nvvm.setmaxregister increase 232
 // CHECK: nvvm.shfl.sync idx %{{.*}}, %{{.*}}, %c0_i32, %c31_i32 : i32 -> i32
 // CHECK: llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
@@ -53,12 +53,12 @@
 // CHECK: arith.minui
 // CHECK: llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
 // CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
 // CHECK-COUNT-3: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
-// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
-// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: nvvm.bar.warp.sync
 // CHECK: scf.if
