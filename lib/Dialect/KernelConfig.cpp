@@ -69,11 +69,6 @@ std::string mlir::fgemm::checkKernelConfig(const KernelConfig &c, bool resolved)
   if (c.rasterGroup < 0 || c.rasterGroup > kMaxRasterGroup)
     return "raster-group must be in [0, " + str(kMaxRasterGroup) + "], got " +
            str(c.rasterGroup);
-  // The CTAs of a cluster must keep sharing a tile row (or column), which
-  // the group order would split.
-  if (c.rasterGroup > 0 && c.cluster > 1)
-    return "raster-group needs cluster 1 (the group order would split a cluster's shared "
-           "tiles)";
   if (c.fixedN < 0 || c.fixedN % 8 != 0 || c.fixedN > INT32_MAX)
     return "fixed N must be 0 (any) or a positive multiple of 8 (BF16 rows of D need "
            "16-byte strides for TMA), got " +

@@ -14,7 +14,7 @@
 // With raster_group = G the CTA's linear index y * tiles_n + x goes through
 // the same tile order as the persistent loop's (below), so the CTAs the
 // hardware runs together cover a G-row block of tiles and share its A and B
-// tiles in L2 (clusters keep the row-major order).
+// tiles in L2; a cluster's CTAs are ordered as one unit.
 //
 // Grid x runs over the tiles a cluster does not share: with multicast = a
 // (the default) x is the N tile, so CTAs launched together share the A tile
@@ -136,16 +136,33 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter, KernelOp kernel
   Value y = ProgramIdOp::create(rewriter, loc, index, DimAttr::get(ctx, Dim::Y));
   Value tm = clusterAlongM ? x : y, tn = clusterAlongM ? y : x;
   if (config.getRasterGroup() > 0) {
-    // The CTA's linear index y * tiles_n + x, in the configured tile order.
-    auto numBlocks = [&](StringAttr dim) {
+    // The CTA's linear index goes through the tile order. A cluster's CTAs
+    // (consecutive along x) are ordered as one unit, so they keep sharing
+    // their tile row (A multicast) or column (B multicast).
+    auto numBlocks = [&](StringAttr dim) -> Value {
       return NumBlocksOp::create(rewriter, loc, index, dim,
                                  rewriter.getStringAttr("b" + dim.getValue()));
     };
     Value tilesM = numBlocks(dimM), tilesN = numBlocks(dimN);
+    int64_t cluster = config.getCluster();
+    Value unit = x, rank, clusterSize;
+    if (cluster > 1) {
+      clusterSize = arith::ConstantIndexOp::create(rewriter, loc, cluster);
+      unit = arith::DivUIOp::create(rewriter, loc, x, clusterSize);
+      rank = arith::RemUIOp::create(rewriter, loc, x, clusterSize);
+      Value &split = clusterAlongM ? tilesM : tilesN;
+      split = arith::CeilDivUIOp::create(rewriter, loc, split, clusterSize);
+    }
+    Value units = clusterAlongM ? tilesM : tilesN;
     Value linear = arith::AddIOp::create(
-        rewriter, loc, arith::MulIOp::create(rewriter, loc, y, tilesN), x);
+        rewriter, loc, arith::MulIOp::create(rewriter, loc, y, units), unit);
     std::tie(tm, tn) =
         emitTileOrder(rewriter, loc, linear, tilesM, tilesN, config.getRasterGroup());
+    if (cluster > 1) {
+      Value &split = clusterAlongM ? tm : tn;
+      split = arith::AddIOp::create(
+          rewriter, loc, arith::MulIOp::create(rewriter, loc, split, clusterSize), rank);
+    }
   }
   if (config.getCluster() > 1) {
     Value varying = clusterAlongM ? argM : argN;

@@ -108,6 +108,40 @@ fgemm.kernel @plain_raster(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = [
 
 // -----
 
+// Raster groups with a cluster of 2 sharing A: the pair (x / 2) is ordered as
+// one unit over ceil(tiles_n / 2) columns, and x mod 2 picks the pair's column.
+// CHECK-LABEL: fgemm.kernel @cluster_raster
+// CHECK: %[[X:.*]] = fgemm.program_id x
+// CHECK: %[[TILES_N:.*]] = fgemm.num_blocks "n" by "bn"
+// CHECK: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-NEXT: %[[PAIR:.*]] = arith.divui %[[X]], %[[C2]]
+// CHECK-NEXT: %[[RANK:.*]] = arith.remui %[[X]], %[[C2]]
+// CHECK-NEXT: %[[PAIRS:.*]] = arith.ceildivui %[[TILES_N]], %[[C2]]
+// CHECK: %[[BASE:.*]] = arith.muli %{{.*}}, %[[C2]]
+// CHECK-NEXT: %[[TN:.*]] = arith.addi %[[BASE]], %[[RANK]]
+// CHECK: fgemm.load %{{.*}}[%{{.*}}, %{{.*}}] {multicast}
+// CHECK: fgemm.load %{{.*}}[%[[TN]], %{{.*}}] :
+fgemm.kernel @cluster_raster(%a: !fgemm.tensor<[m, k], f8E4M3FN>, %b: !fgemm.tensor<[n, k], f8E4M3FN>,
+    %d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n", "k"],
+    config = #fgemm.config<math_warpgroups = 2, cluster = 2, multicast = a, raster_group = 8>} {
+  fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
+  ^bb0(%tm: index, %tn: index):
+    %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+    %acc = fgemm.k_loop "k" init(%z : !fgemm.tile<[bm, bn], f32>) {
+    ^bb0(%kb: index, %c: !fgemm.tile<[bm, bn], f32>):
+      %ta = fgemm.load %a[%tm, %kb] : !fgemm.tensor<[m, k], f8E4M3FN> -> !fgemm.tile<[bm, bk], f8E4M3FN>
+      %tb = fgemm.load %b[%tn, %kb] : !fgemm.tensor<[n, k], f8E4M3FN> -> !fgemm.tile<[bn, bk], f8E4M3FN>
+      "use"(%ta, %tb) : (!fgemm.tile<[bm, bk], f8E4M3FN>, !fgemm.tile<[bn, bk], f8E4M3FN>) -> ()
+      fgemm.yield %c : !fgemm.tile<[bm, bn], f32>
+    } -> !fgemm.tile<[bm, bn], f32>
+    fgemm.store %acc, %d[%tm, %tn] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
 // Cluster of 2 sharing A: x over N tiles; the A tile (row = tm) is the same
 // for both CTAs of a cluster and is multicast, B's (row = tn) is not.
 // CHECK-LABEL: fgemm.kernel @cluster_a

@@ -6,7 +6,7 @@
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="fixed-n=20" 2>&1 | FileCheck %s --check-prefix=N8
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="cluster=4" 2>&1 | FileCheck %s --check-prefix=CLUSTER
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="cluster=2 schedule=persistent" 2>&1 | FileCheck %s --check-prefix=CLUSTER-PERSISTENT
-// RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="raster-group=8 cluster=2" 2>&1 | FileCheck %s --check-prefix=RASTER
+// RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="raster-group=65" 2>&1 | FileCheck %s --check-prefix=RASTER
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=128 math-warpgroups=1" 2>&1 | FileCheck %s --check-prefix=ROWS
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-k=64" 2>&1 | FileCheck %s --check-prefix=BK
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-n=8 cluster=2 multicast=b" 2>&1 | FileCheck %s --check-prefix=MCAST-B
@@ -22,7 +22,7 @@
 // N8: error: fixed N must be 0 (any) or a positive multiple of 8 (BF16 rows of D need 16-byte strides for TMA), got 20
 // CLUSTER: error: cluster must be 1 or 2 (CTAs sharing one operand tile by TMA multicast), got 4
 // CLUSTER-PERSISTENT: error: cluster 2 needs schedule=plain
-// RASTER: error: raster-group needs cluster 1 (the group order would split a cluster's shared tiles)
+// RASTER: error: raster-group must be in [0, 64], got 65
 // ROWS: error: each math warpgroup owns 64 rows (block-m = 64 x math-warpgroups); block-m 128 with 1 math warpgroups would need 128 rows each (two m64 accumulators per warpgroup are not implemented yet)
 // BK: error: block-k must be 128 (the K granularity of the scales), got 64
 // MCAST-B: error: a cluster of 2 sharing B splits its 8 rows into 4-row parts; each must be a multiple of 8 rows (the 128-byte swizzle's 1024-byte atom)
