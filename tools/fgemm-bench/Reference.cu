@@ -28,7 +28,8 @@ struct CheckPartial {
   double maxRatio;       // max |d - emu| / tolerance over finite d
   long long worstIndex;  // m * N + n of maxRatio (-1 if none)
   unsigned long long nonFinite; // elements of d that are NaN or infinite
-  double padding;
+  double emuXY;          // sum emu * ref: calc_diff of the exact quantized math
+  double emuSquares;     // sum emu * emu + ref * ref
 };
 
 __device__ float bf16ToFloat(uint16_t bits) {
@@ -152,7 +153,7 @@ fgemm_ref_check(const uint8_t *__restrict__ a, const float *__restrict__ sfa,
       }
   }
 
-  CheckPartial mine = {0, 0, -1, -1, 0, 0};
+  CheckPartial mine = {0, 0, -1, -1, 0, 0, 0};
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 2; ++j) {
       int64_t m = rowBase + ty + 16 * i, n = colBase + tx + 16 * j;
@@ -161,6 +162,8 @@ fgemm_ref_check(const uint8_t *__restrict__ a, const float *__restrict__ sfa,
       int64_t index = m * N + n;
       double dv = bf16ToFloat(d[index]);
       double rv = ref[index];
+      mine.emuXY += emu[i][j] * rv;
+      mine.emuSquares += emu[i][j] * emu[i][j] + rv * rv;
       if (!isfinite(dv)) {
         ++mine.nonFinite;
         continue;
@@ -187,6 +190,8 @@ fgemm_ref_check(const uint8_t *__restrict__ a, const float *__restrict__ sfa,
       const CheckPartial &y = all[threadIdx.x + stride];
       x.sumXY += y.sumXY;
       x.sumSquares += y.sumSquares;
+      x.emuXY += y.emuXY;
+      x.emuSquares += y.emuSquares;
       x.nonFinite += y.nonFinite;
       if (y.worstIndex >= 0 &&
           (x.worstIndex < 0 || y.maxRatio > x.maxRatio ||

@@ -6,7 +6,9 @@
 // for each shape, generates inputs (NUMERICS.md §3), runs the GEMM once on a
 // NaN-poisoned D and checks it against two GPU references (Reference.cu):
 //
-//   (a) calc_diff against x * y^T of the unquantized bf16 inputs: < 1e-3
+//   (a) calc_diff against x * y^T of the unquantized bf16 inputs: < 1e-3,
+//       or, where the FP8 quantization alone exceeds that (a few dozen
+//       outputs), < 1.1 x the calc_diff of the exact quantized math
 //   (b) every element against the exact FP64 emulation of the quantized
 //       math: |d - emu| <= 2^-7 |emu| + 2^-10 sum|a b| + 1e-6
 //   (c) every element written and finite
@@ -50,13 +52,18 @@ struct CheckPartial {
   double maxRatio;
   long long worstIndex;
   unsigned long long nonFinite;
-  double padding;
+  double emuXY;
+  double emuSquares;
 };
-static_assert(sizeof(CheckPartial) == 48, "must match Reference.cu");
+static_assert(sizeof(CheckPartial) == 56, "must match Reference.cu");
 
 constexpr size_t kFlushBytes = size_t(256) << 20;
 constexpr int kWarmupRuns = 3;
 constexpr double kMaxDiff = 1e-3;
+/// The limit at outputs so small that the FP8 quantization alone moves
+/// calc_diff past kMaxDiff: this factor times the exact quantized math's own
+/// calc_diff (the kernel's bf16 rounding adds about 1e-6).
+constexpr double kQuantizationMargin = 1.1;
 
 /// The outcome of one shape, for its table row.
 struct ShapeResult {
@@ -260,10 +267,12 @@ Status Bench::check(const Shape &shape, const OperandData &a,
   FGEMM_RETURN_IF_ERROR(devicePartials->copyToHost(
       partials.data(), partials.size() * sizeof(CheckPartial)));
 
-  CheckPartial total = {0, 0, -1, -1, 0, 0};
+  CheckPartial total = {0, 0, -1, -1, 0, 0, 0};
   for (const CheckPartial &p : partials) {
     total.sumXY += p.sumXY;
     total.sumSquares += p.sumSquares;
+    total.emuXY += p.emuXY;
+    total.emuSquares += p.emuSquares;
     total.nonFinite += p.nonFinite;
     if (p.worstIndex >= 0 && p.maxRatio > total.maxRatio) {
       total.maxRatio = p.maxRatio;
@@ -272,12 +281,19 @@ Status Bench::check(const Shape &shape, const OperandData &a,
   }
   result.checked = true;
   result.diff = calcDiffFromSums(total.sumXY, total.sumSquares);
+  // DeepGEMM's 1e-3 assumes enough outputs for the quantization noise to
+  // average out (it is 6.8e-4 on every benchmark shape). On a few dozen
+  // outputs it can exceed 1e-3 by itself; there the kernel must stay within
+  // 10% of the exact quantized math's own calc_diff.
+  double quantization = calcDiffFromSums(total.emuXY, total.emuSquares);
+  double limit = std::max(kMaxDiff, kQuantizationMargin * quantization);
   char line[256];
-  if (!(*result.diff < kMaxDiff)) {
+  if (!(*result.diff < limit)) {
     result.passed = false;
     std::snprintf(line, sizeof(line),
-                  "calc_diff %.3e vs the unquantized reference (limit %.0e)",
-                  *result.diff, kMaxDiff);
+                  "calc_diff %.3e vs the unquantized reference (limit %.3e: "
+                  "max(1e-3, 1.1 x the exact quantized math's %.3e))",
+                  *result.diff, limit, quantization);
     result.notes.push_back(line);
   }
   if (total.nonFinite) {
