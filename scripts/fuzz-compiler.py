@@ -12,7 +12,9 @@ Each mutant applies a few syntax-aware mutations (integers to boundary values,
 line swap/duplicate/delete, SSA name swaps, keywords harvested from the corpus,
 truncation, region duplication/deletion, splices from other seeds, brace and
 punctuation edits, attribute deletion/duplication, rare raw character edits).
-Mutant N of seed S is always the same text: `--print-mutant N --seed S`.
+Mutant N of seed S is the same text as long as the seeds are (the files under
+kernels/ and test/, and what the build prints for them): `--print-mutant N
+--seed S` prints it. Every finding keeps its mutant anyway.
 
 Targets per mutant (each under a wall timeout and an address-space limit):
   opt-parse    fgemm-opt F
@@ -612,6 +614,10 @@ def fgemmc_argv(rng, path, cubin):
     return argv
 
 
+def clip(err):
+    return err if len(err) <= 16000 else err[:4000] + "\n[... stderr clipped ...]\n" + err[-12000:]
+
+
 def fuzz_one(index):
     ctx = _W
     case, text, applied, rng = make_mutant(ctx["seed"], index, ctx)
@@ -629,10 +635,10 @@ def fuzz_one(index):
             if not to2:
                 stats[f"slow {target}"] += 1
                 rc, to, err, dt = rc2, to2, err2, dt2
-                results.append((target, argv, rc, False, ("slow", f"{dt:.1f}s"), err[-4000:], dt))
+                results.append((target, argv, rc, False, ("slow", f"{dt:.1f}s"), clip(err), dt))
         verdict = classify(rc, to, err)
         if verdict is not None or rc not in (0, 1, 2) or to:
-            results.append((target, argv, rc, to, verdict, err[-6000:], dt))
+            results.append((target, argv, rc, to, verdict, clip(err), dt))
         stats[f"runs"] += 1
         stats[f"{target} exit {rc if not to else 'timeout'}"] += 1
         return rc
@@ -822,11 +828,20 @@ def main():
             print(f"fuzz-compiler: {tool} not found (build first: scripts/build.sh)", file=sys.stderr)
             return 2
     out = args.out.resolve()
-    if (out / "findings").exists():  # keep the previous run's findings once
-        shutil.rmtree(out / "findings.prev", ignore_errors=True)
-        (out / "findings").rename(out / "findings.prev")
-    out.mkdir(parents=True, exist_ok=True)
-    tmproot = Path(tempfile.mkdtemp(prefix="tmp-", dir=out))
+    if args.print_mutant is None:
+        if (out / "findings").exists():  # keep the previous run's findings once
+            shutil.rmtree(out / "findings.prev", ignore_errors=True)
+            (out / "findings").rename(out / "findings.prev")
+        out.mkdir(parents=True, exist_ok=True)
+    tmproot = Path(tempfile.mkdtemp(prefix="fgemm-fuzz-" if args.print_mutant is not None else "tmp-",
+                                    dir=None if args.print_mutant is not None else out))
+    try:
+        return fuzz(args, seed, bin_dir, opt, fgemmc, out, tmproot)
+    finally:
+        shutil.rmtree(tmproot, ignore_errors=True)
+
+
+def fuzz(args, seed, bin_dir, opt, fgemmc, out, tmproot):
     mem = args.mem_mb * 10**6
 
     t_prep = time.monotonic()
@@ -856,7 +871,6 @@ def main():
         print(f"// seed {seed} mutant {args.print_mutant}: {case.name}, {', '.join(applied) or 'unchanged'}",
               file=sys.stderr)
         sys.stdout.write(text)
-        shutil.rmtree(tmproot, ignore_errors=True)
         return 0
 
     print(f"fuzz-compiler: seed {seed}, {len(cases)} seed cases ({n_base} from kernels/ and test/, "
@@ -933,7 +947,6 @@ def main():
         print(f"fuzz-compiler: minimizing {len(findings.unique)} unique finding(s) "
               f"(at most {args.minimize_seconds:g}s)", flush=True)
         findings.minimize_all(args.minimize_seconds)
-    shutil.rmtree(tmproot, ignore_errors=True)
 
     runs = totals["runs"]
     print(f"fuzz-compiler: seed {seed}: {done} mutants (indices {args.start}..{next_index - 1}), {runs} runs "
