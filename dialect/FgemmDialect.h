@@ -1,4 +1,5 @@
-//===- FgemmDialect.h - fgemm dialect, types, attributes ---------*- C++ -*-===//
+//===- FgemmDialect.h - fgemm dialect, types, attributes ---------*- C++
+//-*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 

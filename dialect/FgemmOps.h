@@ -1,4 +1,5 @@
-//===- FgemmOps.h - fgemm operations -----------------------------*- C++ -*-===//
+//===- FgemmOps.h - fgemm operations -----------------------------*- C++
+//-*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 

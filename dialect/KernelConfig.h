@@ -1,4 +1,5 @@
-//===- KernelConfig.h - a kernel's configuration knobs -----------*- C++ -*-===//
+//===- KernelConfig.h - a kernel's configuration knobs -----------*- C++
+//-*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // KernelConfig holds one value per knob of dialect/KernelConfig.def. It is
@@ -34,8 +35,8 @@ template <typename E>
 struct KnobValues;
 template <>
 struct KnobValues<Multicast> {
-  static constexpr std::pair<Multicast, const char *> list[] = {{Multicast::A, "a"},
-                                                                {Multicast::B, "b"}};
+  static constexpr std::pair<Multicast, const char *> list[] = {
+      {Multicast::A, "a"}, {Multicast::B, "b"}};
 };
 template <>
 struct KnobValues<Schedule> {
@@ -76,7 +77,8 @@ std::string listKnobValues() {
 
 /// One value per knob of KernelConfig.def; the defaults are the flags'.
 struct KernelConfig {
-#define FGEMM_KNOB(TYPE, NAME, ACCESSOR, FLAG, KEY, DEFAULT, HELP) TYPE NAME = DEFAULT;
+#define FGEMM_KNOB(TYPE, NAME, ACCESSOR, FLAG, KEY, DEFAULT, HELP)             \
+  TYPE NAME = DEFAULT;
 #include "dialect/KernelConfig.def"
 
   bool operator==(const KernelConfig &other) const;

@@ -1,4 +1,5 @@
-//===- KnobOptions.h - command-line options from KernelConfig.def -*- C++ -*-===//
+//===- KnobOptions.h - command-line options from KernelConfig.def -*- C++
+//-*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Options of a pass, of a pass pipeline and of fgemmc are all generated from
@@ -32,7 +33,8 @@ void addKnobValueNames(OptionT &option) {
 template <typename T>
 struct KnobOption : Pass::Option<T> {
   KnobOption(Pass &pass, llvm::StringRef flag, llvm::StringRef help, T init)
-      : Pass::Option<T>(pass, flag, llvm::cl::desc(help), llvm::cl::init(init)) {
+      : Pass::Option<T>(pass, flag, llvm::cl::desc(help),
+                        llvm::cl::init(init)) {
     addKnobValueNames<T>(*this);
   }
   using Pass::Option<T>::operator=;
@@ -41,10 +43,10 @@ struct KnobOption : Pass::Option<T> {
 /// A knob as a pass-pipeline option.
 template <typename T>
 struct KnobPipelineOption : ::mlir::detail::PassOptions::Option<T> {
-  KnobPipelineOption(::mlir::detail::PassOptions &options, llvm::StringRef flag, llvm::StringRef help,
-                     T init)
-      : ::mlir::detail::PassOptions::Option<T>(options, flag, llvm::cl::desc(help),
-                                       llvm::cl::init(init)) {
+  KnobPipelineOption(::mlir::detail::PassOptions &options, llvm::StringRef flag,
+                     llvm::StringRef help, T init)
+      : ::mlir::detail::PassOptions::Option<T>(
+            options, flag, llvm::cl::desc(help), llvm::cl::init(init)) {
     addKnobValueNames<T>(*this);
   }
   using ::mlir::detail::PassOptions::Option<T>::operator=;

@@ -1,4 +1,5 @@
-//===- Passes.h - fgemm pass declarations ------------------------*- C++ -*-===//
+//===- Passes.h - fgemm pass declarations ------------------------*- C++
+//-*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 

@@ -1,4 +1,5 @@
-//===- Transforms.h - fgemm transformations as library calls -----*- C++ -*-===//
+//===- Transforms.h - fgemm transformations as library calls -----*- C++
+//-*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Every pass is a thin wrapper over one of these entry points, so the JIT and
@@ -29,19 +30,21 @@ LogicalResult scheduleTiles(RewriterBase &rewriter, KernelOp kernel);
 
 /// Splits the kernel's K loop into a TMA producer and math consumers.
 /// Returns failure() after a "not applied" warning, or an error.
-FailureOr<WarpSpecializeOp> warpSpecialize(RewriterBase &rewriter, KernelOp kernel,
-                                           int64_t producerRegs, int64_t consumerRegs);
+FailureOr<WarpSpecializeOp> warpSpecialize(RewriterBase &rewriter,
+                                           KernelOp kernel,
+                                           int64_t producerRegs,
+                                           int64_t consumerRegs);
 
 /// Plans the shared-memory ring of `kernel` and assigns stages and phases.
 LogicalResult pipelineTma(RewriterBase &rewriter, KernelOp kernel);
 
 /// Shared-memory layout of a specialized kernel (offsets in bytes).
 struct SharedMemoryPlan {
-  SmallVector<int64_t> slotOffsets;  // per ring value, stage 0
-  SmallVector<int64_t> slotStrides;  // per ring value, bytes between stages
-  SmallVector<int64_t> slotBytes;    // per ring value, bytes TMA writes
-  int64_t outputOffset = 0;          // epilogue tile
-  int64_t barrierOffset = 0;         // full[stages] then empty[stages]
+  SmallVector<int64_t> slotOffsets; // per ring value, stage 0
+  SmallVector<int64_t> slotStrides; // per ring value, bytes between stages
+  SmallVector<int64_t> slotBytes;   // per ring value, bytes TMA writes
+  int64_t outputOffset = 0;         // epilogue tile
+  int64_t barrierOffset = 0;        // full[stages] then empty[stages]
   int64_t totalBytes = 0;
 };
 

@@ -7,7 +7,7 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ libgtest-dev llvm-22-dev libmlir-22-dev mlir-22-tools
-          llvm-22-tools clang-22 libclang-rt-22-dev zlib1g-dev libzstd-dev python3-pip valgrind)
+          llvm-22-tools clang-22 libclang-rt-22-dev zlib1g-dev libzstd-dev python3-pip valgrind clang-format-22)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

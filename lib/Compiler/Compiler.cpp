@@ -1,4 +1,5 @@
-//===- Compiler.cpp - DSL source + configuration -> PTX, cubin ----*- C++ -*-===//
+//===- Compiler.cpp - DSL source + configuration -> PTX, cubin ----*- C++
+//-*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // DESIGN.md section 3, steps 1-8, as one call:
@@ -40,7 +41,8 @@ static std::string printModule(ModuleOp module) {
 }
 
 /// The post-ptxas FFMA interleave (DESIGN.md step 8), in place on `cubin`.
-static llvm::Error runSassPass(const KernelConfig &config, CompileResult &result) {
+static llvm::Error runSassPass(const KernelConfig &config,
+                               CompileResult &result) {
   std::optional<::fgemm::sass::InterleavePolicy> policy =
       ::fgemm::sass::parseInterleavePolicy(getKnobValueName(config.sassPolicy));
   if (!policy)
@@ -48,8 +50,9 @@ static llvm::Error runSassPass(const KernelConfig &config, CompileResult &result
                         getKnobValueName(config.sassPolicy) + "'");
   if (*policy == ::fgemm::sass::InterleavePolicy::Off)
     return llvm::Error::success();
-  llvm::ArrayRef<uint8_t> raw(reinterpret_cast<const uint8_t *>(result.cubin.data()),
-                              result.cubin.size());
+  llvm::ArrayRef<uint8_t> raw(
+      reinterpret_cast<const uint8_t *>(result.cubin.data()),
+      result.cubin.size());
   llvm::Expected<::fgemm::sass::Cubin> parsed =
       ::fgemm::sass::Cubin::create(raw, "ptxas output");
   if (!parsed)
@@ -58,19 +61,21 @@ static llvm::Error runSassPass(const KernelConfig &config, CompileResult &result
   options.policy = *policy;
   options.everyN = static_cast<unsigned>(config.sassEveryN);
   llvm::raw_string_ostream report(result.sassReport);
-  for (const auto &kernel : ::fgemm::sass::interleaveCubin(*parsed, options, false))
+  for (const auto &kernel :
+       ::fgemm::sass::interleaveCubin(*parsed, options, false))
     ::fgemm::sass::printInterleaveReport(report, kernel, options);
   llvm::ArrayRef<uint8_t> patched = parsed->bytes();
-  result.cubin.assign(reinterpret_cast<const char *>(patched.data()), patched.size());
+  result.cubin.assign(reinterpret_cast<const char *>(patched.data()),
+                      patched.size());
   return llvm::Error::success();
 }
 
-llvm::Expected<CompileResult> mlir::fgemm::compileKernel(llvm::StringRef source,
-                                                         llvm::StringRef sourceName,
-                                                         const CompileOptions &options) {
+llvm::Expected<CompileResult>
+mlir::fgemm::compileKernel(llvm::StringRef source, llvm::StringRef sourceName,
+                           const CompileOptions &options) {
   DialectRegistry registry;
-  registry.insert<FgemmDialect, arith::ArithDialect, scf::SCFDialect, LLVM::LLVMDialect,
-                  NVVM::NVVMDialect>();
+  registry.insert<FgemmDialect, arith::ArithDialect, scf::SCFDialect,
+                  LLVM::LLVMDialect, NVVM::NVVMDialect>();
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
 
@@ -78,8 +83,8 @@ llvm::Expected<CompileResult> mlir::fgemm::compileKernel(llvm::StringRef source,
   std::string diagnostics;
   llvm::raw_string_ostream diagStream(diagnostics);
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(source, sourceName),
-                               llvm::SMLoc());
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(source, sourceName), llvm::SMLoc());
   SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagStream);
   // Errors say where they are; the op they are attached to would repeat the
   // whole kernel in generic form.
@@ -90,9 +95,10 @@ llvm::Expected<CompileResult> mlir::fgemm::compileKernel(llvm::StringRef source,
   // refuse such text before it reaches the parser: a JIT must not crash on
   // its input.
   if (llvm::Regex("array[[:space:]]*<[[:space:]]*index").match(source))
-    return compileError("cannot parse " + sourceName +
-                        ": dense arrays of `index` (array<index: ...>) are not valid "
-                        "fgemm input, and crash MLIR 22.1.8's parser (llvm-project #179045)");
+    return compileError(
+        "cannot parse " + sourceName +
+        ": dense arrays of `index` (array<index: ...>) are not valid "
+        "fgemm input, and crash MLIR 22.1.8's parser (llvm-project #179045)");
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return compileError(diagnostics + "cannot parse " + sourceName);
@@ -108,12 +114,14 @@ llvm::Expected<CompileResult> mlir::fgemm::compileKernel(llvm::StringRef source,
   }
   if (options.printIRAfterAll) {
     context.disableMultithreading();
-    pm.enableIRPrinting(/*shouldPrintBeforePass=*/[](Pass *, Operation *) { return false; },
-                        /*shouldPrintAfterPass=*/[](Pass *, Operation *) { return true; },
-                        /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
+    pm.enableIRPrinting(
+        /*shouldPrintBeforePass=*/[](Pass *, Operation *) { return false; },
+        /*shouldPrintAfterPass=*/[](Pass *, Operation *) { return true; },
+        /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
   }
   if (failed(pm.run(*module)))
-    return compileError(diagnostics + "compilation of " + sourceName + " failed");
+    return compileError(diagnostics + "compilation of " + sourceName +
+                        " failed");
   result.ir = printModule(*module);
   if (options.stopAfter <= CompileStage::Llvm) {
     result.diagnostics = diagnostics;
@@ -124,7 +132,8 @@ llvm::Expected<CompileResult> mlir::fgemm::compileKernel(llvm::StringRef source,
   if (!description)
     return description.takeError();
   result.description = std::move(*description);
-  llvm::Expected<std::string> ptx = translateToPtx(*module, PtxOptions(), &result.llvmIR);
+  llvm::Expected<std::string> ptx =
+      translateToPtx(*module, PtxOptions(), &result.llvmIR);
   if (!ptx)
     return ptx.takeError();
   result.ptx = std::move(*ptx);

@@ -1,4 +1,5 @@
-//===- Compiler.h - DSL source + configuration -> PTX, cubin ------*- C++ -*-===//
+//===- Compiler.h - DSL source + configuration -> PTX, cubin ------*- C++
+//-*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The compile library: the one function fgemmc and the JIT call. It parses a
@@ -56,7 +57,8 @@ struct CompileResult {
 /// Compiles the DSL kernel in `source` (`sourceName` names it in
 /// diagnostics). A compile error is returned as an llvm::Error whose message
 /// holds every diagnostic, located in the source.
-llvm::Expected<CompileResult> compileKernel(llvm::StringRef source, llvm::StringRef sourceName,
+llvm::Expected<CompileResult> compileKernel(llvm::StringRef source,
+                                            llvm::StringRef sourceName,
                                             const CompileOptions &options);
 
 /// The kernel description of the one lowered fgemm kernel in `module` (from

@@ -1,4 +1,5 @@
-//===- KernelDescription.cpp - the kernel's ABI description ------*- C++ -*-===//
+//===- KernelDescription.cpp - the kernel's ABI description ------*- C++
+//-*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Writes the text the runtime launches a kernel from (docs/ABI.md, version
@@ -55,7 +56,8 @@ static std::string joinDims(ArrayRef<StringAttr> dims) {
   return s;
 }
 
-llvm::Expected<std::string> mlir::fgemm::takeKernelDescription(ModuleOp module) {
+llvm::Expected<std::string>
+mlir::fgemm::takeKernelDescription(ModuleOp module) {
   SmallVector<LLVM::LLVMFuncOp> kernels;
   module.walk([&](LLVM::LLVMFuncOp f) {
     if (f->hasAttr("fgemm.config"))
@@ -72,8 +74,9 @@ llvm::Expected<std::string> mlir::fgemm::takeKernelDescription(ModuleOp module) 
   auto args = func->getAttrOfType<ArrayAttr>("fgemm.args");
   auto params = func->getAttrOfType<ArrayAttr>("fgemm.params");
   if (!grid || !smem || !dims || !args || !params)
-    return describeError("the lowered kernel lacks fgemm.grid, fgemm.smem_bytes, "
-                         "fgemm.dims, fgemm.args or fgemm.params");
+    return describeError(
+        "the lowered kernel lacks fgemm.grid, fgemm.smem_bytes, "
+        "fgemm.dims, fgemm.args or fgemm.params");
 
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -85,10 +88,11 @@ llvm::Expected<std::string> mlir::fgemm::takeKernelDescription(ModuleOp module) 
      << "block_m=" << config.getBlockM() << "\nblock_n=" << config.getBlockN()
      << "\nblock_k=" << config.getBlockK() << "\nstages=" << config.getStages()
      << "\nmath_warpgroups=" << config.getMathWarpgroups()
-     << "\nthreads=" << config.getNumThreads() << "\nsmem_bytes=" << smem.getInt()
-     << "\ncluster=" << config.getCluster()
+     << "\nthreads=" << config.getNumThreads()
+     << "\nsmem_bytes=" << smem.getInt() << "\ncluster=" << config.getCluster()
      << "\nschedule=" << getKnobValueName(config.getSchedule())
-     << "\nfixed_n=" << config.getFixedN() << "\nfixed_k=" << config.getFixedK() << "\n";
+     << "\nfixed_n=" << config.getFixedN() << "\nfixed_k=" << config.getFixedK()
+     << "\n";
 
   os << "dims=";
   llvm::interleave(dims.getAsValueRange<StringAttr>(), os, ",");
@@ -99,16 +103,18 @@ llvm::Expected<std::string> mlir::fgemm::takeKernelDescription(ModuleOp module) 
     if (auto tensor = dyn_cast<GlobalTensorType>(type)) {
       StringRef element = elementName(tensor.getElementType());
       if (element.empty())
-        return describeError("argument #" + llvm::Twine(i) + " has an element type the ABI "
-                                                               "cannot describe");
+        return describeError("argument #" + llvm::Twine(i) +
+                             " has an element type the ABI "
+                             "cannot describe");
       os << "tensor " << element << " " << joinDims(tensor.getDims()) << "\n";
     } else if (auto scales = dyn_cast<ScalesType>(type)) {
       ArrayRef<int64_t> block = scales.getBlock();
       os << "scales " << elementName(scales.getElementType()) << " "
-         << joinDims(scales.getDims()) << " block=" << block[0] << "x" << block[1]
-         << (scales.getMnMajor() ? " mn_major" : "") << "\n";
+         << joinDims(scales.getDims()) << " block=" << block[0] << "x"
+         << block[1] << (scales.getMnMajor() ? " mn_major" : "") << "\n";
     } else {
-      return describeError("argument #" + llvm::Twine(i) + " is neither a tensor nor scales");
+      return describeError("argument #" + llvm::Twine(i) +
+                           " is neither a tensor nor scales");
     }
   }
   for (auto [i, attr] : llvm::enumerate(params)) {
@@ -117,8 +123,9 @@ llvm::Expected<std::string> mlir::fgemm::takeKernelDescription(ModuleOp module) 
       ArrayRef<int64_t> box = map.getBox();
       if (box.size() != 2)
         return describeError("tensor map parameters have a 2-D box");
-      os << "tensor_map arg=" << map.getArg() << " box=" << box[0] << "x" << box[1]
-         << " swizzle=" << (map.getSwizzle() ? std::to_string(map.getSwizzle()) + "b" : "none")
+      os << "tensor_map arg=" << map.getArg() << " box=" << box[0] << "x"
+         << box[1] << " swizzle="
+         << (map.getSwizzle() ? std::to_string(map.getSwizzle()) + "b" : "none")
          << "\n";
     } else if (auto pointer = dyn_cast<PointerParamAttr>(attr)) {
       os << "pointer arg=" << pointer.getArg() << "\n";
@@ -127,13 +134,17 @@ llvm::Expected<std::string> mlir::fgemm::takeKernelDescription(ModuleOp module) 
     }
   }
   os << "tiles=";
-  llvm::interleave(grid.getDims(), os, [&](StringAttr dim) {
-    os << dim.getValue() << "/" << getTileDimExtent(("b" + dim.getValue()).str(), config);
-  }, ",");
+  llvm::interleave(
+      grid.getDims(), os,
+      [&](StringAttr dim) {
+        os << dim.getValue() << "/"
+           << getTileDimExtent(("b" + dim.getValue()).str(), config);
+      },
+      ",");
   os << "\n";
 
-  for (StringRef name : {"fgemm.config", "fgemm.grid", "fgemm.smem_bytes", "fgemm.dims",
-                         "fgemm.args", "fgemm.params"})
+  for (StringRef name : {"fgemm.config", "fgemm.grid", "fgemm.smem_bytes",
+                         "fgemm.dims", "fgemm.args", "fgemm.params"})
     func->removeAttr(name);
   return text;
 }

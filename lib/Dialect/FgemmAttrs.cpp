@@ -40,7 +40,8 @@ static ParseResult parseKnob(AsmParser &parser, bool &value) {
     return value = true, success();
   if (succeeded(parser.parseOptionalKeyword("false")))
     return value = false, success();
-  return parser.emitError(parser.getCurrentLocation(), "expected true or false");
+  return parser.emitError(parser.getCurrentLocation(),
+                          "expected true or false");
 }
 template <typename E>
 static ParseResult parseKnob(AsmParser &parser, E &value) {
@@ -57,7 +58,9 @@ static ParseResult parseKnob(AsmParser &parser, E &value) {
 }
 
 static void printKnob(AsmPrinter &printer, int64_t value) { printer << value; }
-static void printKnob(AsmPrinter &printer, bool value) { printer << (value ? "true" : "false"); }
+static void printKnob(AsmPrinter &printer, bool value) {
+  printer << (value ? "true" : "false");
+}
 template <typename E>
 static void printKnob(AsmPrinter &printer, E value) {
   printer.printKeywordOrString(getKnobValueName(value));
@@ -77,14 +80,16 @@ Attribute ConfigAttr::parse(AsmParser &parser, Type) {
       return failure();
     if (!seen.insert(key).second)
       return parser.emitError(loc, "field '") << key << "' is given twice";
-#define FGEMM_KNOB(TYPE, NAME, ACCESSOR, FLAG, KEY, DEFAULT, HELP)                          \
-  if (key == KEY)                                                                          \
+#define FGEMM_KNOB(TYPE, NAME, ACCESSOR, FLAG, KEY, DEFAULT, HELP)             \
+  if (key == KEY)                                                              \
     return parseKnob(parser, knobs.NAME);
 #include "dialect/KernelConfig.def"
     return parser.emitError(loc, "unknown field '")
-           << key << "'; #fgemm.config has: " << llvm::join(ArrayRef<StringRef>(kKeys), ", ");
+           << key << "'; #fgemm.config has: "
+           << llvm::join(ArrayRef<StringRef>(kKeys), ", ");
   };
-  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::LessGreater, parseField))
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::LessGreater,
+                                     parseField))
     return {};
   return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
                     parser.getContext(), knobs);
@@ -94,9 +99,9 @@ void ConfigAttr::print(AsmPrinter &printer) const {
   const KernelConfig &knobs = getKnobs();
   StringRef separator = "";
   printer << "<";
-#define FGEMM_KNOB(TYPE, NAME, ACCESSOR, FLAG, KEY, DEFAULT, HELP)                          \
-  printer << separator << KEY << " = ";                                                    \
-  printKnob(printer, knobs.NAME);                                                          \
+#define FGEMM_KNOB(TYPE, NAME, ACCESSOR, FLAG, KEY, DEFAULT, HELP)             \
+  printer << separator << KEY << " = ";                                        \
+  printKnob(printer, knobs.NAME);                                              \
   separator = ", ";
 #include "dialect/KernelConfig.def"
   printer << ">";
@@ -116,41 +121,48 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 LogicalResult RingPlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                    int64_t stages, ArrayRef<int64_t> offsets,
-                                   ArrayRef<int64_t> slotStrides, ArrayRef<int64_t> slotBytes,
-                                   int64_t outputOffset, int64_t barriers, int64_t smemBytes) {
+                                   ArrayRef<int64_t> slotStrides,
+                                   ArrayRef<int64_t> slotBytes,
+                                   int64_t outputOffset, int64_t barriers,
+                                   int64_t smemBytes) {
   if (stages < 1 || stages > kMaxStages)
-    return emitError() << "ring plan: stages must be in [1, " << kMaxStages << "], got "
-                       << stages;
+    return emitError() << "ring plan: stages must be in [1, " << kMaxStages
+                       << "], got " << stages;
   if (offsets.empty() || offsets.size() != slotStrides.size() ||
       offsets.size() != slotBytes.size())
-    return emitError() << "ring plan: offsets, slot_strides and slot_bytes need one entry per "
+    return emitError() << "ring plan: offsets, slot_strides and slot_bytes "
+                          "need one entry per "
                           "ring value (at least one), got "
-                       << offsets.size() << ", " << slotStrides.size() << " and "
-                       << slotBytes.size();
+                       << offsets.size() << ", " << slotStrides.size()
+                       << " and " << slotBytes.size();
   if (smemBytes < 0 || smemBytes > kMaxSharedMemoryBytes)
-    return emitError() << "ring plan: smem_bytes must be in [0, " << kMaxSharedMemoryBytes
-                       << "] (sm_90's 227 KiB), got " << smemBytes;
+    return emitError() << "ring plan: smem_bytes must be in [0, "
+                       << kMaxSharedMemoryBytes << "] (sm_90's 227 KiB), got "
+                       << smemBytes;
   // Every region must lie inside the allocation: the lowering addresses
   // them without further checks.
   auto inside = [&](int64_t offset, int64_t bytes) {
-    return offset >= 0 && bytes >= 0 && offset <= smemBytes && bytes <= smemBytes - offset;
+    return offset >= 0 && bytes >= 0 && offset <= smemBytes &&
+           bytes <= smemBytes - offset;
   };
   for (size_t i = 0; i < offsets.size(); ++i) {
     if (slotBytes[i] <= 0 || slotStrides[i] < slotBytes[i])
-      return emitError() << "ring plan: value " << i << " has slot_bytes " << slotBytes[i]
-                         << " and slot_stride " << slotStrides[i]
+      return emitError() << "ring plan: value " << i << " has slot_bytes "
+                         << slotBytes[i] << " and slot_stride "
+                         << slotStrides[i]
                          << " (need 0 < slot_bytes <= slot_stride)";
     if (!inside(offsets[i], slotStrides[i] * stages))
-      return emitError() << "ring plan: the " << stages << " slots of value " << i
-                         << " at offset " << offsets[i] << " do not fit in smem_bytes "
-                         << smemBytes;
+      return emitError() << "ring plan: the " << stages << " slots of value "
+                         << i << " at offset " << offsets[i]
+                         << " do not fit in smem_bytes " << smemBytes;
   }
   if (!inside(outputOffset, 0) || !inside(barriers, 16 * stages))
-    return emitError() << "ring plan: output_offset " << outputOffset << " or the "
-                       << 2 * stages << " mbarriers at " << barriers
-                       << " lie outside smem_bytes " << smemBytes;
+    return emitError() << "ring plan: output_offset " << outputOffset
+                       << " or the " << 2 * stages << " mbarriers at "
+                       << barriers << " lie outside smem_bytes " << smemBytes;
   if (barriers % 8 != 0)
-    return emitError() << "ring plan: mbarriers must be 8-byte aligned, got offset "
-                       << barriers;
+    return emitError()
+           << "ring plan: mbarriers must be 8-byte aligned, got offset "
+           << barriers;
   return success();
 }

@@ -25,13 +25,15 @@ void FgemmDialect::initialize() {
 
 /// Discardable attributes the fgemm passes leave on the lowered kernel
 /// function for the compile library (Compiler/KernelDescription.cpp).
-LogicalResult FgemmDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
+LogicalResult FgemmDialect::verifyOperationAttribute(Operation *op,
+                                                     NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
   Attribute value = attr.getValue();
   auto expect = [&](bool ok, StringRef what) -> LogicalResult {
     if (ok)
       return success();
-    return op->emitError("attribute '") << name << "' must be " << what << ", got " << value;
+    return op->emitError("attribute '")
+           << name << "' must be " << what << ", got " << value;
   };
   if (name == "fgemm.config")
     return expect(isa<ConfigAttr>(value), "a #fgemm.config");
@@ -46,20 +48,22 @@ LogicalResult FgemmDialect::verifyOperationAttribute(Operation *op, NamedAttribu
   }
   if (name == "fgemm.args") {
     auto array = dyn_cast<ArrayAttr>(value);
-    return expect(array && llvm::all_of(array,
-                                        [](Attribute a) {
-                                          auto t = dyn_cast<TypeAttr>(a);
-                                          return t && isa<GlobalTensorType, ScalesType>(
-                                                          t.getValue());
-                                        }),
-                  "an array of !fgemm.tensor / !fgemm.scales types");
+    return expect(
+        array && llvm::all_of(array,
+                              [](Attribute a) {
+                                auto t = dyn_cast<TypeAttr>(a);
+                                return t && isa<GlobalTensorType, ScalesType>(
+                                                t.getValue());
+                              }),
+        "an array of !fgemm.tensor / !fgemm.scales types");
   }
   if (name == "fgemm.params") {
     auto array = dyn_cast<ArrayAttr>(value);
-    return expect(array && llvm::all_of(array,
-                                        llvm::IsaPred<TensorMapParamAttr, PointerParamAttr,
-                                                      DimParamAttr>),
-                  "an array of #fgemm.*_param attributes");
+    return expect(
+        array &&
+            llvm::all_of(array, llvm::IsaPred<TensorMapParamAttr,
+                                              PointerParamAttr, DimParamAttr>),
+        "an array of #fgemm.*_param attributes");
   }
   return op->emitError("unknown fgemm attribute '") << name << "'";
 }

@@ -31,7 +31,8 @@ static ParseResult parkRegionsAndFail(ArrayRef<Region *> regions) {
 }
 
 /// `producer {...} consumer {...}`
-static ParseResult parseWarpRoles(OpAsmParser &parser, Region &producer, Region &consumer) {
+static ParseResult parseWarpRoles(OpAsmParser &parser, Region &producer,
+                                  Region &consumer) {
   if (parser.parseKeyword("producer") || parser.parseRegion(producer))
     return parkRegionsAndFail({&producer});
   if (parser.parseKeyword("consumer") || parser.parseRegion(consumer))
@@ -49,8 +50,8 @@ static ParseResult parseBodyAndResults(OpAsmParser &parser, Region &body,
   return success();
 }
 
-static void printBodyAndResults(OpAsmPrinter &printer, Operation *, Region &body,
-                                TypeRange results) {
+static void printBodyAndResults(OpAsmPrinter &printer, Operation *,
+                                Region &body, TypeRange results) {
   printer.printRegion(body);
   if (!results.empty())
     printer << " -> " << results;
@@ -68,7 +69,9 @@ static void printWarpRoles(OpAsmPrinter &printer, Operation *, Region &producer,
 #include "dialect/FgemmOps.cpp.inc"
 
 /// The tile symbol that blocks the tensor symbol `dim`: m -> bm.
-static std::string blockSymbol(StringAttr dim) { return ("b" + dim.getValue()).str(); }
+static std::string blockSymbol(StringAttr dim) {
+  return ("b" + dim.getValue()).str();
+}
 
 /// Prints a symbol list as `[a, b]` for diagnostics.
 static std::string formatDims(ArrayRef<StringAttr> dims) {
@@ -79,37 +82,42 @@ static std::string formatDims(ArrayRef<StringAttr> dims) {
   return s;
 }
 
-static bool isFp8(Type type) { return isa<Float8E4M3FNType, Float8E5M2Type>(type); }
+static bool isFp8(Type type) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(type);
+}
 
 //===----------------------------------------------------------------------===//
 // KernelOp
 //===----------------------------------------------------------------------===//
 
 ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
-  auto buildFuncType = [](Builder &builder, ArrayRef<Type> argTypes, ArrayRef<Type> results,
-                          function_interface_impl::VariadicFlag,
-                          std::string &) { return builder.getFunctionType(argTypes, results); };
+  auto buildFuncType =
+      [](Builder &builder, ArrayRef<Type> argTypes, ArrayRef<Type> results,
+         function_interface_impl::VariadicFlag,
+         std::string &) { return builder.getFunctionType(argTypes, results); };
   return function_interface_impl::parseFunctionOp(
-      parser, result, /*allowVariadic=*/false, getFunctionTypeAttrName(result.name),
-      buildFuncType, getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
+      parser, result, /*allowVariadic=*/false,
+      getFunctionTypeAttrName(result.name), buildFuncType,
+      getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
 }
 
 void KernelOp::print(OpAsmPrinter &p) {
-  function_interface_impl::printFunctionOp(p, *this, /*isVariadic=*/false,
-                                           getFunctionTypeAttrName(), getArgAttrsAttrName(),
-                                           getResAttrsAttrName());
+  function_interface_impl::printFunctionOp(
+      p, *this, /*isVariadic=*/false, getFunctionTypeAttrName(),
+      getArgAttrsAttrName(), getResAttrsAttrName());
 }
 
 LogicalResult KernelOp::verify() {
   if (!getFunctionType().getResults().empty())
-    return emitOpError("kernels write their outputs through tensor arguments and return "
+    return emitOpError("kernels write their outputs through tensor arguments "
+                       "and return "
                        "nothing; got ")
            << getFunctionType().getNumResults() << " results";
   llvm::StringSet<> declared;
   for (Attribute a : getDims())
     if (!declared.insert(cast<StringAttr>(a).getValue()).second)
-      return emitOpError("dimension symbol '") << cast<StringAttr>(a).getValue()
-                                               << "' is listed twice in `dims`";
+      return emitOpError("dimension symbol '")
+             << cast<StringAttr>(a).getValue() << "' is listed twice in `dims`";
   for (auto [i, type] : llvm::enumerate(getArgumentTypes())) {
     ArrayRef<StringAttr> dims;
     if (auto t = dyn_cast<GlobalTensorType>(type))
@@ -117,12 +125,13 @@ LogicalResult KernelOp::verify() {
     else if (auto s = dyn_cast<ScalesType>(type))
       dims = s.getDims();
     else
-      return emitOpError("argument #") << i << " must be !fgemm.tensor or !fgemm.scales, got "
-                                       << type;
+      return emitOpError("argument #")
+             << i << " must be !fgemm.tensor or !fgemm.scales, got " << type;
     for (StringAttr d : dims)
       if (!declared.contains(d.getValue()))
-        return emitOpError("argument #") << i << " uses dimension '" << d.getValue()
-                                         << "', which is not in `dims` " << getDims();
+        return emitOpError("argument #")
+               << i << " uses dimension '" << d.getValue()
+               << "', which is not in `dims` " << getDims();
   }
   Block &body = getBody().front();
   if (body.getNumArguments() != getArgumentTypes().size())
@@ -140,9 +149,11 @@ LogicalResult TileSpaceOp::verify() {
     return emitOpError("iterates over the tiles of an !fgemm.tensor output");
   Block &body = getBody().front();
   if (body.getNumArguments() != 2 ||
-      !llvm::all_of(body.getArgumentTypes(), [](Type t) { return t.isIndex(); }))
-    return emitOpError("body takes two index arguments: the tile's row and column block "
-                       "indices");
+      !llvm::all_of(body.getArgumentTypes(),
+                    [](Type t) { return t.isIndex(); }))
+    return emitOpError(
+        "body takes two index arguments: the tile's row and column block "
+        "indices");
   auto yield = dyn_cast<YieldOp>(body.getTerminator());
   if (!yield || !yield.getValues().empty())
     return emitOpError("body must end with an `fgemm.yield` without values");
@@ -152,9 +163,11 @@ LogicalResult TileSpaceOp::verify() {
 LogicalResult TileLoopOp::verify() {
   Block &body = getBody().front();
   if (body.getNumArguments() != 2 ||
-      !llvm::all_of(body.getArgumentTypes(), [](Type t) { return t.isIndex(); }))
-    return emitOpError("body takes two index arguments: the CTA's iteration and the linear "
-                       "tile index");
+      !llvm::all_of(body.getArgumentTypes(),
+                    [](Type t) { return t.isIndex(); }))
+    return emitOpError(
+        "body takes two index arguments: the CTA's iteration and the linear "
+        "tile index");
   auto yield = dyn_cast<YieldOp>(body.getTerminator());
   if (!yield || !yield.getValues().empty())
     return emitOpError("body must end with an `fgemm.yield` without values");
@@ -163,24 +176,28 @@ LogicalResult TileLoopOp::verify() {
 
 LogicalResult KLoopOp::verify() {
   auto kernel = (*this)->getParentOfType<KernelOp>();
-  if (kernel && !llvm::is_contained(kernel.getDims().getAsValueRange<StringAttr>(), getDim()))
-    return emitOpError("loops over dimension '") << getDim()
-                                                 << "', which is not a kernel dimension";
+  if (kernel && !llvm::is_contained(
+                    kernel.getDims().getAsValueRange<StringAttr>(), getDim()))
+    return emitOpError("loops over dimension '")
+           << getDim() << "', which is not a kernel dimension";
   Block &body = getBody().front();
   if (body.getNumArguments() != 1 + getInits().size() ||
       !body.getArgument(0).getType().isIndex())
-    return emitOpError("body takes the K-block index followed by one argument per `init` value");
-  for (auto [arg, init] : llvm::zip(body.getArguments().drop_front(), getInits()))
+    return emitOpError("body takes the K-block index followed by one argument "
+                       "per `init` value");
+  for (auto [arg, init] :
+       llvm::zip(body.getArguments().drop_front(), getInits()))
     if (arg.getType() != init.getType())
-      return emitOpError("carried argument type ") << arg.getType()
-                                                   << " differs from its init type "
-                                                   << init.getType();
+      return emitOpError("carried argument type ")
+             << arg.getType() << " differs from its init type "
+             << init.getType();
   auto yield = dyn_cast<YieldOp>(body.getTerminator());
   if (!yield)
     return emitOpError("body must end with `fgemm.yield`");
   if (yield.getValues().getTypes() != getInits().getTypes())
-    return emitOpError("yields ") << yield.getValues().size()
-                                  << " values but carries " << getInits().size();
+    return emitOpError("yields ")
+           << yield.getValues().size() << " values but carries "
+           << getInits().size();
   if (getResultTypes() != getInits().getTypes())
     return emitOpError("result types must match the `init` types");
   return success();
@@ -188,16 +205,19 @@ LogicalResult KLoopOp::verify() {
 
 LogicalResult WarpSpecializeOp::verify() {
   if (getMathWarpgroups() != 1 && getMathWarpgroups() != 2)
-    return emitOpError("math_warpgroups must be 1 or 2, got ") << getMathWarpgroups();
+    return emitOpError("math_warpgroups must be 1 or 2, got ")
+           << getMathWarpgroups();
   for (int64_t regs : {getProducerRegs(), getConsumerRegs()})
     if (regs < 24 || regs > 256 || regs % 8 != 0)
-      return emitOpError("setmaxnreg counts must be multiples of 8 in [24, 256], got ")
+      return emitOpError(
+                 "setmaxnreg counts must be multiples of 8 in [24, 256], got ")
              << regs;
   // 64K registers per SM are shared by the CTA's 128-thread warpgroups.
-  int64_t total = 128 * (getProducerRegs() + getMathWarpgroups() * getConsumerRegs());
+  int64_t total =
+      128 * (getProducerRegs() + getMathWarpgroups() * getConsumerRegs());
   if (total > 65536)
-    return emitOpError("register budget ") << total
-                                           << " exceeds the 65536 registers of an SM";
+    return emitOpError("register budget ")
+           << total << " exceeds the 65536 registers of an SM";
   return success();
 }
 
@@ -206,16 +226,17 @@ LogicalResult WarpSpecializeOp::verify() {
 //===----------------------------------------------------------------------===//
 
 /// Checks that `tile` has the blocked dimensions of `dims`: [m, k] -> [bm, bk].
-static LogicalResult verifyBlockedDims(Operation *op, ArrayRef<StringAttr> dims, TileType tile,
-                                       StringRef what) {
+static LogicalResult verifyBlockedDims(Operation *op, ArrayRef<StringAttr> dims,
+                                       TileType tile, StringRef what) {
   SmallVector<std::string> expected = llvm::map_to_vector(dims, blockSymbol);
   ArrayRef<StringAttr> got = tile.getDims();
   bool same = got.size() == expected.size();
   for (size_t i = 0; same && i < got.size(); ++i)
     same = got[i].getValue() == expected[i];
   if (!same)
-    return op->emitOpError() << what << " of " << formatDims(dims) << " must have shape ["
-                             << llvm::join(expected, ", ") << "], got " << formatDims(got);
+    return op->emitOpError()
+           << what << " of " << formatDims(dims) << " must have shape ["
+           << llvm::join(expected, ", ") << "], got " << formatDims(got);
   return success();
 }
 
@@ -223,9 +244,9 @@ LogicalResult LoadOp::verify() {
   auto src = getSource().getType();
   auto tile = getResult().getType();
   if (src.getElementType() != tile.getElementType())
-    return emitOpError("tile element type ") << tile.getElementType()
-                                             << " differs from the tensor's "
-                                             << src.getElementType();
+    return emitOpError("tile element type ")
+           << tile.getElementType() << " differs from the tensor's "
+           << src.getElementType();
   if (!isFp8(src.getElementType()))
     return emitOpError("loads FP8 operand tiles; got ") << src.getElementType();
   return verifyBlockedDims(*this, src.getDims(), tile, "a tile");
@@ -237,16 +258,19 @@ LogicalResult LoadScalesOp::verify() {
   if (!tile.getElementType().isF32() || tile.getDims().size() != 1)
     return emitOpError("yields one f32 scale per tile row: !fgemm.tile<[b")
            << src.getDims()[0].getValue() << "], f32>";
-  return verifyBlockedDims(*this, src.getDims().take_front(), tile, "the scales of rows");
+  return verifyBlockedDims(*this, src.getDims().take_front(), tile,
+                           "the scales of rows");
 }
 
 LogicalResult StoreOp::verify() {
   auto dest = getDest().getType();
   auto tile = getValue().getType();
   if (!tile.getElementType().isF32())
-    return emitOpError("stores f32 accumulator tiles; got ") << tile.getElementType();
+    return emitOpError("stores f32 accumulator tiles; got ")
+           << tile.getElementType();
   if (!dest.getElementType().isBF16())
-    return emitOpError("stores to bf16 tensors (f32 outputs are not supported yet); got ")
+    return emitOpError("stores to bf16 tensors (f32 outputs are not supported "
+                       "yet); got ")
            << dest.getElementType();
   return verifyBlockedDims(*this, dest.getDims(), tile, "an output tile");
 }
@@ -267,9 +291,10 @@ LogicalResult ScaledDotOp::verify() {
     return emitOpError("accumulates in f32; got ") << acc.getElementType();
   SmallVector<StringAttr> out = {a.getDims()[0], b.getDims()[0]};
   if (acc.getDims() != ArrayRef<StringAttr>(out))
-    return emitOpError("accumulator must be ") << formatDims(out) << ", got "
-                                               << formatDims(acc.getDims());
-  if (sa.getDims() != a.getDims().take_front() || sb.getDims() != b.getDims().take_front())
+    return emitOpError("accumulator must be ")
+           << formatDims(out) << ", got " << formatDims(acc.getDims());
+  if (sa.getDims() != a.getDims().take_front() ||
+      sb.getDims() != b.getDims().take_front())
     return emitOpError("scales must have one value per row of each operand: ")
            << formatDims(a.getDims().take_front()) << " and "
            << formatDims(b.getDims().take_front());
@@ -300,10 +325,11 @@ LogicalResult RingPutOp::verify() {
     if (auto scales = dyn_cast_or_null<LoadScalesOp>(def))
       tma = scales.getSource().getType().getMnMajor();
     if (!tma || def->getBlock() != (*this)->getBlock())
-      return emitOpError("value #") << i
-                                    << " must come from an fgemm.load (or fgemm.load_scales of "
-                                       "MN-major scales) in the same block: the producer "
-                                       "turns each into a TMA load";
+      return emitOpError("value #")
+             << i
+             << " must come from an fgemm.load (or fgemm.load_scales of "
+                "MN-major scales) in the same block: the producer "
+                "turns each into a TMA load";
   }
   return success();
 }
@@ -323,20 +349,23 @@ LogicalResult RingCreateOp::verify() {
     if (auto put = dyn_cast<RingPutOp>(user))
       puts.push_back(put);
     else if (!isa<RingGetOp, RingReleaseOp>(user))
-      return user->emitOpError("uses a ring; only fgemm.ring.put, ring.get and ring.release "
-                               "may");
+      return user->emitOpError(
+          "uses a ring; only fgemm.ring.put, ring.get and ring.release "
+          "may");
     accesses.push_back(user);
   }
   if (puts.size() > 1)
-    return emitOpError("has ") << puts.size() << " producer puts; a ring has exactly one";
+    return emitOpError("has ")
+           << puts.size() << " producer puts; a ring has exactly one";
   TypeRange putTypes;
   if (!puts.empty())
     putTypes = puts.front().getValues().getTypes();
   for (Operation *access : accesses)
-    if (auto get = dyn_cast<RingGetOp>(access); get && !puts.empty() &&
-                                                get.getValues().getTypes() != putTypes)
+    if (auto get = dyn_cast<RingGetOp>(access);
+        get && !puts.empty() && get.getValues().getTypes() != putTypes)
       return get.emitOpError("yields ")
-             << get.getValues().getTypes() << " but the ring's put carries " << putTypes;
+             << get.getValues().getTypes() << " but the ring's put carries "
+             << putTypes;
   RingPlanAttr plan = getPlanAttr();
   if (!plan)
     return success();
@@ -346,16 +375,19 @@ LogicalResult RingCreateOp::verify() {
                                     << putTypes.size() << " values";
   for (Operation *access : accesses) {
     bool staged = TypeSwitch<Operation *, bool>(access)
-                      .Case<RingPutOp, RingGetOp, RingReleaseOp>(
-                          [](auto op) { return static_cast<bool>(op.getStage()); })
+                      .Case<RingPutOp, RingGetOp, RingReleaseOp>([](auto op) {
+                        return static_cast<bool>(op.getStage());
+                      })
                       .Default([](Operation *) { return false; });
     if (!staged)
-      return access->emitOpError("accesses a planned ring without a stage and phase");
+      return access->emitOpError(
+          "accesses a planned ring without a stage and phase");
   }
   if (auto kernel = (*this)->getParentOfType<KernelOp>())
     if (ConfigAttr config = kernel.getConfigAttr();
         config && config.getStages() != plan.getStages())
-      return emitOpError("plan has ") << plan.getStages() << " stages but the kernel's "
-                                      << "configuration has " << config.getStages();
+      return emitOpError("plan has ")
+             << plan.getStages() << " stages but the kernel's "
+             << "configuration has " << config.getStages();
   return success();
 }

@@ -26,36 +26,42 @@ void FgemmDialect::registerTypes() {
 }
 
 /// Parses `[sym, sym, ...]` (possibly empty).
-static ParseResult parseSymbolList(AsmParser &parser, SmallVectorImpl<StringAttr> &dims) {
-  return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() -> ParseResult {
-    // Numbers parse too, so the verifier can say that sizes are symbolic.
-    StringRef name;
-    int64_t number = 0;
-    if (succeeded(parser.parseOptionalKeyword(&name))) {
-      dims.push_back(StringAttr::get(parser.getContext(), name));
-      return success();
-    }
-    OptionalParseResult parsed = parser.parseOptionalInteger(number);
-    if (!parsed.has_value())
-      return parser.emitError(parser.getCurrentLocation(), "expected a dimension symbol");
-    if (failed(*parsed))
-      return failure();
-    dims.push_back(StringAttr::get(parser.getContext(), std::to_string(number)));
-    return success();
-  });
+static ParseResult parseSymbolList(AsmParser &parser,
+                                   SmallVectorImpl<StringAttr> &dims) {
+  return parser.parseCommaSeparatedList(
+      AsmParser::Delimiter::Square, [&]() -> ParseResult {
+        // Numbers parse too, so the verifier can say that sizes are symbolic.
+        StringRef name;
+        int64_t number = 0;
+        if (succeeded(parser.parseOptionalKeyword(&name))) {
+          dims.push_back(StringAttr::get(parser.getContext(), name));
+          return success();
+        }
+        OptionalParseResult parsed = parser.parseOptionalInteger(number);
+        if (!parsed.has_value())
+          return parser.emitError(parser.getCurrentLocation(),
+                                  "expected a dimension symbol");
+        if (failed(*parsed))
+          return failure();
+        dims.push_back(
+            StringAttr::get(parser.getContext(), std::to_string(number)));
+        return success();
+      });
 }
 
 static void printSymbolList(AsmPrinter &printer, ArrayRef<StringAttr> dims) {
   printer << "[";
-  llvm::interleaveComma(dims, printer, [&](StringAttr d) { printer << d.getValue(); });
+  llvm::interleaveComma(dims, printer,
+                        [&](StringAttr d) { printer << d.getValue(); });
   printer << "]";
 }
 
 /// Shared syntax of `tensor` and `tile`: `<[d0, d1], elementType>`.
-static ParseResult parseDimsAndElement(AsmParser &parser, SmallVectorImpl<StringAttr> &dims,
+static ParseResult parseDimsAndElement(AsmParser &parser,
+                                       SmallVectorImpl<StringAttr> &dims,
                                        Type &elementType) {
-  if (parser.parseLess() || parseSymbolList(parser, dims) || parser.parseComma() ||
-      parser.parseType(elementType))
+  if (parser.parseLess() || parseSymbolList(parser, dims) ||
+      parser.parseComma() || parser.parseType(elementType))
     return failure();
   return success();
 }
@@ -79,32 +85,41 @@ static void printDimsType(AsmPrinter &printer, T type) {
   printer << ", " << type.getElementType() << ">";
 }
 
-static bool isFp8(Type type) { return isa<Float8E4M3FNType, Float8E5M2Type>(type); }
+static bool isFp8(Type type) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(type);
+}
 
 //===----------------------------------------------------------------------===//
 // GlobalTensorType
 //===----------------------------------------------------------------------===//
 
-Type GlobalTensorType::parse(AsmParser &parser) { return parseDimsType<GlobalTensorType>(parser); }
+Type GlobalTensorType::parse(AsmParser &parser) {
+  return parseDimsType<GlobalTensorType>(parser);
+}
 
-void GlobalTensorType::print(AsmPrinter &printer) const { printDimsType(printer, *this); }
+void GlobalTensorType::print(AsmPrinter &printer) const {
+  printDimsType(printer, *this);
+}
 
-LogicalResult GlobalTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
-                                 ArrayRef<StringAttr> dims, Type elementType) {
+LogicalResult
+GlobalTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
+                         ArrayRef<StringAttr> dims, Type elementType) {
   if (dims.size() != 2)
     return emitError() << "fgemm tensors are 2-D (row-major [rows, cols]); got "
                        << dims.size() << " dimensions";
   for (StringAttr d : dims)
     if (!llvm::isAlpha(d.getValue().front()))
-      return emitError() << "tensor dimensions are symbols bound at launch (e.g. [m, k]); got '"
+      return emitError() << "tensor dimensions are symbols bound at launch "
+                            "(e.g. [m, k]); got '"
                          << d.getValue() << "'";
   if (dims[0] == dims[1])
     return emitError() << "tensor dimensions must be distinct symbols, got '"
                        << dims[0].getValue() << "' twice";
   if (!isFp8(elementType) && !elementType.isBF16() && !elementType.isF32())
-    return emitError() << "tensor element type must be f8E4M3FN or f8E5M2 (operands) or "
-                          "bf16 or f32 (outputs), got "
-                       << elementType;
+    return emitError()
+           << "tensor element type must be f8E4M3FN or f8E5M2 (operands) or "
+              "bf16 or f32 (outputs), got "
+           << elementType;
   return success();
 }
 
@@ -151,14 +166,17 @@ LogicalResult ScalesType::verify(function_ref<InFlightDiagnostic()> emitError,
   if (!elementType.isF32())
     return emitError() << "scales must be f32, got " << elementType;
   if (block.size() != 2 || block[0] <= 0 || block[1] <= 0)
-    return emitError() << "scale block must be two positive sizes, e.g. [1, 128]";
+    return emitError()
+           << "scale block must be two positive sizes, e.g. [1, 128]";
   if (block[1] != 128)
-    return emitError() << "scale blocks must be 128 wide along K (the K block the "
-                          "promotion works on), got "
-                       << block[1];
+    return emitError()
+           << "scale blocks must be 128 wide along K (the K block the "
+              "promotion works on), got "
+           << block[1];
   if (block[0] != 1 && block[0] != 128)
-    return emitError() << "scale blocks must be 1 (per row) or 128 rows tall, got "
-                       << block[0];
+    return emitError()
+           << "scale blocks must be 1 (per row) or 128 rows tall, got "
+           << block[0];
   return success();
 }
 
@@ -166,9 +184,13 @@ LogicalResult ScalesType::verify(function_ref<InFlightDiagnostic()> emitError,
 // TileType
 //===----------------------------------------------------------------------===//
 
-Type TileType::parse(AsmParser &parser) { return parseDimsType<TileType>(parser); }
+Type TileType::parse(AsmParser &parser) {
+  return parseDimsType<TileType>(parser);
+}
 
-void TileType::print(AsmPrinter &printer) const { printDimsType(printer, *this); }
+void TileType::print(AsmPrinter &printer) const {
+  printDimsType(printer, *this);
+}
 
 LogicalResult TileType::verify(function_ref<InFlightDiagnostic()> emitError,
                                ArrayRef<StringAttr> dims, Type elementType) {
@@ -177,7 +199,8 @@ LogicalResult TileType::verify(function_ref<InFlightDiagnostic()> emitError,
                        << " dimensions";
   for (StringAttr d : dims)
     if (d.getValue() != "bm" && d.getValue() != "bn" && d.getValue() != "bk")
-      return emitError() << "tile dimensions are the configuration symbols bm, bn, bk; got '"
+      return emitError() << "tile dimensions are the configuration symbols bm, "
+                            "bn, bk; got '"
                          << d.getValue() << "'";
   return success();
 }

@@ -7,8 +7,8 @@
 using namespace mlir::fgemm;
 
 bool KernelConfig::operator==(const KernelConfig &other) const {
-#define FGEMM_KNOB(TYPE, NAME, ACCESSOR, FLAG, KEY, DEFAULT, HELP)                          \
-  if (NAME != other.NAME)                                                                  \
+#define FGEMM_KNOB(TYPE, NAME, ACCESSOR, FLAG, KEY, DEFAULT, HELP)             \
+  if (NAME != other.NAME)                                                      \
     return false;
 #include "dialect/KernelConfig.def"
   return true;
@@ -16,16 +16,18 @@ bool KernelConfig::operator==(const KernelConfig &other) const {
 
 llvm::hash_code mlir::fgemm::hash_value(const KernelConfig &config) {
   llvm::hash_code hash = llvm::hash_value(0);
-#define FGEMM_KNOB(TYPE, NAME, ACCESSOR, FLAG, KEY, DEFAULT, HELP)                          \
+#define FGEMM_KNOB(TYPE, NAME, ACCESSOR, FLAG, KEY, DEFAULT, HELP)             \
   hash = llvm::hash_combine(hash, config.NAME);
 #include "dialect/KernelConfig.def"
   return hash;
 }
 
-std::string mlir::fgemm::checkKernelConfig(const KernelConfig &c, bool resolved) {
+std::string mlir::fgemm::checkKernelConfig(const KernelConfig &c,
+                                           bool resolved) {
   auto str = [](int64_t v) { return std::to_string(v); };
   if (c.blockM != 64 && c.blockM != 128)
-    return "block-m must be 64 or 128 (64 rows per math warpgroup, WGMMA's M), got " +
+    return "block-m must be 64 or 128 (64 rows per math warpgroup, WGMMA's M), "
+           "got " +
            str(c.blockM);
   if (c.blockN < 8 || c.blockN > 256 || c.blockN % 8 != 0)
     return "block-n must be a multiple of 8 in [8, 256] (WGMMA's N; at most " +
@@ -35,46 +37,57 @@ std::string mlir::fgemm::checkKernelConfig(const KernelConfig &c, bool resolved)
   // under setmaxnreg 232 and ptxas spills.
   if (c.blockN > kMaxBlockN)
     return "block-n must be at most " + str(kMaxBlockN) +
-           " (the accumulators of a larger tile do not fit in the math warpgroups' "
+           " (the accumulators of a larger tile do not fit in the math "
+           "warpgroups' "
            "registers), got " +
            str(c.blockN);
   if (c.blockK != 128)
-    return "block-k must be 128 (the K granularity of the scales), got " + str(c.blockK);
+    return "block-k must be 128 (the K granularity of the scales), got " +
+           str(c.blockK);
   if (c.stages < (resolved ? 1 : 0) || c.stages > kMaxStages)
     return std::string("stages must be in [1, 16]") +
-           (resolved ? "" : ", or 0 for as many as fit") + "; got " + str(c.stages);
+           (resolved ? "" : ", or 0 for as many as fit") + "; got " +
+           str(c.stages);
   if (c.mathWarpgroups < (resolved ? 1 : 0) || c.mathWarpgroups > 2)
     return std::string("math-warpgroups must be 1 or 2") +
-           (resolved ? "" : ", or 0 for block-m / 64") + "; got " + str(c.mathWarpgroups);
+           (resolved ? "" : ", or 0 for block-m / 64") + "; got " +
+           str(c.mathWarpgroups);
   if (c.mathWarpgroups && c.getRowsPerWarpgroup() != 64)
-    return "each math warpgroup owns 64 rows (block-m = 64 x math-warpgroups); block-m " +
+    return "each math warpgroup owns 64 rows (block-m = 64 x math-warpgroups); "
+           "block-m " +
            str(c.blockM) + " with " + str(c.mathWarpgroups) +
            " math warpgroups would need " + str(c.getRowsPerWarpgroup()) +
-           " rows each (two m64 accumulators per warpgroup are not implemented yet)";
+           " rows each (two m64 accumulators per warpgroup are not implemented "
+           "yet)";
   if (c.cluster != 1 && c.cluster != 2)
-    return "cluster must be 1 or 2 (CTAs sharing one operand tile by TMA multicast), got " +
+    return "cluster must be 1 or 2 (CTAs sharing one operand tile by TMA "
+           "multicast), got " +
            str(c.cluster);
   if (c.cluster > 1 && c.schedule != Schedule::Plain)
-    return "cluster 2 needs schedule=plain (a persistent loop would have to keep the pair "
+    return "cluster 2 needs schedule=plain (a persistent loop would have to "
+           "keep the pair "
            "on tiles of the same row; not implemented yet)";
   // Each CTA of a cluster TMA-loads 1/cluster of the shared tile's rows into
   // the 128-byte-swizzled slot, whose pattern repeats every 8 rows.
   int64_t sharedRows = c.multicast == Multicast::A ? c.blockM : c.blockN;
   if (c.cluster > 1 && (sharedRows / c.cluster) % 8 != 0)
     return "a cluster of " + str(c.cluster) + " sharing " +
-           (c.multicast == Multicast::A ? "A" : "B") + " splits its " + str(sharedRows) +
-           " rows into " + str(sharedRows / c.cluster) +
-           "-row parts; each must be a multiple of 8 rows (the 128-byte swizzle's "
+           (c.multicast == Multicast::A ? "A" : "B") + " splits its " +
+           str(sharedRows) + " rows into " + str(sharedRows / c.cluster) +
+           "-row parts; each must be a multiple of 8 rows (the 128-byte "
+           "swizzle's "
            "1024-byte atom)";
   if (c.rasterGroup < 0 || c.rasterGroup > kMaxRasterGroup)
     return "raster-group must be in [0, " + str(kMaxRasterGroup) + "], got " +
            str(c.rasterGroup);
   if (c.fixedN < 0 || c.fixedN % 8 != 0 || c.fixedN > INT32_MAX)
-    return "fixed N must be 0 (any) or a positive multiple of 8 (BF16 rows of D need "
+    return "fixed N must be 0 (any) or a positive multiple of 8 (BF16 rows of "
+           "D need "
            "16-byte strides for TMA), got " +
            str(c.fixedN);
   if (c.fixedK < 0 || c.fixedK % 16 != 0 || c.fixedK > INT32_MAX)
-    return "fixed K must be 0 (any) or a positive multiple of 16 (FP8 rows of A and B need "
+    return "fixed K must be 0 (any) or a positive multiple of 16 (FP8 rows of "
+           "A and B need "
            "16-byte strides for TMA), got " +
            str(c.fixedK);
   if (c.sassEveryN < 1 || c.sassEveryN > 64)

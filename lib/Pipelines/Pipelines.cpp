@@ -26,7 +26,8 @@ using namespace mlir::fgemm;
 /// Bits of `index` in the generated code.
 static constexpr unsigned kIndexBitwidth = 32;
 
-void mlir::fgemm::buildSm90Pipeline(OpPassManager &pm, const KernelConfig &config,
+void mlir::fgemm::buildSm90Pipeline(OpPassManager &pm,
+                                    const KernelConfig &config,
                                     Sm90Stage stopAfter) {
   pm.addPass(createFgemmSpecializePass(config));
   pm.addPass(createFgemmScheduleTilesPass());
@@ -45,8 +46,10 @@ void mlir::fgemm::buildSm90Pipeline(OpPassManager &pm, const KernelConfig &confi
   // counters) in 32 bits: every extent is below 2^31 (the runtime checks it),
   // and 64-bit division by the stage count cost ten uniform instructions per
   // K block.
-  pm.addPass(createArithToLLVMConversionPass(ArithToLLVMConversionPassOptions{kIndexBitwidth}));
-  pm.addPass(createConvertControlFlowToLLVMPass(ConvertControlFlowToLLVMPassOptions{kIndexBitwidth}));
+  pm.addPass(createArithToLLVMConversionPass(
+      ArithToLLVMConversionPassOptions{kIndexBitwidth}));
+  pm.addPass(createConvertControlFlowToLLVMPass(
+      ConvertControlFlowToLLVMPassOptions{kIndexBitwidth}));
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 

@@ -1,4 +1,5 @@
-//===- Pipelines.h - registered fgemm pass pipelines -------------*- C++ -*-===//
+//===- Pipelines.h - registered fgemm pass pipelines -------------*- C++
+//-*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 
@@ -14,13 +15,14 @@ namespace mlir::fgemm {
 
 /// The pipeline's options: one per knob of dialect/KernelConfig.def.
 struct Sm90PipelineOptions : public PassPipelineOptions<Sm90PipelineOptions> {
-#define FGEMM_KNOB(TYPE, NAME, ACCESSOR, FLAG, KEY, DEFAULT, HELP)                          \
+#define FGEMM_KNOB(TYPE, NAME, ACCESSOR, FLAG, KEY, DEFAULT, HELP)             \
   KnobPipelineOption<TYPE> NAME{*this, FLAG, HELP, DEFAULT};
 #include "dialect/KernelConfig.def"
 
   KernelConfig getConfig() const {
     KernelConfig config;
-#define FGEMM_KNOB(TYPE, NAME, ACCESSOR, FLAG, KEY, DEFAULT, HELP) config.NAME = NAME;
+#define FGEMM_KNOB(TYPE, NAME, ACCESSOR, FLAG, KEY, DEFAULT, HELP)             \
+  config.NAME = NAME;
 #include "dialect/KernelConfig.def"
     return config;
   }

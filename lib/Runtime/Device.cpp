@@ -222,7 +222,6 @@ Status Event::record(CUstream stream) const {
 Expected<float> Event::elapsedSince(const Event &start) const {
   FGEMM_CU_CHECK(driver->cuEventSynchronize(event));
   float milliseconds = 0;
-  FGEMM_CU_CHECK(
-      driver->cuEventElapsedTime(&milliseconds, start.event, event));
+  FGEMM_CU_CHECK(driver->cuEventElapsedTime(&milliseconds, start.event, event));
   return milliseconds;
 }

@@ -70,8 +70,8 @@ Expected<std::unique_ptr<Driver>> Driver::open(const std::string &library) {
                                   : std::string("unknown");
     // The handle stays open: another Driver may share it, and unloading
     // libcuda is never safe once any symbol was taken.
-    return Status::error("the CUDA driver library '" + library +
-                         "' (CUDA " + versionText + ") lacks " + missing +
+    return Status::error("the CUDA driver library '" + library + "' (CUDA " +
+                         versionText + ") lacks " + missing +
                          "; fgemm needs a driver for CUDA 12.0 or newer");
   }
   return driver;

@@ -13,16 +13,17 @@
 using namespace fgemm;
 
 Status fgemm::validateDenseGemmShape(int64_t m, int64_t n, int64_t k) {
-  const std::pair<const char *, int64_t> dims[] = {{"M", m}, {"N", n}, {"K", k}};
+  const std::pair<const char *, int64_t> dims[] = {
+      {"M", m}, {"N", n}, {"K", k}};
   for (const auto &[name, value] : dims) {
     if (value < 0)
       return Status::error(std::string(name) + " = " + std::to_string(value) +
                            " is negative (M, N and K must be >= 0)");
     if (value > kMaxGemmDim)
-      return Status::error(std::string(name) + " = " + std::to_string(value) +
-                           " is too large (at most 2^31-1 = " +
-                           std::to_string(kMaxGemmDim) +
-                           ": TMA coordinates are 32-bit)");
+      return Status::error(
+          std::string(name) + " = " + std::to_string(value) +
+          " is too large (at most 2^31-1 = " + std::to_string(kMaxGemmDim) +
+          ": TMA coordinates are 32-bit)");
   }
   if (n % 8 != 0)
     return Status::error("N = " + std::to_string(n) +
@@ -52,9 +53,9 @@ double fgemm::estimateTileRate(uint32_t blockM, uint32_t blockN) {
   return straddle * a * blockN / (blockN + c);
 }
 
-Expected<size_t> fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels,
-                                          int64_t m, int64_t n, int64_t k,
-                                          int smCount) {
+Expected<size_t>
+fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
+                         int64_t n, int64_t k, int smCount) {
   if (kernels.empty())
     return Status::error("no kernels loaded");
   const int64_t sms = std::max(smCount, 1);
@@ -82,9 +83,15 @@ Expected<size_t> fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels
     // at K >= 7168 (docs/PERF.md).
     if (meta.persistent() && waves > 1)
       time *= k <= 4096 ? 1.0 / 1.2 : 1.05;
-    int isPersistent = meta.persistent() ? 1 : 0; // equal estimates: the simpler grid
-    Cost cost{genericDims, wastedRows, int64_t(time * 1000), isPersistent, -int64_t(meta.blockN),
-              -int64_t(meta.stages), i};
+    int isPersistent =
+        meta.persistent() ? 1 : 0; // equal estimates: the simpler grid
+    Cost cost{genericDims,
+              wastedRows,
+              int64_t(time * 1000),
+              isPersistent,
+              -int64_t(meta.blockN),
+              -int64_t(meta.stages),
+              i};
     if (!found || cost < best) {
       best = cost;
       found = true;
@@ -94,13 +101,13 @@ Expected<size_t> fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels
     return std::get<6>(best);
   std::string specialized;
   for (const KernelMeta &meta : kernels)
-    specialized += (specialized.empty() ? "" : ", ") + meta.kernel + " (N=" +
-                   (meta.fixedN ? std::to_string(meta.fixedN) : "any") +
-                   ", K=" + (meta.fixedK ? std::to_string(meta.fixedK) : "any") +
-                   ")";
+    specialized +=
+        (specialized.empty() ? "" : ", ") + meta.kernel +
+        " (N=" + (meta.fixedN ? std::to_string(meta.fixedN) : "any") +
+        ", K=" + (meta.fixedK ? std::to_string(meta.fixedK) : "any") + ")";
   return Status::error("no loaded kernel accepts N = " + std::to_string(n) +
-                       ", K = " + std::to_string(k) + "; loaded: " +
-                       specialized);
+                       ", K = " + std::to_string(k) +
+                       "; loaded: " + specialized);
 }
 
 //===----------------------------------------------------------------------===//
@@ -205,7 +212,8 @@ Expected<DenseGemm> DenseGemm::create(const std::string &directory) {
   for (const std::string &stem : cubins)
     if (!metas.count(stem))
       return Status::error("'" + directory + "/" + stem + ".cubin' has no " +
-                           stem + ".meta beside it (fgemmc --emit=cubin "
+                           stem +
+                           ".meta beside it (fgemmc --emit=cubin "
                            "writes both; remove stray cubins)");
   if (cubins.empty())
     return Status::error("no compiled kernels (NAME.cubin + NAME.meta) in '" +

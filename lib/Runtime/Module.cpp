@@ -56,8 +56,8 @@ Module::~Module() {
 
 Expected<CUfunction> Module::function(const std::string &symbol) const {
   CUfunction function = nullptr;
-  CUresult result = driver->cuModuleGetFunction(&function, module,
-                                                symbol.c_str());
+  CUresult result =
+      driver->cuModuleGetFunction(&function, module, symbol.c_str());
   if (result == CUDA_ERROR_NOT_FOUND)
     return Status::error("no kernel '" + symbol + "' in '" + moduleName +
                          "' (does the .meta 'kernel' key match the cubin?)");
@@ -81,8 +81,7 @@ Status fgemm::validateLaunchDims(const LaunchDims &dims) {
   if (threads > 1024)
     return Status::error("block of " + std::to_string(threads) +
                          " threads exceeds 1024");
-  if (dims.cluster > 8 ||
-      (dims.cluster && dims.grid[0] % dims.cluster != 0))
+  if (dims.cluster > 8 || (dims.cluster && dims.grid[0] % dims.cluster != 0))
     return Status::error("grid x = " + std::to_string(dims.grid[0]) +
                          " is not a multiple of cluster size " +
                          std::to_string(dims.cluster) + " (at most 8)");
@@ -115,8 +114,7 @@ Status fgemm::prepareFunction(const Driver &driver, CUfunction function,
     return Status::error("kernel '" + symbol + "' is launched with " +
                          std::to_string(threads) +
                          " threads but can run at most " +
-                         std::to_string(maxThreads) +
-                         " (register use?)");
+                         std::to_string(maxThreads) + " (register use?)");
   return Status::success();
 }
 

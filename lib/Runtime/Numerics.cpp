@@ -98,9 +98,8 @@ static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /// Quantizes x with groups of `groupRows` x 128: the shared body of both
 /// quantizers (groupRows = 1 for A, 128 for B).
-static QuantizedMatrix quantizeGroups(const std::vector<float> &x,
-                                      int64_t rows, int64_t cols,
-                                      int64_t groupRows) {
+static QuantizedMatrix quantizeGroups(const std::vector<float> &x, int64_t rows,
+                                      int64_t cols, int64_t groupRows) {
   QuantizedMatrix q;
   q.rows = rows;
   q.cols = cols;
@@ -142,8 +141,7 @@ QuantizedMatrix fgemm::quantizePerBlock(const std::vector<float> &x,
   return quantizeGroups(x, rows, cols, kScaleBlock);
 }
 
-std::vector<float> fgemm::toSfaLayout(const QuantizedMatrix &a,
-                                      float padding) {
+std::vector<float> fgemm::toSfaLayout(const QuantizedMatrix &a, float padding) {
   int64_t alignedRows = (a.rows + 3) / 4 * 4;
   std::vector<float> sfa(static_cast<size_t>(alignedRows * a.scaleCols),
                          padding);

@@ -20,13 +20,13 @@ Status fgemm::cuError(CUresult result, const char *call, const char *file,
   std::string message = std::string(call) + " failed: " + cuResultName(result);
   const Driver *driver = loadedDriver();
   const char *text = nullptr;
-  if (driver && driver->cuGetErrorString(result, &text) == CUDA_SUCCESS &&
-      text)
+  if (driver && driver->cuGetErrorString(result, &text) == CUDA_SUCCESS && text)
     message += std::string(" (") + text + ")";
   // Only the file name: full build paths add nothing for the reader.
   std::string path(file);
   size_t slash = path.find_last_of('/');
-  message += " at " + (slash == std::string::npos ? path : path.substr(slash + 1)) +
+  message += " at " +
+             (slash == std::string::npos ? path : path.substr(slash + 1)) +
              ":" + std::to_string(line);
   return Status::error(std::move(message));
 }

@@ -38,9 +38,9 @@ using namespace mlir::fgemm;
 
 /// Computes (kb mod stages, (kb div stages) mod 2) once per K-block index,
 /// right where `kb` is defined, so every access of that block shares it.
-static std::pair<Value, Value> getStageAndPhase(RewriterBase &rewriter, Value kb,
-                                                int64_t stages,
-                                                DenseMap<Value, std::pair<Value, Value>> &cache) {
+static std::pair<Value, Value>
+getStageAndPhase(RewriterBase &rewriter, Value kb, int64_t stages,
+                 DenseMap<Value, std::pair<Value, Value>> &cache) {
   if (auto it = cache.find(kb); it != cache.end())
     return it->second;
   OpBuilder::InsertionGuard guard(rewriter);
@@ -50,12 +50,15 @@ static std::pair<Value, Value> getStageAndPhase(RewriterBase &rewriter, Value kb
   // position is iteration * (K blocks per tile) + kb.
   Value position = kb;
   auto kLoop = dyn_cast_or_null<KLoopOp>(kb.getParentBlock()->getParentOp());
-  if (auto tileLoop = kLoop ? kLoop->getParentOfType<TileLoopOp>() : TileLoopOp()) {
+  if (auto tileLoop =
+          kLoop ? kLoop->getParentOfType<TileLoopOp>() : TileLoopOp()) {
     Value iteration = tileLoop.getBody().front().getArgument(0);
-    Value perTile = NumBlocksOp::create(rewriter, loc, rewriter.getIndexType(),
-                                        kLoop.getDimAttr(), rewriter.getStringAttr("bk"));
+    Value perTile =
+        NumBlocksOp::create(rewriter, loc, rewriter.getIndexType(),
+                            kLoop.getDimAttr(), rewriter.getStringAttr("bk"));
     position = arith::AddIOp::create(
-        rewriter, loc, arith::MulIOp::create(rewriter, loc, iteration, perTile), kb);
+        rewriter, loc, arith::MulIOp::create(rewriter, loc, iteration, perTile),
+        kb);
   }
   Value numStages = arith::ConstantIndexOp::create(rewriter, loc, stages);
   Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
@@ -65,7 +68,8 @@ static std::pair<Value, Value> getStageAndPhase(RewriterBase &rewriter, Value kb
   return cache[kb] = {stage, phase};
 }
 
-LogicalResult mlir::fgemm::pipelineTma(RewriterBase &rewriter, KernelOp kernel) {
+LogicalResult mlir::fgemm::pipelineTma(RewriterBase &rewriter,
+                                       KernelOp kernel) {
   ConfigAttr config = kernel.getConfigAttr();
   if (!config)
     return kernel.emitError("fgemm-pipeline-tma needs a specialized kernel "
@@ -78,10 +82,12 @@ LogicalResult mlir::fgemm::pipelineTma(RewriterBase &rewriter, KernelOp kernel) 
     return success();
   }
   if (rings.size() > 1)
-    return rings[1].emitError("one ring per kernel is supported; found ") << rings.size();
+    return rings[1].emitError("one ring per kernel is supported; found ")
+           << rings.size();
   RingCreateOp ring = rings.front();
   if (ring.getPlanAttr()) {
-    ring.emitWarning("fgemm-pipeline-tma: not applied: ring is already pipelined");
+    ring.emitWarning(
+        "fgemm-pipeline-tma: not applied: ring is already pipelined");
     return success();
   }
 
@@ -93,24 +99,28 @@ LogicalResult mlir::fgemm::pipelineTma(RewriterBase &rewriter, KernelOp kernel) 
     accesses.push_back(user);
   }
   if (puts.size() != 1)
-    return ring.emitError("a ring needs exactly one producer put; found ") << puts.size();
+    return ring.emitError("a ring needs exactly one producer put; found ")
+           << puts.size();
   StoreOp store;
   kernel.walk([&](StoreOp s) { store = s; });
   if (!store)
     return kernel.emitError("kernel stores no output tile (no fgemm.store)");
 
-  SmallVector<TileType> slotTypes = llvm::map_to_vector(
-      puts.front().getValues().getTypes(), [](Type t) { return cast<TileType>(t); });
-  SharedMemoryPlan plan = planSharedMemory(slotTypes, store.getValue().getType(),
-                                           store.getDest().getType().getElementType(), config);
+  SmallVector<TileType> slotTypes =
+      llvm::map_to_vector(puts.front().getValues().getTypes(),
+                          [](Type t) { return cast<TileType>(t); });
+  SharedMemoryPlan plan =
+      planSharedMemory(slotTypes, store.getValue().getType(),
+                       store.getDest().getType().getElementType(), config);
   if (plan.totalBytes > kMaxSharedMemoryBytes)
     return ring.emitError("pipeline needs ")
            << plan.totalBytes << " bytes of shared memory; sm_90 allows "
            << kMaxSharedMemoryBytes;
 
   ring.setPlanAttr(RingPlanAttr::get(rewriter.getContext(), config.getStages(),
-                                     plan.slotOffsets, plan.slotStrides, plan.slotBytes,
-                                     plan.outputOffset, plan.barrierOffset, plan.totalBytes));
+                                     plan.slotOffsets, plan.slotStrides,
+                                     plan.slotBytes, plan.outputOffset,
+                                     plan.barrierOffset, plan.totalBytes));
 
   DenseMap<Value, std::pair<Value, Value>> cache;
   for (Operation *access : accesses) {
@@ -135,7 +145,8 @@ LogicalResult mlir::fgemm::pipelineTma(RewriterBase &rewriter, KernelOp kernel) 
 }
 
 namespace {
-struct FgemmPipelineTmaPass : fgemm::impl::FgemmPipelineTmaPassBase<FgemmPipelineTmaPass> {
+struct FgemmPipelineTmaPass
+    : fgemm::impl::FgemmPipelineTmaPassBase<FgemmPipelineTmaPass> {
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
     for (auto kernel : getOperation().getOps<KernelOp>())

@@ -58,13 +58,16 @@ static bool dependsOn(Value value, Value index) {
   if (value == index)
     return true;
   Operation *def = value.getDefiningOp();
-  return def && llvm::any_of(def->getOperands(),
-                             [&](Value operand) { return dependsOn(operand, index); });
+  return def && llvm::any_of(def->getOperands(), [&](Value operand) {
+           return dependsOn(operand, index);
+         });
 }
 
 /// The persistent loop: linear tile index -> (tm, tn) in the configured order.
-static std::pair<Value, Value> emitTileOrder(RewriterBase &rewriter, Location loc, Value tile,
-                                             Value tilesM, Value tilesN, int64_t group) {
+static std::pair<Value, Value> emitTileOrder(RewriterBase &rewriter,
+                                             Location loc, Value tile,
+                                             Value tilesM, Value tilesN,
+                                             int64_t group) {
   if (group == 0)
     return {arith::DivUIOp::create(rewriter, loc, tile, tilesN),
             arith::RemUIOp::create(rewriter, loc, tile, tilesN)};
@@ -75,24 +78,28 @@ static std::pair<Value, Value> emitTileOrder(RewriterBase &rewriter, Location lo
   Value rows = arith::MinUIOp::create(
       rewriter, loc, arith::SubIOp::create(rewriter, loc, tilesM, firstRow), g);
   Value inGroup = arith::RemUIOp::create(rewriter, loc, tile, groupTiles);
-  Value tm = arith::AddIOp::create(rewriter, loc, firstRow,
-                                   arith::RemUIOp::create(rewriter, loc, inGroup, rows));
+  Value tm = arith::AddIOp::create(
+      rewriter, loc, firstRow,
+      arith::RemUIOp::create(rewriter, loc, inGroup, rows));
   Value tn = arith::DivUIOp::create(rewriter, loc, inGroup, rows);
   return {tm, tn};
 }
 
-LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter, KernelOp kernel) {
+LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
+                                         KernelOp kernel) {
   ConfigAttr config = kernel.getConfigAttr();
   if (!config)
     return kernel.emitError("fgemm-schedule-tiles needs a specialized kernel "
                             "(run fgemm-specialize first)");
   SmallVector<TileSpaceOp> spaces(kernel.getOps<TileSpaceOp>());
   if (spaces.empty()) {
-    kernel.emitWarning("fgemm-schedule-tiles: not applied: no fgemm.tile_space in the kernel");
+    kernel.emitWarning(
+        "fgemm-schedule-tiles: not applied: no fgemm.tile_space in the kernel");
     return success();
   }
   if (spaces.size() > 1)
-    return spaces[1].emitError("a kernel has one tile space; found ") << spaces.size();
+    return spaces[1].emitError("a kernel has one tile space; found ")
+           << spaces.size();
   TileSpaceOp space = spaces.front();
   if (space.getKind() != TileSpaceKind::Dense)
     return space.emitError("only the dense tile space can be scheduled");
@@ -103,7 +110,8 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter, KernelOp kernel
   for (StringAttr d : {dimM, dimN})
     if (getTileDimExtent(("b" + d.getValue()).str(), config) <= 0)
       return space.emitError("output dimension '")
-             << d.getValue() << "' has no block size (the output must be [m, n])";
+             << d.getValue()
+             << "' has no block size (the output must be [m, n])";
 
   Block &body = space.getBody().front();
   Value argM = body.getArgument(0), argN = body.getArgument(1);
@@ -120,10 +128,11 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter, KernelOp kernel
     Value tilesM = numBlocks(dimM), tilesN = numBlocks(dimN);
     Value total = arith::MulIOp::create(rewriter, loc, tilesM, tilesN);
     auto loop = TileLoopOp::create(rewriter, loc, total);
-    Block *loopBody = rewriter.createBlock(&loop.getBody(), {}, {index, index}, {loc, loc});
+    Block *loopBody =
+        rewriter.createBlock(&loop.getBody(), {}, {index, index}, {loc, loc});
     rewriter.setInsertionPointToStart(loopBody);
-    auto [tm, tn] = emitTileOrder(rewriter, loc, loopBody->getArgument(1), tilesM, tilesN,
-                                  config.getRasterGroup());
+    auto [tm, tn] = emitTileOrder(rewriter, loc, loopBody->getArgument(1),
+                                  tilesM, tilesN, config.getRasterGroup());
     rewriter.mergeBlocks(&body, loopBody, {tm, tn});
     kernel.setGridAttr(TileGridAttr::get(ctx, space.getKind(), {dimN, dimM}));
     rewriter.eraseOp(space);
@@ -131,9 +140,12 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter, KernelOp kernel
   }
 
   // Plain grid: x over the tiles a cluster does not share.
-  bool clusterAlongM = config.getCluster() > 1 && config.getMulticast() == Multicast::B;
-  Value x = ProgramIdOp::create(rewriter, loc, index, DimAttr::get(ctx, Dim::X));
-  Value y = ProgramIdOp::create(rewriter, loc, index, DimAttr::get(ctx, Dim::Y));
+  bool clusterAlongM =
+      config.getCluster() > 1 && config.getMulticast() == Multicast::B;
+  Value x =
+      ProgramIdOp::create(rewriter, loc, index, DimAttr::get(ctx, Dim::X));
+  Value y =
+      ProgramIdOp::create(rewriter, loc, index, DimAttr::get(ctx, Dim::Y));
   Value tm = clusterAlongM ? x : y, tn = clusterAlongM ? y : x;
   if (config.getRasterGroup() > 0) {
     // The CTA's linear index goes through the tile order. A cluster's CTAs
@@ -156,40 +168,44 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter, KernelOp kernel
     Value units = clusterAlongM ? tilesM : tilesN;
     Value linear = arith::AddIOp::create(
         rewriter, loc, arith::MulIOp::create(rewriter, loc, y, units), unit);
-    std::tie(tm, tn) =
-        emitTileOrder(rewriter, loc, linear, tilesM, tilesN, config.getRasterGroup());
+    std::tie(tm, tn) = emitTileOrder(rewriter, loc, linear, tilesM, tilesN,
+                                     config.getRasterGroup());
     if (cluster > 1) {
       Value &split = clusterAlongM ? tm : tn;
       split = arith::AddIOp::create(
-          rewriter, loc, arith::MulIOp::create(rewriter, loc, split, clusterSize), rank);
+          rewriter, loc,
+          arith::MulIOp::create(rewriter, loc, split, clusterSize), rank);
     }
   }
   if (config.getCluster() > 1) {
     Value varying = clusterAlongM ? argM : argN;
     bool any = false;
     space.walk([&](LoadOp load) {
-      if (!dependsOn(load.getRow(), varying) && !dependsOn(load.getCol(), varying)) {
+      if (!dependsOn(load.getRow(), varying) &&
+          !dependsOn(load.getCol(), varying)) {
         load.setMulticast(true);
         any = true;
       }
     });
     if (!any)
       return space.emitError("cluster ")
-             << config.getCluster() << " with multicast = "
-             << getKnobValueName(config.getMulticast())
+             << config.getCluster()
+             << " with multicast = " << getKnobValueName(config.getMulticast())
              << ": no operand tile is the same for every CTA of the cluster";
   }
   rewriter.eraseOp(body.getTerminator());
   rewriter.inlineBlockBefore(&body, space, ValueRange{tm, tn});
-  kernel.setGridAttr(
-      TileGridAttr::get(ctx, space.getKind(), clusterAlongM ? ArrayRef<StringAttr>{dimM, dimN}
-                                                            : ArrayRef<StringAttr>{dimN, dimM}));
+  kernel.setGridAttr(TileGridAttr::get(ctx, space.getKind(),
+                                       clusterAlongM
+                                           ? ArrayRef<StringAttr>{dimM, dimN}
+                                           : ArrayRef<StringAttr>{dimN, dimM}));
   rewriter.eraseOp(space);
   return success();
 }
 
 namespace {
-struct FgemmScheduleTilesPass : fgemm::impl::FgemmScheduleTilesPassBase<FgemmScheduleTilesPass> {
+struct FgemmScheduleTilesPass
+    : fgemm::impl::FgemmScheduleTilesPassBase<FgemmScheduleTilesPass> {
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
     for (auto kernel : getOperation().getOps<KernelOp>())

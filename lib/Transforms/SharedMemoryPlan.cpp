@@ -1,4 +1,5 @@
-//===- SharedMemoryPlan.cpp - tile sizes and shared-memory layout -*- C++ -*-===//
+//===- SharedMemoryPlan.cpp - tile sizes and shared-memory layout -*- C++
+//-*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // One place computes how big a configured tile is and where the pipeline's
@@ -48,7 +49,8 @@ static int64_t getSlotAlignment(TileType type) {
 }
 
 SharedMemoryPlan mlir::fgemm::planSharedMemory(ArrayRef<TileType> slotTypes,
-                                               TileType outputTile, Type outputElement,
+                                               TileType outputTile,
+                                               Type outputElement,
                                                ConfigAttr config) {
   SharedMemoryPlan plan;
   int64_t offset = 0;

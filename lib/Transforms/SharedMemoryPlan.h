@@ -1,4 +1,5 @@
-//===- SharedMemoryPlan.h - tile sizes and shared-memory layout --*- C++ -*-===//
+//===- SharedMemoryPlan.h - tile sizes and shared-memory layout --*- C++
+//-*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 
@@ -16,8 +17,9 @@ bool isTmaLoad(Operation *op);
 
 /// Lays out `stages` slots of every type in `slotTypes`, then the epilogue
 /// tile of `outputTile`'s shape in `outputElement`, then the mbarriers.
-SharedMemoryPlan planSharedMemory(ArrayRef<TileType> slotTypes, TileType outputTile,
-                                  Type outputElement, ConfigAttr config);
+SharedMemoryPlan planSharedMemory(ArrayRef<TileType> slotTypes,
+                                  TileType outputTile, Type outputElement,
+                                  ConfigAttr config);
 
 } // namespace mlir::fgemm
 

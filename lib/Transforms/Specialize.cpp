@@ -9,7 +9,8 @@
 //     and promoted accumulators fit in registers; a tile that straddles
 //     128-column B-scale blocks uses each fragment's own block scale;
 //   - shared memory (stages x TMA tiles + epilogue tile + barriers) <= 227 KiB;
-//   - fixed N a multiple of 8, fixed K a multiple of 16 (TMA's 16-byte strides).
+//   - fixed N a multiple of 8, fixed K a multiple of 16 (TMA's 16-byte
+//   strides).
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,7 +28,8 @@ namespace mlir::fgemm {
 using namespace mlir;
 using namespace mlir::fgemm;
 
-LogicalResult mlir::fgemm::specializeKernel(KernelOp kernel, const KernelConfig &requested) {
+LogicalResult mlir::fgemm::specializeKernel(KernelOp kernel,
+                                            const KernelConfig &requested) {
   // Range checks first (the "choose for me" values are allowed here).
   if (std::string problem = checkKernelConfig(requested, /*resolved=*/false);
       !problem.empty())
@@ -60,16 +62,19 @@ LogicalResult mlir::fgemm::specializeKernel(KernelOp kernel, const KernelConfig 
   // stages = 0: the deepest pipeline that fits (more K blocks in flight).
   int64_t stages = knobs.stages;
   if (stages == 0)
-    for (stages = kMaxStages; stages > 1 && smemBytes(withStages(stages)) > kMaxSharedMemoryBytes;)
+    for (stages = kMaxStages;
+         stages > 1 && smemBytes(withStages(stages)) > kMaxSharedMemoryBytes;)
       --stages;
   knobs.stages = stages;
-  if (std::string problem = checkKernelConfig(knobs, /*resolved=*/true); !problem.empty())
+  if (std::string problem = checkKernelConfig(knobs, /*resolved=*/true);
+      !problem.empty())
     return kernel.emitError(problem);
   ConfigAttr config = ConfigAttr::get(ctx, knobs);
   if (int64_t bytes = smemBytes(config); bytes > kMaxSharedMemoryBytes)
     return kernel.emitError("configuration needs ")
-           << bytes << " bytes of shared memory (" << stages << " stages); sm_90 allows "
-           << kMaxSharedMemoryBytes << " (227 KiB): use fewer stages or smaller blocks";
+           << bytes << " bytes of shared memory (" << stages
+           << " stages); sm_90 allows " << kMaxSharedMemoryBytes
+           << " (227 KiB): use fewer stages or smaller blocks";
   if (ConfigAttr old = kernel.getConfigAttr(); old && old != config)
     return kernel.emitError("kernel is already specialized with ") << old;
 
@@ -79,29 +84,34 @@ LogicalResult mlir::fgemm::specializeKernel(KernelOp kernel, const KernelConfig 
 
 namespace {
 /// The pass's options are the knobs of dialect/KernelConfig.def.
-struct FgemmSpecializePass : fgemm::impl::FgemmSpecializePassBase<FgemmSpecializePass> {
+struct FgemmSpecializePass
+    : fgemm::impl::FgemmSpecializePassBase<FgemmSpecializePass> {
   FgemmSpecializePass() = default;
-  FgemmSpecializePass(const FgemmSpecializePass &other) : FgemmSpecializePassBase(other) {}
+  FgemmSpecializePass(const FgemmSpecializePass &other)
+      : FgemmSpecializePassBase(other) {}
   explicit FgemmSpecializePass(const KernelConfig &config) {
-#define FGEMM_KNOB(TYPE, NAME, ACCESSOR, FLAG, KEY, DEFAULT, HELP) NAME = config.NAME;
+#define FGEMM_KNOB(TYPE, NAME, ACCESSOR, FLAG, KEY, DEFAULT, HELP)             \
+  NAME = config.NAME;
 #include "dialect/KernelConfig.def"
   }
 
   void runOnOperation() override {
     KernelConfig config;
-#define FGEMM_KNOB(TYPE, NAME, ACCESSOR, FLAG, KEY, DEFAULT, HELP) config.NAME = NAME;
+#define FGEMM_KNOB(TYPE, NAME, ACCESSOR, FLAG, KEY, DEFAULT, HELP)             \
+  config.NAME = NAME;
 #include "dialect/KernelConfig.def"
     for (auto kernel : getOperation().getOps<KernelOp>())
       if (failed(specializeKernel(kernel, config)))
         return signalPassFailure();
   }
 
-#define FGEMM_KNOB(TYPE, NAME, ACCESSOR, FLAG, KEY, DEFAULT, HELP)                          \
+#define FGEMM_KNOB(TYPE, NAME, ACCESSOR, FLAG, KEY, DEFAULT, HELP)             \
   KnobOption<TYPE> NAME{*this, FLAG, HELP, DEFAULT};
 #include "dialect/KernelConfig.def"
 };
 } // namespace
 
-std::unique_ptr<Pass> mlir::fgemm::createFgemmSpecializePass(const KernelConfig &config) {
+std::unique_ptr<Pass>
+mlir::fgemm::createFgemmSpecializePass(const KernelConfig &config) {
   return std::make_unique<FgemmSpecializePass>(config);
 }

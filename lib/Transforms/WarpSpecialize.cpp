@@ -36,13 +36,15 @@ using namespace mlir;
 using namespace mlir::fgemm;
 
 /// Emits the pass's stable "not applied" warning.
-static FailureOr<WarpSpecializeOp> notApplied(Operation *op, const Twine &reason) {
+static FailureOr<WarpSpecializeOp> notApplied(Operation *op,
+                                              const Twine &reason) {
   op->emitWarning("fgemm-warp-specialize: not applied: ") << reason;
   return failure();
 }
 
 FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
-                                                        KernelOp kernel, int64_t producerRegs,
+                                                        KernelOp kernel,
+                                                        int64_t producerRegs,
                                                         int64_t consumerRegs) {
   ConfigAttr config = kernel.getConfigAttr();
   if (!config)
@@ -59,14 +61,16 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
   TileLoopOp tileLoop;
   if (auto tileLoops = kernel.getOps<TileLoopOp>(); !tileLoops.empty())
     tileLoop = *tileLoops.begin();
-  Block &scope = tileLoop ? tileLoop.getBody().front() : kernel.getBody().front();
+  Block &scope =
+      tileLoop ? tileLoop.getBody().front() : kernel.getBody().front();
 
   SmallVector<KLoopOp> loops;
   for (auto loop : scope.getOps<KLoopOp>())
     if (!loop.getBody().getOps<ScaledDotOp>().empty())
       loops.push_back(loop);
   if (loops.empty())
-    return notApplied(kernel, "no fgemm.k_loop with a fgemm.scaled_dot at kernel level");
+    return notApplied(
+        kernel, "no fgemm.k_loop with a fgemm.scaled_dot at kernel level");
   if (loops.size() > 1)
     return notApplied(kernel, "more than one K loop");
   KLoopOp loop = loops.front();
@@ -81,9 +85,10 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
     for (Value index : op.getOperands().drop_front()) {
       // The tile loop's own indices and its tile-order arithmetic are
       // recomputed by the producer's copy of the loop.
-      bool isTileIndex = tileLoop && index.getParentBlock() == &scope &&
-                         (isa<BlockArgument>(index) ||
-                          isa<arith::ArithDialect>(index.getDefiningOp()->getDialect()));
+      bool isTileIndex =
+          tileLoop && index.getParentBlock() == &scope &&
+          (isa<BlockArgument>(index) ||
+           isa<arith::ArithDialect>(index.getDefiningOp()->getDialect()));
       Operation *owner = index.getParentRegion()->getParentOp();
       bool inLoop = loop->isAncestor(owner);
       bool inTileLoop = tileLoop && tileLoop->isAncestor(owner) && !isTileIndex;
@@ -100,10 +105,11 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
   rewriter.setInsertionPoint(anchor);
 
   // (2) The channel between the roles.
-  Value ring = RingCreateOp::create(rewriter, loc, RingType::get(rewriter.getContext()),
-                                    /*plan=*/RingPlanAttr());
-  auto ws = WarpSpecializeOp::create(rewriter, loc, config.getMathWarpgroups(), producerRegs,
-                                     consumerRegs);
+  Value ring =
+      RingCreateOp::create(rewriter, loc, RingType::get(rewriter.getContext()),
+                           /*plan=*/RingPlanAttr());
+  auto ws = WarpSpecializeOp::create(rewriter, loc, config.getMathWarpgroups(),
+                                     producerRegs, consumerRegs);
   Block *producer = rewriter.createBlock(&ws.getProducer());
   Block *consumer = rewriter.createBlock(&ws.getConsumer());
 
@@ -114,7 +120,8 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
   if (tileLoop) {
     auto copy = TileLoopOp::create(rewriter, loc, tileLoop.getCount());
     Type index = rewriter.getIndexType();
-    Block *copyBody = rewriter.createBlock(&copy.getBody(), {}, {index, index}, {loc, loc});
+    Block *copyBody =
+        rewriter.createBlock(&copy.getBody(), {}, {index, index}, {loc, loc});
     mapping.map(scope.getArguments(), copyBody->getArguments());
     YieldOp::create(rewriter, loc);
     rewriter.setInsertionPointToStart(copyBody);
@@ -126,23 +133,24 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
         rewriter.clone(op, mapping);
     }
   }
-  auto producerLoop = KLoopOp::create(rewriter, loc, TypeRange(), loop.getDimAttr(),
-                                      ValueRange());
-  Block *pBody = rewriter.createBlock(&producerLoop.getBody(), {}, rewriter.getIndexType(),
-                                      loc);
+  auto producerLoop = KLoopOp::create(rewriter, loc, TypeRange(),
+                                      loop.getDimAttr(), ValueRange());
+  Block *pBody = rewriter.createBlock(&producerLoop.getBody(), {},
+                                      rewriter.getIndexType(), loc);
   mapping.map(kb, pBody->getArgument(0));
   SmallVector<Value> put;
   for (Operation *load : tmaLoads)
     put.push_back(rewriter.clone(*load, mapping)->getResult(0));
-  RingPutOp::create(rewriter, loc, ring, pBody->getArgument(0), Value(), Value(), put);
+  RingPutOp::create(rewriter, loc, ring, pBody->getArgument(0), Value(),
+                    Value(), put);
   YieldOp::create(rewriter, loc);
   rewriter.setInsertionPointToEnd(producer);
   YieldOp::create(rewriter, loc);
 
   // (4) Consumer loop: take the tiles from the ring instead of loading them.
   rewriter.setInsertionPointToStart(&loopBody);
-  auto get = RingGetOp::create(rewriter, loc, TypeRange(ValueRange(put)), ring, kb, Value(),
-                               Value());
+  auto get = RingGetOp::create(rewriter, loc, TypeRange(ValueRange(put)), ring,
+                               kb, Value(), Value());
   for (auto [load, value] : llvm::zip(tmaLoads, get.getValues())) {
     rewriter.replaceAllUsesWith(load->getResult(0), value);
     rewriter.eraseOp(load);
@@ -160,7 +168,8 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
   // the kernel's end are the math warpgroups' work.
   Block *parent = anchor->getBlock();
   SmallVector<Operation *> toMove;
-  for (Operation *op = anchor; op != parent->getTerminator(); op = op->getNextNode())
+  for (Operation *op = anchor; op != parent->getTerminator();
+       op = op->getNextNode())
     toMove.push_back(op);
   for (Operation *op : toMove)
     rewriter.moveOpBefore(op, consumer, consumer->end());
@@ -183,7 +192,9 @@ struct FgemmWarpSpecializePass
         hadError |= diag.getSeverity() == DiagnosticSeverity::Error;
         return failure(); // let the diagnostic through
       });
-      if (failed(warpSpecialize(rewriter, kernel, producerRegs, consumerRegs)) && hadError)
+      if (failed(
+              warpSpecialize(rewriter, kernel, producerRegs, consumerRegs)) &&
+          hadError)
         return signalPassFailure();
     }
   }

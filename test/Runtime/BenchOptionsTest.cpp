@@ -44,7 +44,8 @@ TEST(BenchShapes, Sweep) {
   std::vector<Shape> shapes = sweepShapes();
   ASSERT_EQ(shapes.size(), 7u * 5 * 4);
   EXPECT_EQ(std::count(shapes.begin(), shapes.end(), Shape{1, 64, 128}), 1);
-  EXPECT_EQ(std::count(shapes.begin(), shapes.end(), Shape{1000, 2112, 7168}), 1);
+  EXPECT_EQ(std::count(shapes.begin(), shapes.end(), Shape{1000, 2112, 7168}),
+            1);
   EXPECT_EQ(std::count(shapes.begin(), shapes.end(), Shape{129, 192, 384}), 1);
 }
 
@@ -119,8 +120,9 @@ TEST(BenchOptions, Errors) {
             std::string::npos);
   EXPECT_EQ(errorOf({"--kernels", "k", "--no-check=1"}),
             "option '--no-check' takes no value");
-  EXPECT_NE(errorOf({"--kernels", "k", "--time", "--no-time"}).find("contradict"),
-            std::string::npos);
+  EXPECT_NE(
+      errorOf({"--kernels", "k", "--time", "--no-time"}).find("contradict"),
+      std::string::npos);
   EXPECT_EQ(errorOf({"--kernels", "k", "positional"}),
             "unknown option 'positional'");
 }

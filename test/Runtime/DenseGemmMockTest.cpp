@@ -40,7 +40,8 @@ void writeKernel(const fs::path &dir, const std::string &stem,
   if (symbols.empty())
     symbols = {kernel};
   std::ofstream cubin(dir / (stem + ".cubin"), std::ios::binary);
-  cubin << "\x7f" "ELFFAKE\n";
+  cubin << "\x7f"
+           "ELFFAKE\n";
   for (const std::string &symbol : symbols)
     cubin << symbol << " " << denseParamSizes() << "\n";
   cubin << "\n";
@@ -66,11 +67,11 @@ protected:
     Expected<PrimaryContext> retained = PrimaryContext::retain(*driver, 0);
     ASSERT_TRUE(retained.ok()) << retained.status().message();
     context.emplace(std::move(*retained));
-    dir = fs::path(::testing::TempDir()) /
-          ("fgemm_mock_" +
-           std::string(::testing::UnitTest::GetInstance()
-                           ->current_test_info()
-                           ->name()));
+    dir =
+        fs::path(::testing::TempDir()) /
+        ("fgemm_mock_" +
+         std::string(
+             ::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(dir);
     fs::create_directories(dir);
   }

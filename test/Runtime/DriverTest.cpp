@@ -88,10 +88,10 @@ TEST(Driver, MissingLibraryIsAnError) {
   Expected<std::unique_ptr<Driver>> driver =
       Driver::open("libfgemm-no-such-driver.so.1");
   ASSERT_FALSE(driver.ok());
-  EXPECT_NE(driver.status().message().find(
-                "cannot load the CUDA driver library "
-                "'libfgemm-no-such-driver.so.1'"),
-            std::string::npos)
+  EXPECT_NE(
+      driver.status().message().find("cannot load the CUDA driver library "
+                                     "'libfgemm-no-such-driver.so.1'"),
+      std::string::npos)
       << driver.status().message();
   EXPECT_NE(driver.status().message().find("is the NVIDIA driver installed?"),
             std::string::npos);

@@ -1,4 +1,5 @@
-//===- GemmTest.cpp - Tests of argument checks and kernel choice -*- C++ -*-===//
+//===- GemmTest.cpp - Tests of argument checks and kernel choice -*- C++
+//-*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 
@@ -45,10 +46,11 @@ std::vector<KernelMeta> shippedKernels() {
           kernel(64, 64),   kernel(64, 32),  kernel(64, 16)};
 }
 
-std::string choose(const std::vector<KernelMeta> &kernels, int64_t m,
-                   int64_t n, int64_t k, int sms = 132) {
+std::string choose(const std::vector<KernelMeta> &kernels, int64_t m, int64_t n,
+                   int64_t k, int sms = 132) {
   Expected<size_t> index = selectDenseKernel(kernels, m, n, k, sms);
-  return index.ok() ? kernels[*index].kernel : "error: " + index.status().message();
+  return index.ok() ? kernels[*index].kernel
+                    : "error: " + index.status().message();
 }
 
 } // namespace

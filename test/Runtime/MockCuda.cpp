@@ -117,8 +117,8 @@ CUresult CUDAAPI cuGetErrorName(CUresult error, const char **name) {
 }
 
 CUresult CUDAAPI cuGetErrorString(CUresult error, const char **text) {
-  *text = error == CUDA_ERROR_INVALID_VALUE ? "invalid argument (mock)"
-                                            : nullptr;
+  *text =
+      error == CUDA_ERROR_INVALID_VALUE ? "invalid argument (mock)" : nullptr;
   return *text ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
@@ -215,7 +215,10 @@ CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image) {
   if (!state().current)
     return CUDA_ERROR_INVALID_CONTEXT;
   const char *text = static_cast<const char *>(image);
-  if (std::memcmp(text, "\x7f" "ELF", 4) != 0)
+  if (std::memcmp(text,
+                  "\x7f"
+                  "ELF",
+                  4) != 0)
     return CUDA_ERROR_INVALID_IMAGE;
   auto *loaded = new MockModule();
   loaded->real = std::memcmp(text + 4, "FAKE\n", 5) != 0;
@@ -318,7 +321,8 @@ CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config,
       launch.clusterY = config->attrs[i].value.clusterDim.y;
       launch.clusterZ = config->attrs[i].value.clusterDim.z;
     }
-  std::strncpy(launch.function, mock->name.c_str(), sizeof(launch.function) - 1);
+  std::strncpy(launch.function, mock->name.c_str(),
+               sizeof(launch.function) - 1);
   // What the real driver reads from the cubin's parameter table: that
   // many parameters of those sizes (the benchmark's reference kernels, from
   // a real cubin, declare none and are only counted).
@@ -341,18 +345,17 @@ CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config,
 }
 
 CUresult CUDAAPI cuTensorMapEncodeTiled(
-    CUtensorMap *map, CUtensorMapDataType dataType, cuuint32_t rank,
-    void *base, const cuuint64_t *dims, const cuuint64_t *strides,
-    const cuuint32_t *box, const cuuint32_t *elementStrides,
-    CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
-    CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) {
+    CUtensorMap *map, CUtensorMapDataType dataType, cuuint32_t rank, void *base,
+    const cuuint64_t *dims, const cuuint64_t *strides, const cuuint32_t *box,
+    const cuuint32_t *elementStrides, CUtensorMapInterleave interleave,
+    CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion,
+    CUtensorMapFloatOOBfill oobFill) {
   // The rules of the driver's documentation, checked independently.
   if (rank < 2 || rank > 3 || reinterpret_cast<uintptr_t>(base) % 16 != 0 ||
       reinterpret_cast<uintptr_t>(map) % 64 != 0)
     return CUDA_ERROR_INVALID_VALUE;
   for (cuuint32_t i = 0; i < rank; ++i)
-    if (dims[i] == 0 || box[i] == 0 || box[i] > 256 ||
-        elementStrides[i] == 0)
+    if (dims[i] == 0 || box[i] == 0 || box[i] > 256 || elementStrides[i] == 0)
       return CUDA_ERROR_INVALID_VALUE;
   for (cuuint32_t i = 0; i + 1 < rank; ++i)
     if (strides[i] % 16 != 0)

@@ -56,7 +56,8 @@ struct MockLaunch {
 };
 
 /// Parameter `index` of `launch` as a T (its first sizeof(T) bytes).
-template <typename T> T mockParam(const MockLaunch &launch, unsigned index) {
+template <typename T>
+T mockParam(const MockLaunch &launch, unsigned index) {
   static_assert(sizeof(T) <= sizeof(launch.params[0]), "too large");
   T value;
   std::memcpy(&value, launch.params[index], sizeof(T));

@@ -63,11 +63,11 @@ TEST(E4m3, EveryFiniteCodeRoundTrips) {
 }
 
 TEST(E4m3, RoundsToNearestEven) {
-  EXPECT_EQ(floatToE4m3(1.0625f), 0x38);  // between 1 and 1.125: even 1
-  EXPECT_EQ(floatToE4m3(1.1875f), 0x3a);  // between 1.125 and 1.25: even 1.25
+  EXPECT_EQ(floatToE4m3(1.0625f), 0x38); // between 1 and 1.125: even 1
+  EXPECT_EQ(floatToE4m3(1.1875f), 0x3a); // between 1.125 and 1.25: even 1.25
   EXPECT_EQ(floatToE4m3(std::nextafter(1.0625f, 2.0f)), 0x39);
   EXPECT_EQ(floatToE4m3(std::nextafter(1.0625f, 0.0f)), 0x38);
-  EXPECT_EQ(floatToE4m3(1.9375f), 0x40);  // carries into the next binade
+  EXPECT_EQ(floatToE4m3(1.9375f), 0x40); // carries into the next binade
   EXPECT_EQ(floatToE4m3(-1.9375f), 0xc0);
   EXPECT_EQ(floatToE4m3(0.5f * 0x1p-9f), 0x00); // subnormal ties
   EXPECT_EQ(floatToE4m3(1.5f * 0x1p-9f), 0x02);
@@ -148,10 +148,10 @@ TEST(Quantize, PerTokenGroupsOf128) {
   EXPECT_EQ(q.scales[1], 0.5f / 448.0f);
   EXPECT_EQ(q.scales[2], 1e-4f / 448.0f);
   EXPECT_EQ(q.scales[3], 1e-4f / 448.0f);
-  EXPECT_EQ(q.values[4], 0x7e);         // the amax element becomes 448
-  EXPECT_EQ(q.values[130], 0xfe);       // -amax of its block
+  EXPECT_EQ(q.values[4], 0x7e);   // the amax element becomes 448
+  EXPECT_EQ(q.values[130], 0xfe); // -amax of its block
   EXPECT_EQ(q.values[140], floatToE4m3(224.0f));
-  EXPECT_EQ(q.values[cols + 7], 0x00);  // zero row stays zero
+  EXPECT_EQ(q.values[cols + 7], 0x00); // zero row stays zero
   // Dequantized values are within e4m3's half-ulp (2^-4 relative).
   for (int64_t c = 0; c < cols; ++c) {
     float back = e4m3ToFloat(q.values[c]) * q.scales[c / 128];
@@ -162,9 +162,9 @@ TEST(Quantize, PerTokenGroupsOf128) {
 TEST(Quantize, PerBlock128x128) {
   const int64_t rows = 130, cols = 144;
   std::vector<float> x(rows * cols, 0.0f);
-  x[5 * cols + 3] = 8.0f;     // block (0, 0)
+  x[5 * cols + 3] = 8.0f;      // block (0, 0)
   x[127 * cols + 140] = -2.0f; // block (0, 1)
-  x[129 * cols + 0] = 1.0f;   // block (1, 0)
+  x[129 * cols + 0] = 1.0f;    // block (1, 0)
   QuantizedMatrix q = quantizePerBlock(x, rows, cols);
   ASSERT_EQ(q.scaleRows, 2);
   ASSERT_EQ(q.scaleCols, 2);
@@ -230,9 +230,9 @@ TEST(Emulation, ExactQuantizedProductAndTolerance) {
   b.scaleCols = 2;
   b.values.assign(256, floatToE4m3(0.0f));
   b.scales = {4.0f, 0.25f};
-  a.values[0] = floatToE4m3(3.0f);   // 3 * 0.5 = 1.5
-  b.values[0] = floatToE4m3(2.0f);   // 2 * 4 = 8       -> 12
-  a.values[200] = floatToE4m3(1.5f); // 1.5 * 2 = 3
+  a.values[0] = floatToE4m3(3.0f);    // 3 * 0.5 = 1.5
+  b.values[0] = floatToE4m3(2.0f);    // 2 * 4 = 8       -> 12
+  a.values[200] = floatToE4m3(1.5f);  // 1.5 * 2 = 3
   b.values[200] = floatToE4m3(-4.0f); // -4 * 0.25 = -1 -> -3
   EmulatedElement e = emulateElement(a, b, 0, 0);
   EXPECT_EQ(e.value, 9.0);

@@ -29,7 +29,8 @@ std::string fgemm::bench::usage() {
          "                   seed + same math = same hash: SASS-pass checks)\n"
          "  --no-time        skip timing\n"
          "  --time           time even the sweep shapes\n"
-         "  --describe FILE  parse a kernel description (docs/ABI.md) and print\n"
+         "  --describe FILE  parse a kernel description (docs/ABI.md) and "
+         "print\n"
          "                   what the runtime would launch; no GPU needed\n"
          "  --list-devices   print 'device I: NAME sm_XY' per GPU and exit;\n"
          "                   prints nothing without a driver or GPU\n";
@@ -53,8 +54,8 @@ static bool parseInteger(const std::string &text, int64_t min, int64_t max,
 }
 
 std::vector<Shape> fgemm::bench::denseShapes() {
-  const int64_t nk[][2] = {{2112, 7168}, {24576, 1536}, {32768, 512},
-                           {7168, 16384}, {4096, 7168}, {7168, 2048}};
+  const int64_t nk[][2] = {{2112, 7168},  {24576, 1536}, {32768, 512},
+                           {7168, 16384}, {4096, 7168},  {7168, 2048}};
   std::vector<Shape> shapes;
   for (const auto &pair : nk)
     for (int64_t m : {64, 128, 4096})
@@ -82,7 +83,8 @@ static std::vector<std::string> split(const std::string &text, char separator) {
   return fields;
 }
 
-Expected<std::vector<Shape>> fgemm::bench::parseShapes(const std::string &spec) {
+Expected<std::vector<Shape>>
+fgemm::bench::parseShapes(const std::string &spec) {
   if (spec == "dense")
     return denseShapes();
   if (spec == "sweep")
@@ -107,16 +109,16 @@ Expected<std::vector<Shape>> fgemm::bench::parseShapes(const std::string &spec) 
   return shapes;
 }
 
-Expected<Options> fgemm::bench::parseOptions(
-    const std::vector<std::string> &args) {
+Expected<Options>
+fgemm::bench::parseOptions(const std::vector<std::string> &args) {
   Options options;
   bool timeGiven = false, noTime = false;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string flag = args[i];
     std::string value;
     bool hasValue = false;
-    if (size_t equals = flag.find('='); flag.rfind("--", 0) == 0 &&
-                                        equals != std::string::npos) {
+    if (size_t equals = flag.find('=');
+        flag.rfind("--", 0) == 0 && equals != std::string::npos) {
       value = flag.substr(equals + 1);
       flag = flag.substr(0, equals);
       hasValue = true;

@@ -26,18 +26,18 @@ struct Shape {
 };
 
 struct Options {
-  std::string kernels;              ///< --kernels DIR
-  std::string shapeSpec = "dense";  ///< --shapes as given
-  std::vector<Shape> shapes;        ///< the expanded list
-  int iters = 30;                   ///< --iters (timed runs per shape)
-  uint64_t seed = 0;                ///< --seed
-  int device = 0;                   ///< --device
-  bool listDevices = false;         ///< --list-devices
+  std::string kernels;               ///< --kernels DIR
+  std::string shapeSpec = "dense";   ///< --shapes as given
+  std::vector<Shape> shapes;         ///< the expanded list
+  int iters = 30;                    ///< --iters (timed runs per shape)
+  uint64_t seed = 0;                 ///< --seed
+  int device = 0;                    ///< --device
+  bool listDevices = false;          ///< --list-devices
   std::vector<std::string> describe; ///< --describe FILE.meta (repeatable)
-  bool check = true;                ///< --no-check clears
-  bool time = true;                 ///< --no-time clears; sweep defaults off
-  bool checksum = false;            ///< --checksum: print a hash of D per shape
-  bool help = false;                ///< --help
+  bool check = true;                 ///< --no-check clears
+  bool time = true;                  ///< --no-time clears; sweep defaults off
+  bool checksum = false; ///< --checksum: print a hash of D per shape
+  bool help = false;     ///< --help
 };
 
 /// The usage text printed by --help and after flag errors.

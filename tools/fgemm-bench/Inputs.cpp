@@ -31,8 +31,8 @@ static float normalSample(uint64_t streamKey, uint64_t index) {
                             std::cos(twoPi * u2));
 }
 
-Bf16Matrix fgemm::bench::randnBf16(uint64_t seed, Operand operand,
-                                   int64_t rows, int64_t cols) {
+Bf16Matrix fgemm::bench::randnBf16(uint64_t seed, Operand operand, int64_t rows,
+                                   int64_t cols) {
   Bf16Matrix matrix;
   matrix.rows = rows;
   matrix.cols = cols;

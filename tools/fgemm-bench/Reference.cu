@@ -1,4 +1,5 @@
-//===- Reference.cu - GPU reference kernels of fgemm-bench ------*- CUDA -*-===//
+//===- Reference.cu - GPU reference kernels of fgemm-bench ------*- CUDA
+//-*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 //
@@ -23,13 +24,13 @@ namespace {
 
 /// Per-block results of fgemm_ref_check; fgemm-bench.cpp mirrors the layout.
 struct CheckPartial {
-  double sumXY;          // sum d * ref over finite d
-  double sumSquares;     // sum d * d + ref * ref over finite d
-  double maxRatio;       // max |d - emu| / tolerance over finite d
-  long long worstIndex;  // m * N + n of maxRatio (-1 if none)
+  double sumXY;                 // sum d * ref over finite d
+  double sumSquares;            // sum d * d + ref * ref over finite d
+  double maxRatio;              // max |d - emu| / tolerance over finite d
+  long long worstIndex;         // m * N + n of maxRatio (-1 if none)
   unsigned long long nonFinite; // elements of d that are NaN or infinite
-  double emuXY;          // sum emu * ref: calc_diff of the exact quantized math
-  double emuSquares;     // sum emu * emu + ref * ref
+  double emuXY;      // sum emu * ref: calc_diff of the exact quantized math
+  double emuSquares; // sum emu * emu + ref * ref
 };
 
 __device__ float bf16ToFloat(uint16_t bits) {
@@ -48,21 +49,21 @@ __device__ float e4m3ToFloat(uint8_t bits) {
   return sign * ldexpf(static_cast<float>(8 + mantissa), exponent - 10);
 }
 
-constexpr int kGemmTile = 64;  // output tile of fgemm_ref_gemm_bf16
+constexpr int kGemmTile = 64; // output tile of fgemm_ref_gemm_bf16
 constexpr int kGemmTileK = 16;
-constexpr int kCheckTile = 32; // output tile of fgemm_ref_check
+constexpr int kCheckTile = 32;  // output tile of fgemm_ref_check
 constexpr int kCheckTileK = 32; // divides 128, so a K tile never straddles
                                 // a scale block
-constexpr int kThreads = 256;  // 16 x 16 in both kernels
+constexpr int kThreads = 256;   // 16 x 16 in both kernels
 
 } // namespace
 
 /// ref[M, N] = x[M, K] * y[N, K]^T, bf16 inputs, FP32 accumulation. Each of
 /// the 16 x 16 threads computes a 4 x 4 strided sub-tile of a 64 x 64 tile.
 extern "C" __global__ void __launch_bounds__(kThreads)
-fgemm_ref_gemm_bf16(const uint16_t *__restrict__ x,
-                    const uint16_t *__restrict__ y, float *__restrict__ ref,
-                    int M, int N, int K) {
+    fgemm_ref_gemm_bf16(const uint16_t *__restrict__ x,
+                        const uint16_t *__restrict__ y, float *__restrict__ ref,
+                        int M, int N, int K) {
   __shared__ float xs[kGemmTileK][kGemmTile + 1];
   __shared__ float ys[kGemmTileK][kGemmTile + 1];
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
@@ -103,13 +104,12 @@ fgemm_ref_gemm_bf16(const uint16_t *__restrict__ x,
 /// e4m3 products are exact in FP64). Then compares with d and ref and
 /// reduces per block. sfa is M-major with `sfaRows` = align(M, 4) rows per K
 /// block; sfb is row-major [ceil(N/128), ceil(K/128)].
-extern "C" __global__ void __launch_bounds__(kThreads)
-fgemm_ref_check(const uint8_t *__restrict__ a, const float *__restrict__ sfa,
-                const uint8_t *__restrict__ b, const float *__restrict__ sfb,
-                const uint16_t *__restrict__ d, const float *__restrict__ ref,
-                CheckPartial *__restrict__ partials, int M, int N, int K,
-                int sfaRows, double relTolerance, double absSumTolerance,
-                double absTolerance) {
+extern "C" __global__ void __launch_bounds__(kThreads) fgemm_ref_check(
+    const uint8_t *__restrict__ a, const float *__restrict__ sfa,
+    const uint8_t *__restrict__ b, const float *__restrict__ sfb,
+    const uint16_t *__restrict__ d, const float *__restrict__ ref,
+    CheckPartial *__restrict__ partials, int M, int N, int K, int sfaRows,
+    double relTolerance, double absSumTolerance, double absTolerance) {
   __shared__ float as[kCheckTileK][kCheckTile + 1];
   __shared__ float bs[kCheckTileK][kCheckTile + 1];
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;

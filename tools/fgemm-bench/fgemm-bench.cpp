@@ -144,8 +144,8 @@ Status Bench::upload(const OperandData &data, bool withInput, bool perToken,
   device.input = std::move(*input);
   FGEMM_RETURN_IF_ERROR(
       device.values.copyFromHost(q.values.data(), q.values.size()));
-  FGEMM_RETURN_IF_ERROR(device.scales.copyFromHost(
-      scales.data(), scales.size() * sizeof(float)));
+  FGEMM_RETURN_IF_ERROR(
+      device.scales.copyFromHost(scales.data(), scales.size() * sizeof(float)));
   if (withInput)
     FGEMM_RETURN_IF_ERROR(device.input.copyFromHost(
         data.input.bits.data(), data.input.bits.size() * sizeof(uint16_t)));
@@ -170,8 +170,8 @@ Status Bench::runShape(const Shape &shape, ShapeResult &result) {
     result.notes.push_back("empty output: nothing launched");
     return Status::success();
   }
-  Expected<size_t> choice = selectDenseKernel(gemm.kernels(), m, n, k,
-                                              gemm.device().smCount);
+  Expected<size_t> choice =
+      selectDenseKernel(gemm.kernels(), m, n, k, gemm.device().smCount);
   if (!choice.ok())
     return choice.takeStatus();
   result.kernel = describeKernel(gemm.kernels()[*choice]);
@@ -186,7 +186,8 @@ Status Bench::runShape(const Shape &shape, ShapeResult &result) {
   if (!cachedB || !(*cachedB == bKey)) {
     cachedB.reset();
     b = makeOperand(options.seed, Operand::B, n, k);
-    FGEMM_RETURN_IF_ERROR(upload(b, options.check, /*perToken=*/false, deviceB));
+    FGEMM_RETURN_IF_ERROR(
+        upload(b, options.check, /*perToken=*/false, deviceB));
     cachedB = bKey;
   }
   Expected<DeviceBuffer> d = DeviceBuffer::allocate(cu, size_t(m * n) * 2);
@@ -224,7 +225,8 @@ Status Bench::runShape(const Shape &shape, ShapeResult &result) {
       for (int byte = 0; byte < 2; ++byte)
         hash = (hash ^ ((v >> (8 * byte)) & 0xff)) * 0x100000001b3ull;
     char line[64];
-    std::snprintf(line, sizeof(line), "checksum of D: %016llx", (unsigned long long)hash);
+    std::snprintf(line, sizeof(line), "checksum of D: %016llx",
+                  (unsigned long long)hash);
     result.notes.push_back(line);
   }
   if (options.check)
@@ -242,7 +244,8 @@ Status Bench::check(const Shape &shape, const OperandData &a,
   Expected<DeviceBuffer> ref = DeviceBuffer::allocate(cu, size_t(m * n) * 4);
   if (!ref.ok())
     return ref.takeStatus();
-  const uint32_t checkX = uint32_t((n + 31) / 32), checkY = uint32_t((m + 31) / 32);
+  const uint32_t checkX = uint32_t((n + 31) / 32),
+                 checkY = uint32_t((m + 31) / 32);
   std::vector<CheckPartial> partials(size_t(checkX) * checkY);
   Expected<DeviceBuffer> devicePartials =
       DeviceBuffer::allocate(cu, partials.size() * sizeof(CheckPartial));
@@ -258,10 +261,10 @@ Status Bench::check(const Shape &shape, const OperandData &a,
   FGEMM_RETURN_IF_ERROR(launchRaw(refGemm, uint32_t((n + 63) / 64),
                                   uint32_t((m + 63) / 64),
                                   {&x, &y, &refPtr, &mi, &ni, &ki}));
-  FGEMM_RETURN_IF_ERROR(launchRaw(
-      refCheck, checkX, checkY,
-      {&aq, &sfa, &bq, &sfb, &dPtr, &refPtr, &partialPtr, &mi, &ni, &ki,
-       &sfaRows, &rel, &absSum, &absolute}));
+  FGEMM_RETURN_IF_ERROR(
+      launchRaw(refCheck, checkX, checkY,
+                {&aq, &sfa, &bq, &sfb, &dPtr, &refPtr, &partialPtr, &mi, &ni,
+                 &ki, &sfaRows, &rel, &absSum, &absolute}));
   FGEMM_RETURN_IF_ERROR(
       stream.synchronize().withContext("running the reference kernels"));
   FGEMM_RETURN_IF_ERROR(devicePartials->copyToHost(
@@ -345,13 +348,13 @@ Status Bench::check(const Shape &shape, const OperandData &a,
     int64_t sm = sample[0], sn = sample[1];
     double exact = 0, sumAbs = 0;
     for (int64_t i = 0; i < k; ++i) {
-      double p = double(a.input.values[sm * k + i]) * b.input.values[sn * k + i];
+      double p =
+          double(a.input.values[sm * k + i]) * b.input.values[sn * k + i];
       exact += p;
       sumAbs += std::fabs(p);
     }
     float gpu = 0;
-    FGEMM_RETURN_IF_ERROR(
-        ref->copyToHost(&gpu, 4, size_t(sm * n + sn) * 4));
+    FGEMM_RETURN_IF_ERROR(ref->copyToHost(&gpu, 4, size_t(sm * n + sn) * 4));
     if (std::fabs(gpu - exact) > double(k) * 0x1p-24 * sumAbs + 1e-6) {
       result.passed = false;
       std::snprintf(line, sizeof(line),
@@ -396,8 +399,8 @@ Status Bench::time(const DenseGemm::Prepared &prepared, ShapeResult &result) {
   }
   std::sort(times.begin(), times.end());
   size_t half = times.size() / 2;
-  result.timeUs = times.size() % 2 ? times[half]
-                                   : 0.5 * (times[half - 1] + times[half]);
+  result.timeUs =
+      times.size() % 2 ? times[half] : 0.5 * (times[half - 1] + times[half]);
   return Status::success();
 }
 
@@ -425,8 +428,9 @@ void printRow(const Shape &shape, const ShapeResult &result) {
     tflops = 2 * m * n * k / seconds * 1e-12;
     gbps = bytes / seconds * 1e-9;
   }
-  const char *verdict = !result.passed ? "FAIL" : result.checked ? "PASS"
-                                                                  : "UNCHECKED";
+  const char *verdict = !result.passed   ? "FAIL"
+                        : result.checked ? "PASS"
+                                         : "UNCHECKED";
   if (result.passed && !result.checked && result.kernel == "-")
     verdict = "PASS"; // an empty output has nothing to check
   std::printf("%7" PRId64 " %7" PRId64 " %7" PRId64 "  %-44s %9s %8s %9s %9s "
@@ -461,17 +465,20 @@ int describeMain(const std::vector<std::string> &files) {
   for (const std::string &file : files) {
     Expected<KernelMeta> meta = readKernelMeta(file);
     if (!meta.ok()) {
-      std::fprintf(stderr, "fgemm-bench: error: %s\n", meta.status().message().c_str());
+      std::fprintf(stderr, "fgemm-bench: error: %s\n",
+                   meta.status().message().c_str());
       status = 1;
       continue;
     }
-    std::printf("%s: kernel=%s variant=%s config=%s threads=%u smem=%u cluster=%u "
-                "args=%zu params=%zu tiles=",
-                file.c_str(), meta->kernel.c_str(), meta->variant.c_str(),
-                meta->configName().c_str(), meta->threads, meta->smemBytes, meta->cluster,
-                meta->args.size(), meta->params.size());
+    std::printf(
+        "%s: kernel=%s variant=%s config=%s threads=%u smem=%u cluster=%u "
+        "args=%zu params=%zu tiles=",
+        file.c_str(), meta->kernel.c_str(), meta->variant.c_str(),
+        meta->configName().c_str(), meta->threads, meta->smemBytes,
+        meta->cluster, meta->args.size(), meta->params.size());
     for (size_t i = 0; i < meta->tiles.size(); ++i)
-      std::printf("%s%s/%u", i ? "," : "", meta->tiles[i].dim.c_str(), meta->tiles[i].block);
+      std::printf("%s%s/%u", i ? "," : "", meta->tiles[i].dim.c_str(),
+                  meta->tiles[i].block);
     std::printf("\n");
   }
   return status;
@@ -528,7 +535,8 @@ int benchMain(const Options &options) {
               options.shapes.size(), options.seed,
               options.check ? "checked" : "not checked",
               options.time ? (", timed (median of " +
-                              std::to_string(options.iters) + ")").c_str()
+                              std::to_string(options.iters) + ")")
+                                 .c_str()
                            : ", not timed");
   printHeader();
 

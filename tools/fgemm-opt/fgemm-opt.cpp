@@ -1,4 +1,5 @@
-//===- fgemm-opt.cpp - mlir-opt with the fgemm dialect and passes -*- C++ -*-===//
+//===- fgemm-opt.cpp - mlir-opt with the fgemm dialect and passes -*- C++
+//-*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Registers the fgemm dialect and passes plus the upstream dialects and
@@ -20,9 +21,9 @@
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  registry.insert<mlir::fgemm::FgemmDialect, mlir::arith::ArithDialect, mlir::scf::SCFDialect,
-                  mlir::cf::ControlFlowDialect, mlir::LLVM::LLVMDialect,
-                  mlir::NVVM::NVVMDialect>();
+  registry.insert<mlir::fgemm::FgemmDialect, mlir::arith::ArithDialect,
+                  mlir::scf::SCFDialect, mlir::cf::ControlFlowDialect,
+                  mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect>();
   mlir::fgemm::registerFgemmPasses();
   mlir::fgemm::registerFgemmPipelines();
   mlir::registerCanonicalizerPass();

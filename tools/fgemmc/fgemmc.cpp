@@ -1,4 +1,5 @@
-//===- fgemmc.cpp - the fgemm compiler driver ---------------------*- C++ -*-===//
+//===- fgemmc.cpp - the fgemm compiler driver ---------------------*- C++
+//-*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // fgemmc kernel.mlir --emit=fgemm|gpu|llvm|ptx|cubin -o out [knobs...]
@@ -27,12 +28,14 @@ namespace cl = llvm::cl;
 
 namespace {
 cl::OptionCategory driverFlags("fgemmc options");
-cl::OptionCategory configFlags("Kernel configuration (dialect/KernelConfig.def)");
+cl::OptionCategory
+    configFlags("Kernel configuration (dialect/KernelConfig.def)");
 
-cl::opt<std::string> inputFile(cl::Positional, cl::desc("<kernel.mlir>"), cl::Required,
-                               cl::cat(driverFlags));
-cl::opt<std::string> outputFile("o", cl::desc("Output file ('-' = stdout; cubin needs a file)"),
-                                cl::value_desc("file"), cl::init("-"), cl::cat(driverFlags));
+cl::opt<std::string> inputFile(cl::Positional, cl::desc("<kernel.mlir>"),
+                               cl::Required, cl::cat(driverFlags));
+cl::opt<std::string>
+    outputFile("o", cl::desc("Output file ('-' = stdout; cubin needs a file)"),
+               cl::value_desc("file"), cl::init("-"), cl::cat(driverFlags));
 cl::opt<CompileStage> emit(
     "emit", cl::desc("Stage to stop after"), cl::init(CompileStage::Cubin),
     cl::values(clEnumValN(CompileStage::Fgemm, "fgemm", "pipelined fgemm IR"),
@@ -41,16 +44,21 @@ cl::opt<CompileStage> emit(
                clEnumValN(CompileStage::Ptx, "ptx", "PTX for sm_90a"),
                clEnumValN(CompileStage::Cubin, "cubin", "cubin + .meta")),
     cl::cat(driverFlags));
-cl::opt<bool> printIRAfterAll("print-ir-after-all", cl::desc("Print the IR after every pass"),
+cl::opt<bool> printIRAfterAll("print-ir-after-all",
+                              cl::desc("Print the IR after every pass"),
                               cl::cat(driverFlags));
-cl::opt<bool> printPipeline("print-pipeline",
-                            cl::desc("Print the pass pipeline (replayable in fgemm-opt)"),
-                            cl::cat(driverFlags));
-cl::opt<std::string> dumpDir("dump-dir", cl::desc("Write every stage's output into DIR"),
+cl::opt<bool>
+    printPipeline("print-pipeline",
+                  cl::desc("Print the pass pipeline (replayable in fgemm-opt)"),
+                  cl::cat(driverFlags));
+cl::opt<std::string> dumpDir("dump-dir",
+                             cl::desc("Write every stage's output into DIR"),
                              cl::value_desc("DIR"), cl::cat(driverFlags));
-cl::opt<std::string> ptxasPath("ptxas", cl::desc("ptxas to use"), cl::cat(driverFlags));
-cl::opt<bool> verbose("v", cl::desc("Print ptxas's resource report and the SASS pass's"),
-                      cl::cat(driverFlags));
+cl::opt<std::string> ptxasPath("ptxas", cl::desc("ptxas to use"),
+                               cl::cat(driverFlags));
+cl::opt<bool>
+    verbose("v", cl::desc("Print ptxas's resource report and the SASS pass's"),
+            cl::cat(driverFlags));
 
 /// A knob as an fgemmc flag.
 template <typename T>
@@ -60,7 +68,7 @@ struct KnobFlag : cl::opt<T> {
     addKnobValueNames<T>(*this);
   }
 };
-#define FGEMM_KNOB(TYPE, NAME, ACCESSOR, FLAG, KEY, DEFAULT, HELP)                          \
+#define FGEMM_KNOB(TYPE, NAME, ACCESSOR, FLAG, KEY, DEFAULT, HELP)             \
   KnobFlag<TYPE> NAME##Flag(FLAG, HELP, DEFAULT);
 #include "dialect/KernelConfig.def"
 } // namespace
@@ -83,26 +91,31 @@ static bool writeFile(llvm::StringRef path, llvm::StringRef contents) {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions({&driverFlags, &configFlags});
-  cl::ParseCommandLineOptions(argc, argv, "fgemm compiler: fgemm DSL -> PTX -> cubin\n");
+  cl::ParseCommandLineOptions(argc, argv,
+                              "fgemm compiler: fgemm DSL -> PTX -> cubin\n");
 
   CompileOptions options;
-#define FGEMM_KNOB(TYPE, NAME, ACCESSOR, FLAG, KEY, DEFAULT, HELP) options.config.NAME = NAME##Flag;
+#define FGEMM_KNOB(TYPE, NAME, ACCESSOR, FLAG, KEY, DEFAULT, HELP)             \
+  options.config.NAME = NAME##Flag;
 #include "dialect/KernelConfig.def"
   // $FGEMM_SASS_POLICY: the one documented alias of --sass-policy.
   if (const char *env = std::getenv("FGEMM_SASS_POLICY");
       env && *env && !sassPolicyFlag.getNumOccurrences()) {
     std::optional<SassPolicy> policy = parseKnobValue<SassPolicy>(env);
     if (!policy)
-      return fail("FGEMM_SASS_POLICY=" + llvm::Twine(env) +
-                      " is not a SASS policy; allowed: " + listKnobValues<SassPolicy>(),
-                  2);
+      return fail(
+          "FGEMM_SASS_POLICY=" + llvm::Twine(env) +
+              " is not a SASS policy; allowed: " + listKnobValues<SassPolicy>(),
+          2);
     options.config.sassPolicy = *policy;
   }
   options.stopAfter = emit;
   options.ptxasPath = ptxasPath;
   options.printIRAfterAll = printIRAfterAll;
   if (emit == CompileStage::Cubin && outputFile == "-")
-    return fail("--emit=cubin needs -o FILE.cubin (a .meta file is written beside it)", 2);
+    return fail(
+        "--emit=cubin needs -o FILE.cubin (a .meta file is written beside it)",
+        2);
 
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> input = openInputFile(inputFile, &error);
@@ -132,11 +145,12 @@ int main(int argc, char **argv) {
     const char *irStage = emit == CompileStage::Fgemm ? "fgemm.mlir"
                           : emit == CompileStage::Gpu ? "gpu.mlir"
                                                       : "llvm.mlir";
-    for (auto [suffix, text] : {std::pair<llvm::StringRef, const std::string &>{irStage, result->ir},
-                                {"ll", result->llvmIR},
-                                {"ptx", result->ptx},
-                                {"ptxas.log", result->ptxasLog},
-                                {"meta", result->description}}) {
+    for (auto [suffix, text] :
+         {std::pair<llvm::StringRef, const std::string &>{irStage, result->ir},
+          {"ll", result->llvmIR},
+          {"ptx", result->ptx},
+          {"ptxas.log", result->ptxasLog},
+          {"meta", result->description}}) {
       llvm::SmallString<256> path(dumpDir.getValue());
       llvm::sys::path::append(path, (stem + "." + suffix).str());
       if (!text.empty() && !writeFile(path, text))
@@ -154,7 +168,8 @@ int main(int argc, char **argv) {
   case CompileStage::Cubin: {
     llvm::SmallString<256> metaPath(outputFile.getValue());
     llvm::sys::path::replace_extension(metaPath, "meta");
-    return writeFile(outputFile, result->cubin) && writeFile(metaPath, result->description)
+    return writeFile(outputFile, result->cubin) &&
+                   writeFile(metaPath, result->description)
                ? 0
                : 2;
   }

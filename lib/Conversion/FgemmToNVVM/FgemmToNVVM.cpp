@@ -13,8 +13,9 @@
 //     arrive.expect_tx full[s], bytes      wgmma.fence; 4 x wgmma m64nNk32 e4m3
 //     cp.async.bulk.tensor A, B, SFA       commit; wait 0; read 2 row scales
 //                                          arrive empty[s]; 64 FFMA promotions
-//                                        cvt bf16x2, st.shared, fence.proxy.async
-//                                        bar.sync 1, 128*w; TMA store
+//                                        cvt bf16x2, st.shared,
+//                                        fence.proxy.async bar.sync 1, 128*w;
+//                                        TMA store
 //
 // Shared-memory descriptors for wgmma are built here, not by nvgpu (whose
 // lowering mis-steps FP8 B operands, MLIR-NVGPU.md trap 1): K-major, 128-byte
@@ -46,11 +47,13 @@ Value KernelLowering::barrierAt(bool empty, Value stage) {
   Value index = toI32(stage);
   if (empty)
     index = arith::AddIOp::create(b, loc, index, constI32(stages));
-  return smemAt(arith::AddIOp::create(b, loc, constI32(barrierOffset), mulI32(index, 8)));
+  return smemAt(
+      arith::AddIOp::create(b, loc, constI32(barrierOffset), mulI32(index, 8)));
 }
 
 void KernelLowering::waitParity(Value barrier, Value parityI32) {
-  NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier, parityI32, constI32(kTryWaitTicks));
+  NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier, parityI32,
+                                        constI32(kTryWaitTicks));
 }
 
 Type KernelLowering::accumulatorType() {
@@ -85,7 +88,9 @@ LogicalResult KernelLowering::buildFunction() {
 
   // The parameter list, as the kernel description will state it.
   SmallVector<Attribute> paramDescs;
-  auto argIndex = [](Value v) { return int64_t(cast<BlockArgument>(v).getArgNumber()); };
+  auto argIndex = [](Value v) {
+    return int64_t(cast<BlockArgument>(v).getArgNumber());
+  };
   for (Value v : tmaArgs) {
     SmallVector<int64_t> box;
     int64_t swizzle = 0;
@@ -96,18 +101,21 @@ LogicalResult KernelLowering::buildFunction() {
         // Tensor maps are {inner = columns, outer = rows}; a multicast load
         // brings 1/cluster of the rows per CTA.
         ArrayRef<StringAttr> d = load.getResult().getType().getDims();
-        int64_t rows = extent(d[0]) / (load.getMulticast() ? config.getCluster() : 1);
+        int64_t rows =
+            extent(d[0]) / (load.getMulticast() ? config.getCluster() : 1);
         box = {extent(d[1]), rows};
         swizzle = 128;
       } else if (auto scales = dyn_cast<LoadScalesOp>(op);
                  scales && scales.getSource() == v) {
         box = {extent(scales.getResult().getType().getDims()[0]), 1};
-      } else if (auto store = dyn_cast<StoreOp>(op); store && store.getDest() == v) {
+      } else if (auto store = dyn_cast<StoreOp>(op);
+                 store && store.getDest() == v) {
         ArrayRef<StringAttr> d = store.getValue().getType().getDims();
         box = {extent(d[1]), extent(d[0])};
       }
     });
-    paramDescs.push_back(TensorMapParamAttr::get(ctx, argIndex(v), box, swizzle));
+    paramDescs.push_back(
+        TensorMapParamAttr::get(ctx, argIndex(v), box, swizzle));
   }
   for (Value v : ptrArgs)
     paramDescs.push_back(PointerParamAttr::get(ctx, argIndex(v)));
@@ -118,18 +126,22 @@ LogicalResult KernelLowering::buildFunction() {
   auto globalPtr = LLVM::LLVMPointerType::get(ctx, 1);
   SmallVector<Type> params;
   SmallVector<Attribute> paramAttrs;
-  auto tensorMapType = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), kTensorMapBytes);
+  auto tensorMapType =
+      LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), kTensorMapBytes);
   for (size_t i = 0; i < tmaArgs.size(); ++i) {
     params.push_back(genericPtr);
     paramAttrs.push_back(b.getDictionaryAttr(
-        {b.getNamedAttr(LLVM::LLVMDialect::getByValAttrName(), TypeAttr::get(tensorMapType)),
-         b.getNamedAttr(LLVM::LLVMDialect::getAlignAttrName(), b.getI64IntegerAttr(64)),
-         b.getNamedAttr(NVVM::NVVMDialect::getGridConstantAttrName(), b.getUnitAttr())}));
+        {b.getNamedAttr(LLVM::LLVMDialect::getByValAttrName(),
+                        TypeAttr::get(tensorMapType)),
+         b.getNamedAttr(LLVM::LLVMDialect::getAlignAttrName(),
+                        b.getI64IntegerAttr(64)),
+         b.getNamedAttr(NVVM::NVVMDialect::getGridConstantAttrName(),
+                        b.getUnitAttr())}));
   }
   for (size_t i = 0; i < ptrArgs.size(); ++i) {
     params.push_back(globalPtr);
-    paramAttrs.push_back(b.getDictionaryAttr(
-        {b.getNamedAttr(LLVM::LLVMDialect::getNoAliasAttrName(), b.getUnitAttr())}));
+    paramAttrs.push_back(b.getDictionaryAttr({b.getNamedAttr(
+        LLVM::LLVMDialect::getNoAliasAttrName(), b.getUnitAttr())}));
   }
   for (size_t i = 0; i < kernel.getDims().size(); ++i) {
     params.push_back(b.getI32Type());
@@ -139,31 +151,35 @@ LogicalResult KernelLowering::buildFunction() {
   b.setInsertionPointToEnd(module.getBody());
   if (!module.lookupSymbol(kSharedMemoryName)) {
     auto global = LLVM::GlobalOp::create(
-        b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), 0), /*isConstant=*/false,
-        LLVM::Linkage::External, kSharedMemoryName, Attribute(), /*alignment=*/1024,
+        b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
+        /*isConstant=*/false, LLVM::Linkage::External, kSharedMemoryName,
+        Attribute(), /*alignment=*/1024,
         /*addrSpace=*/3);
     (void)global;
   }
-  func = LLVM::LLVMFuncOp::create(b, loc, kernel.getSymName(),
-                                  LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx),
-                                                              params));
+  func = LLVM::LLVMFuncOp::create(
+      b, loc, kernel.getSymName(),
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), params));
   func.setArgAttrsAttr(b.getArrayAttr(paramAttrs));
   func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func->setAttr(NVVM::NVVMDialect::getReqntidAttrName(),
-                b.getDenseI32ArrayAttr({static_cast<int32_t>(config.getNumThreads()), 1, 1}));
+                b.getDenseI32ArrayAttr(
+                    {static_cast<int32_t>(config.getNumThreads()), 1, 1}));
   func->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
                 b.getI32IntegerAttr(kEntryMaxRegisters));
   if (config.getCluster() > 1)
     func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
-                  b.getDenseI32ArrayAttr({static_cast<int32_t>(config.getCluster()), 1, 1}));
+                  b.getDenseI32ArrayAttr(
+                      {static_cast<int32_t>(config.getCluster()), 1, 1}));
   // What the kernel description needs (Compiler/KernelDescription.cpp).
   func->setAttr("fgemm.config", config);
   if (TileGridAttr grid = kernel.getGridAttr())
     func->setAttr("fgemm.grid", grid);
   func->setAttr("fgemm.dims", kernel.getDims());
-  func->setAttr("fgemm.args", b.getArrayAttr(llvm::map_to_vector(
-                                  kernel.getArgumentTypes(),
-                                  [](Type t) -> Attribute { return TypeAttr::get(t); })));
+  func->setAttr("fgemm.args",
+                b.getArrayAttr(llvm::map_to_vector(
+                    kernel.getArgumentTypes(),
+                    [](Type t) -> Attribute { return TypeAttr::get(t); })));
   func->setAttr("fgemm.params", b.getArrayAttr(paramDescs));
   Block *body = func.addEntryBlock(b);
   b.setInsertionPointToStart(body);
@@ -173,7 +189,8 @@ LogicalResult KernelLowering::buildFunction() {
     argParams[v] = body->getArgument(next++);
   for (Value v : ptrArgs)
     argParams[v] = body->getArgument(next++);
-  for (auto [i, name] : llvm::enumerate(kernel.getDims().getAsValueRange<StringAttr>())) {
+  for (auto [i, name] :
+       llvm::enumerate(kernel.getDims().getAsValueRange<StringAttr>())) {
     Value value = body->getArgument(next++);
     // Shapes folded at specialization become constants.
     if (name == "n" && config.getFixedN())
@@ -182,8 +199,8 @@ LogicalResult KernelLowering::buildFunction() {
       value = constI32(config.getFixedK());
     dims[name] = toIndex(value);
   }
-  smemBase = LLVM::AddressOfOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, 3),
-                                       kSharedMemoryName);
+  smemBase = LLVM::AddressOfOp::create(
+      b, loc, LLVM::LLVMPointerType::get(ctx, 3), kSharedMemoryName);
   return success();
 }
 
@@ -238,9 +255,11 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
   return TypeSwitch<Operation *, LogicalResult>(&op)
       .Case([&](ProgramIdOp p) {
         Type i32 = b.getI32Type();
-        Value id = p.getDim() == Dim::X   ? Value(NVVM::BlockIdXOp::create(b, loc, i32))
-                   : p.getDim() == Dim::Y ? Value(NVVM::BlockIdYOp::create(b, loc, i32))
-                                          : Value(NVVM::BlockIdZOp::create(b, loc, i32));
+        Value id = p.getDim() == Dim::X
+                       ? Value(NVVM::BlockIdXOp::create(b, loc, i32))
+                   : p.getDim() == Dim::Y
+                       ? Value(NVVM::BlockIdYOp::create(b, loc, i32))
+                       : Value(NVVM::BlockIdZOp::create(b, loc, i32));
         mapping[p] = toIndex(id);
         return success();
       })
@@ -257,15 +276,19 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
         int64_t block = getTileDimExtent(n.getBlock(), config);
         if (!extentValue || block <= 0)
           return n.emitError("unknown dimension or block symbol");
-        mapping[n] = arith::CeilDivUIOp::create(b, loc, extentValue, constIndex(block));
+        mapping[n] =
+            arith::CeilDivUIOp::create(b, loc, extentValue, constIndex(block));
         return success();
       })
       .Case([&](RingPutOp p) { return lowerRingPut(p); })
       .Case([&](RingGetOp g) { return lowerRingGet(g); })
-      .Case([&](RingReleaseOp r) { return lowerRingRelease(lookup(r.getStage())); })
+      .Case([&](RingReleaseOp r) {
+        return lowerRingRelease(lookup(r.getStage()));
+      })
       .Case([&](LoadOp l) -> LogicalResult {
         // Issued by the ring.put that consumes it.
-        if (!llvm::all_of(l->getUsers(), [](Operation *u) { return isa<RingPutOp>(u); }))
+        if (!llvm::all_of(l->getUsers(),
+                          [](Operation *u) { return isa<RingPutOp>(u); }))
           return l.emitError("tile loads must feed the producer's ring "
                              "(run fgemm-warp-specialize first)");
         return success();
@@ -297,12 +320,14 @@ LogicalResult KernelLowering::lowerRingCreate(RingCreateOp op) {
   outputOffset = plan.getOutputOffset();
   smemBytes = plan.getSmemBytes();
   slotOffsets.assign(plan.getOffsets().begin(), plan.getOffsets().end());
-  slotStrides.assign(plan.getSlotStrides().begin(), plan.getSlotStrides().end());
+  slotStrides.assign(plan.getSlotStrides().begin(),
+                     plan.getSlotStrides().end());
   slotBytes.assign(plan.getSlotBytes().begin(), plan.getSlotBytes().end());
   func->setAttr("fgemm.smem_bytes", b.getI64IntegerAttr(smemBytes));
 
   Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
-  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, constI32(0));
+  Value isFirst =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, constI32(0));
   auto ifOp = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -310,12 +335,13 @@ LogicalResult KernelLowering::lowerRingCreate(RingCreateOp op) {
     int64_t mathThreads = 128 * config.getMathWarpgroups();
     for (int64_t s = 0; s < stages; ++s) {
       // full: the producer's expect_tx arrival; empty: the math threads.
-      NVVM::MBarrierInitOp::create(b, loc, smemAt(barrierOffset + 8 * s), constI32(1),
-                                   Value());
+      NVVM::MBarrierInitOp::create(b, loc, smemAt(barrierOffset + 8 * s),
+                                   constI32(1), Value());
       // Each math warp arrives once on the barrier of every CTA of its
       // cluster (lowerRingRelease).
       int64_t arrivals = mathThreads / 32 * config.getCluster();
-      NVVM::MBarrierInitOp::create(b, loc, smemAt(barrierOffset + 8 * (stages + s)),
+      NVVM::MBarrierInitOp::create(b, loc,
+                                   smemAt(barrierOffset + 8 * (stages + s)),
                                    constI32(arrivals), Value());
     }
     // Make the initialized barriers visible to the peer CTAs and to the TMA
@@ -323,8 +349,10 @@ LogicalResult KernelLowering::lowerRingCreate(RingCreateOp op) {
     if (config.getCluster() > 1)
       NVVM::FenceMbarrierInitOp::create(b, loc);
     NVVM::FenceProxyOp::create(
-        b, loc, NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
-        NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+        b, loc,
+        NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
   }
   if (config.getCluster() > 1)
     clusterSync(); // no peer multicasts into barriers not yet initialized
@@ -336,8 +364,8 @@ LogicalResult KernelLowering::lowerRingCreate(RingCreateOp op) {
 LogicalResult KernelLowering::lowerWarpSpecialize(WarpSpecializeOp op) {
   Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
   Value warpgroup = arith::DivUIOp::create(b, loc, tid, constI32(128));
-  Value isProducer =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, warpgroup, constI32(0));
+  Value isProducer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           warpgroup, constI32(0));
   auto ifOp = scf::IfOp::create(b, loc, isProducer, /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(b);
 
@@ -345,7 +373,8 @@ LogicalResult KernelLowering::lowerWarpSpecialize(WarpSpecializeOp op) {
   b.setInsertionPointToStart(ifOp.thenBlock());
   NVVM::SetMaxRegisterOp::create(b, loc, op.getProducerRegs(),
                                  NVVM::SetMaxRegisterAction::decrease);
-  Value isElected = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, constI32(0));
+  Value isElected =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, constI32(0));
   auto electIf = scf::IfOp::create(b, loc, isElected, /*withElseRegion=*/false);
   b.setInsertionPointToStart(electIf.thenBlock());
   if (failed(lowerBlock(op.getProducer().front())))
@@ -360,10 +389,11 @@ LogicalResult KernelLowering::lowerWarpSpecialize(WarpSpecializeOp op) {
   // The warpgroup index through a shuffle from lane 0: ptxas then knows it
   // is warp-uniform and keeps the wgmma descriptors derived from it in
   // uniform registers (no R2UR per wgmma; DeepGEMM does the same).
-  mathWg = NVVM::ShflOp::create(b, loc, b.getI32Type(), constI32(-1),
-                                arith::DivUIOp::create(b, loc, mathTid, constI32(128)),
-                                constI32(0), constI32(0x1f), NVVM::ShflKind::idx,
-                                /*return_value_and_is_valid=*/UnitAttr());
+  mathWg = NVVM::ShflOp::create(
+      b, loc, b.getI32Type(), constI32(-1),
+      arith::DivUIOp::create(b, loc, mathTid, constI32(128)), constI32(0),
+      constI32(0x1f), NVVM::ShflKind::idx,
+      /*return_value_and_is_valid=*/UnitAttr());
   Value inWg = arith::RemUIOp::create(b, loc, mathTid, constI32(128));
   warpInWg = arith::DivUIOp::create(b, loc, inWg, constI32(32));
   lane = arith::RemUIOp::create(b, loc, tid, constI32(32));
@@ -385,10 +415,10 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
     for (auto dot : op.getBody().getOps<ScaledDotOp>())
       return lowerOverlappedDotLoop(op, dot);
   int64_t bk = config.getBlockK();
-  Value numBlocks = arith::CeilDivUIOp::create(b, loc, extentValue, constIndex(bk));
-  SmallVector<Value> inits = llvm::map_to_vector(op.getInits(), [&](Value v) {
-    return lookup(v);
-  });
+  Value numBlocks =
+      arith::CeilDivUIOp::create(b, loc, extentValue, constIndex(bk));
+  SmallVector<Value> inits =
+      llvm::map_to_vector(op.getInits(), [&](Value v) { return lookup(v); });
   Block &body = op.getBody().front();
   Value kbArg = body.getArgument(0);
 
@@ -416,7 +446,8 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
   size_t numCarried = inits.size();
   llvm::append_range(inits, *first);
 
-  auto forOp = scf::ForOp::create(b, loc, constIndex(0), numBlocks, constIndex(1), inits);
+  auto forOp = scf::ForOp::create(b, loc, constIndex(0), numBlocks,
+                                  constIndex(1), inits);
   {
     OpBuilder::InsertionGuard guard(b);
     Block *forBody = forOp.getBody();
@@ -440,14 +471,14 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
       mapping[scales] = current.values.front();
       preloaded.insert(scales);
     }
-    for (auto [from, to] : llvm::zip(body.getArguments(), forBody->getArguments()))
+    for (auto [from, to] :
+         llvm::zip(body.getArguments(), forBody->getArguments()))
       mapping[from] = to;
     if (failed(lowerBlock(body)))
       return failure();
     auto yield = cast<YieldOp>(body.getTerminator());
-    SmallVector<Value> yielded = llvm::map_to_vector(yield.getValues(), [&](Value v) {
-      return lookup(v);
-    });
+    SmallVector<Value> yielded = llvm::map_to_vector(
+        yield.getValues(), [&](Value v) { return lookup(v); });
     llvm::append_range(yielded, *nextScales);
     scf::YieldOp::create(b, loc, yielded);
   }
@@ -461,7 +492,8 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
 LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
   Value pid = toIndex(NVVM::BlockIdXOp::create(b, loc, b.getI32Type()));
   Value numPrograms = toIndex(NVVM::GridDimXOp::create(b, loc, b.getI32Type()));
-  auto forOp = scf::ForOp::create(b, loc, pid, lookup(op.getCount()), numPrograms);
+  auto forOp =
+      scf::ForOp::create(b, loc, pid, lookup(op.getCount()), numPrograms);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(forOp.getBody()->getTerminator());
   Value tile = forOp.getInductionVar();
@@ -484,7 +516,8 @@ LogicalResult KernelLowering::lowerRingPut(RingPutOp op) {
   for (int64_t n : slotBytes)
     bytes += n; // TMA counts whole boxes, zero-filled parts included
   NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full, constI32(bytes),
-                                         /*scope=*/nullptr, /*relaxed=*/nullptr, Value());
+                                         /*scope=*/nullptr, /*relaxed=*/nullptr,
+                                         Value());
   Value stageI32 = toI32(stage);
   for (auto [i, value] : llvm::enumerate(op.getValues())) {
     Operation *load = value.getDefiningOp();
@@ -502,20 +535,29 @@ LogicalResult KernelLowering::lowerRingPut(RingPutOp op) {
         // shared tile into every CTA (TMA multicast); the tensor map's box
         // is rows/cluster tall (docs/ABI.md).
         int64_t part = extent(tdims[0]) / config.getCluster();
-        int64_t rowBytes = extent(tdims[1]) * tile.getResult().getType().getElementType()
-                                                  .getIntOrFloatBitWidth() / 8;
+        int64_t rowBytes = extent(tdims[1]) *
+                           tile.getResult()
+                               .getType()
+                               .getElementType()
+                               .getIntOrFloatBitWidth() /
+                           8;
         Value rank = NVVM::ClusterId::create(b, loc, b.getI32Type());
-        coords[1] = arith::AddIOp::create(b, loc, coords[1], mulI32(rank, part));
-        Value partDst = LLVM::GEPOp::create(b, loc, dst.getType(), b.getI8Type(), dst,
-                                            ValueRange{mulI32(rank, part * rowBytes)});
+        coords[1] =
+            arith::AddIOp::create(b, loc, coords[1], mulI32(rank, part));
+        Value partDst =
+            LLVM::GEPOp::create(b, loc, dst.getType(), b.getI8Type(), dst,
+                                ValueRange{mulI32(rank, part * rowBytes)});
         Value clusterDst = LLVM::AddrSpaceCastOp::create(
             b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), partDst);
-        Value mask = arith::ConstantIntOp::create(b, loc, (1 << config.getCluster()) - 1, 16);
+        Value mask = arith::ConstantIntOp::create(
+            b, loc, (1 << config.getCluster()) - 1, 16);
         NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-            b, loc, clusterDst, desc, coords, full, /*im2colOffsets=*/ValueRange(), mask,
+            b, loc, clusterDst, desc, coords, full,
+            /*im2colOffsets=*/ValueRange(), mask,
             /*l2CacheHint=*/Value(),
             NVVM::TMALoadModeAttr::get(b.getContext(), NVVM::TMALoadMode::TILE),
-            /*isCTAOnly=*/b.getBoolAttr(false), /*group=*/nullptr, /*predicate=*/Value());
+            /*isCTAOnly=*/b.getBoolAttr(false), /*group=*/nullptr,
+            /*predicate=*/Value());
         continue;
       }
     } else {
@@ -529,7 +571,8 @@ LogicalResult KernelLowering::lowerRingPut(RingPutOp op) {
         b, loc, dst, desc, coords, full, /*im2colOffsets=*/ValueRange(),
         /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
         NVVM::TMALoadModeAttr::get(b.getContext(), NVVM::TMALoadMode::TILE),
-        /*isCTAOnly=*/b.getBoolAttr(true), /*group=*/nullptr, /*predicate=*/Value());
+        /*isCTAOnly=*/b.getBoolAttr(true), /*group=*/nullptr,
+        /*predicate=*/Value());
   }
   return success();
 }
@@ -540,8 +583,8 @@ LogicalResult KernelLowering::lowerRingGet(RingGetOp op) {
     waitParity(barrierAt(/*empty=*/false, stage), toI32(lookup(op.getPhase())));
   Value stageI32 = toI32(stage);
   for (auto [i, value] : llvm::enumerate(op.getValues()))
-    mapping[value] = smemAt(arith::AddIOp::create(b, loc, constI32(slotOffsets[i]),
-                                                  mulI32(stageI32, slotStrides[i])));
+    mapping[value] = smemAt(arith::AddIOp::create(
+        b, loc, constI32(slotOffsets[i]), mulI32(stageI32, slotStrides[i])));
   return success();
 }
 
@@ -557,7 +600,8 @@ LogicalResult KernelLowering::lowerRingRelease(Value stage) {
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(ifOp.thenBlock());
   if (config.getCluster() == 1) {
-    NVVM::MBarrierArriveOp::create(b, loc, Type(), empty, /*count=*/Value(), /*scope=*/nullptr);
+    NVVM::MBarrierArriveOp::create(b, loc, Type(), empty, /*count=*/Value(),
+                                   /*scope=*/nullptr);
     return success();
   }
   // Lane r arrives on CTA r's barrier.
@@ -584,7 +628,8 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
   // that stored the previous tile saw TMA finish reading it.
   if (op->getParentOfType<TileLoopOp>())
     NVVM::BarrierOp::create(b, loc, Type(), constI32(kMathBarrierId),
-                            constI32(128 * config.getMathWarpgroups()), nullptr, Value());
+                            constI32(128 * config.getMathWarpgroups()), nullptr,
+                            Value());
   auto v2f32 = VectorType::get({2}, b.getF32Type());
   auto v2bf16 = VectorType::get({2}, b.getBF16Type());
   Value zeroIdx = LLVM::ConstantOp::create(b, loc, b.getI32Type(), 0);
@@ -592,7 +637,8 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
   for (int64_t i = 0; i < bn / 8; ++i) {
     for (int64_t half = 0; half < 2; ++half) {
       Value lo = LLVM::ExtractValueOp::create(b, loc, acc, 4 * i + 2 * half);
-      Value hi = LLVM::ExtractValueOp::create(b, loc, acc, 4 * i + 2 * half + 1);
+      Value hi =
+          LLVM::ExtractValueOp::create(b, loc, acc, 4 * i + 2 * half + 1);
       Value vec = LLVM::UndefOp::create(b, loc, v2f32);
       vec = LLVM::InsertElementOp::create(b, loc, vec, lo, zeroIdx);
       vec = LLVM::InsertElementOp::create(b, loc, vec, hi, oneIdx);
@@ -611,20 +657,25 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
       b, loc, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
       NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
   NVVM::BarrierOp::create(b, loc, Type(), constI32(kMathBarrierId),
-                          constI32(128 * config.getMathWarpgroups()), nullptr, Value());
-  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, mathTid, constI32(0));
+                          constI32(128 * config.getMathWarpgroups()), nullptr,
+                          Value());
+  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        mathTid, constI32(0));
   auto ifOp = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(ifOp.thenBlock());
   Value coordN = mulI32(toI32(lookup(op.getCol())), bn);
   Value coordM = mulI32(toI32(lookup(op.getRow())), bm);
   NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-      b, loc, argParams.lookup(op.getDest()), smemAt(outputOffset), ValueRange{coordN, coordM},
-      /*l2CacheHint=*/Value(), NVVM::TMAStoreModeAttr::get(ctx, NVVM::TMAStoreMode::TILE),
+      b, loc, argParams.lookup(op.getDest()), smemAt(outputOffset),
+      ValueRange{coordN, coordM},
+      /*l2CacheHint=*/Value(),
+      NVVM::TMAStoreModeAttr::get(ctx, NVVM::TMAStoreMode::TILE),
       /*predicate=*/Value());
   NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
   // The shared-memory source must stay valid until TMA has read it.
-  NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0), b.getUnitAttr());
+  NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0),
+                                       b.getUnitAttr());
   return success();
 }
 

@@ -37,8 +37,6 @@ inline constexpr int64_t kOverlapRegisterReserve = 88;
 /// WGMMA's K for 8-bit operands, in elements (= bytes).
 inline constexpr int64_t kWgmmaK = 32;
 
-
-
 /// Lowers one kernel. Values of the fgemm kernel are mapped as follows:
 /// index scalars -> index; operand/scale tiles from the ring -> !llvm.ptr<3>
 /// of their slot; per-block scale tiles -> f32; accumulator tiles -> the
@@ -46,27 +44,35 @@ inline constexpr int64_t kWgmmaK = 32;
 class KernelLowering {
 public:
   KernelLowering(KernelOp kernel, ModuleOp module)
-      : kernel(kernel), module(module), config(kernel.getConfigAttr()), b(kernel.getContext()),
-        loc(kernel.getLoc()) {}
+      : kernel(kernel), module(module), config(kernel.getConfigAttr()),
+        b(kernel.getContext()), loc(kernel.getLoc()) {}
 
   LogicalResult run();
 
 private:
   // Small builders.
-  Value constI32(int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 32); }
-  Value constIndex(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value constI32(int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, v, 32);
+  }
+  Value constIndex(int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  }
   Value toI32(Value v) {
-    return v.getType().isIndex() ? arith::IndexCastOp::create(b, loc, b.getI32Type(), v)
-                                 : v;
+    return v.getType().isIndex()
+               ? arith::IndexCastOp::create(b, loc, b.getI32Type(), v)
+               : v;
   }
   Value toIndex(Value v) {
     return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
   }
-  Value mulI32(Value x, int64_t c) { return arith::MulIOp::create(b, loc, x, constI32(c)); }
+  Value mulI32(Value x, int64_t c) {
+    return arith::MulIOp::create(b, loc, x, constI32(c));
+  }
   /// A byte address in the dynamic shared memory.
   Value smemAt(Value byteOffsetI32) {
-    return LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
-                               b.getI8Type(), smemBase, ValueRange{byteOffsetI32});
+    return LLVM::GEPOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), b.getI8Type(),
+        smemBase, ValueRange{byteOffsetI32});
   }
   Value smemAt(int64_t byteOffset) { return smemAt(constI32(byteOffset)); }
   /// full[stage] or empty[stage].
@@ -78,7 +84,8 @@ private:
   /// row 16 w + l / 4 of its warpgroup's 64 rows.
   Value accumulatorRow0() {
     return arith::AddIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, mulI32(mathWg, 64), mulI32(warpInWg, 16)),
+        b, loc,
+        arith::AddIOp::create(b, loc, mulI32(mathWg, 64), mulI32(warpInWg, 16)),
         arith::DivUIOp::create(b, loc, lane, constI32(4)));
   }
   /// Empties a new scf.for body (the builder adds a yield only without
@@ -108,13 +115,16 @@ private:
   LogicalResult lowerScaledDot(ScaledDotOp op, RingReleaseOp fusedRelease);
   FailureOr<Value> issueDot(ScaledDotOp op);
   FailureOr<std::pair<Value, Value>> loadRowScales(ScaledDotOp op);
-  FailureOr<Value> promoteDot(ScaledDotOp op, Value partial, Value acc, RingReleaseOp release,
-                              std::optional<std::pair<Value, Value>> rowScales = std::nullopt);
+  FailureOr<Value>
+  promoteDot(ScaledDotOp op, Value partial, Value acc, RingReleaseOp release,
+             std::optional<std::pair<Value, Value>> rowScales = std::nullopt);
   LogicalResult lowerOverlappedDotLoop(KLoopOp op, ScaledDotOp dot);
   LogicalResult lowerStore(StoreOp op);
 
   Value lookup(Value v) { return mapping.lookup(v); }
-  int64_t extent(StringAttr symbol) { return getTileDimExtent(symbol.getValue(), config); }
+  int64_t extent(StringAttr symbol) {
+    return getTileDimExtent(symbol.getValue(), config);
+  }
 
   KernelOp kernel;
   ModuleOp module;
@@ -132,7 +142,8 @@ private:
   // Shared-memory plan, read from fgemm.ring.create.
   int64_t stages = 0, barrierOffset = 0, outputOffset = 0, smemBytes = 0;
   SmallVector<int64_t> slotOffsets, slotStrides, slotBytes;
-  // Thread coordinates inside the math warpgroups (i32), set by warp_specialize.
+  // Thread coordinates inside the math warpgroups (i32), set by
+  // warp_specialize.
   Value mathTid, mathWg, warpInWg, lane;
   Operation *skipOp = nullptr; // a ring.release fused into the preceding dot
   /// Per-block scale loads already issued one K block ahead (lowerKLoop).
@@ -150,7 +161,6 @@ private:
   DenseMap<Value, BlockScales> blockScales;
   Value fragmentScale(const BlockScales &scales, int64_t i);
 };
-
 
 } // namespace mlir::fgemm::detail
 

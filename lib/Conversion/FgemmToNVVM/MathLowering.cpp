@@ -20,7 +20,8 @@ using namespace mlir::fgemm::detail;
 /// copy of an in-flight wgmma accumulator would make ptxas serialize):
 ///
 ///   A = issue(0)
-///   for j = 0, 2, ... while j + 2 < n:        carries acc, A (block j, in flight)
+///   for j = 0, 2, ... while j + 2 < n:        carries acc, A (block j, in
+///   flight)
 ///     B = issue(j+1)                          wgmma on the tensor cores...
 ///     wait(1): A done; acc = promote(A)       ...while the FFMAs run here
 ///     A = issue(j+2)
@@ -30,10 +31,12 @@ using namespace mlir::fgemm::detail;
 /// issue(kb) = the body's ops before the dot (stage/phase, ring.get = wait for
 /// the slot) + wgmma.fence, 4 wgmmas, commit; promote(kb) = the remaining
 /// scale loads, the row scales from the slot, release of the slot, FFMAs.
-LogicalResult KernelLowering::lowerOverlappedDotLoop(KLoopOp op, ScaledDotOp dot) {
+LogicalResult KernelLowering::lowerOverlappedDotLoop(KLoopOp op,
+                                                     ScaledDotOp dot) {
   Block &body = op.getBody().front();
   if (op.getInits().size() != 1 || dot.getAcc() != body.getArgument(1))
-    return op.emitError("the math loop must carry exactly the dot's accumulator");
+    return op.emitError(
+        "the math loop must carry exactly the dot's accumulator");
   auto release = dyn_cast_or_null<RingReleaseOp>(dot->getNextNode());
   SmallVector<Operation *> issueOps, promoteOps;
   for (Operation &inner : body) {
@@ -70,8 +73,8 @@ LogicalResult KernelLowering::lowerOverlappedDotLoop(KLoopOp op, ScaledDotOp dot
   Value extentValue = dims.lookup(op.getDim());
   if (!extentValue)
     return op.emitError("unknown dimension '") << op.getDim() << "'";
-  Value numBlocks =
-      arith::CeilDivUIOp::create(b, loc, extentValue, constIndex(config.getBlockK()));
+  Value numBlocks = arith::CeilDivUIOp::create(b, loc, extentValue,
+                                               constIndex(config.getBlockK()));
   FailureOr<Value> first = issue(constIndex(0));
   if (failed(first))
     return failure();
@@ -79,16 +82,19 @@ LogicalResult KernelLowering::lowerOverlappedDotLoop(KLoopOp op, ScaledDotOp dot
   // unconditional and ptxas can see which group each promotion waited for
   // (a wait inside a branch makes it serialize all wgmmas, C7514).
   Value two = constIndex(2);
-  Value hasPairs = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, numBlocks, two);
+  Value hasPairs =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, numBlocks, two);
   Value upper = arith::SelectOp::create(
-      b, loc, hasPairs, arith::SubIOp::create(b, loc, numBlocks, two), constIndex(0));
+      b, loc, hasPairs, arith::SubIOp::create(b, loc, numBlocks, two),
+      constIndex(0));
   auto forOp = scf::ForOp::create(b, loc, constIndex(0), upper, two,
                                   ValueRange{lookup(op.getInits()[0]), *first});
   {
     OpBuilder::InsertionGuard guard(b);
     openLoopBody(forOp);
     Value j = forOp.getInductionVar();
-    Value acc = forOp.getRegionIterArgs()[0], pendingA = forOp.getRegionIterArgs()[1];
+    Value acc = forOp.getRegionIterArgs()[0],
+          pendingA = forOp.getRegionIterArgs()[1];
     Value j1 = arith::AddIOp::create(b, loc, j, constIndex(1));
     Value j2 = arith::AddIOp::create(b, loc, j, two);
     FailureOr<Value> pendingB = issue(j1);
@@ -112,7 +118,8 @@ LogicalResult KernelLowering::lowerOverlappedDotLoop(KLoopOp op, ScaledDotOp dot
   Value last = arith::MulIOp::create(
       b, loc, arith::CeilDivUIOp::create(b, loc, upper, two), two);
   Value next = arith::AddIOp::create(b, loc, last, constIndex(1));
-  Value hasNext = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, next, numBlocks);
+  Value hasNext =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, next, numBlocks);
   auto tail = scf::IfOp::create(b, loc, TypeRange{acc.getType()}, hasNext,
                                 /*withElseRegion=*/true);
   {
@@ -145,33 +152,37 @@ LogicalResult KernelLowering::lowerOverlappedDotLoop(KLoopOp op, ScaledDotOp dot
 /// [ceil(rows/128), ceil(K/128)] array by every math thread. A tile of `b`
 /// rows starting at row r0 spans the 128-row blocks r0/128 .. (r0+b-1)/128:
 /// one when b divides 128, else up to ceil(b/128) + 1 (DeepGEMM's unaligned
-/// BLOCK_N). Loads past the last block are clamped to it; no fragment uses them.
+/// BLOCK_N). Loads past the last block are clamped to it; no fragment uses
+/// them.
 LogicalResult KernelLowering::lowerLoadScales(LoadScalesOp op) {
   ScalesType type = op.getSource().getType();
   int64_t rows = extent(op.getResult().getType().getDims()[0]);
   if (type.getBlock()[0] != 128)
-    return op.emitError("per-row scales must be MN-major so that TMA can load them");
-  Value kBlocks = arith::CeilDivUIOp::create(b, loc, toI32(dims.lookup(type.getDims()[1])),
-                                             constI32(128));
-  Value rowBlocks = arith::CeilDivUIOp::create(b, loc, toI32(dims.lookup(type.getDims()[0])),
-                                               constI32(128));
+    return op.emitError(
+        "per-row scales must be MN-major so that TMA can load them");
+  Value kBlocks = arith::CeilDivUIOp::create(
+      b, loc, toI32(dims.lookup(type.getDims()[1])), constI32(128));
+  Value rowBlocks = arith::CeilDivUIOp::create(
+      b, loc, toI32(dims.lookup(type.getDims()[0])), constI32(128));
   Value lastBlock = arith::SubIOp::create(b, loc, rowBlocks, constI32(1));
   Value firstRow = mulI32(toI32(lookup(op.getIndex())), rows);
   Value firstBlock = arith::DivUIOp::create(b, loc, firstRow, constI32(128));
   int64_t numBlocks = 128 % rows == 0 ? 1 : llvm::divideCeil(rows, 128) + 1;
   BlockScales scales{firstRow, {}};
   for (int64_t j = 0; j < numBlocks; ++j) {
-    Value block = arith::MinUIOp::create(b, loc, arith::AddIOp::create(b, loc, firstBlock,
-                                                                        constI32(j)),
-                                         lastBlock);
-    Value element = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, block, kBlocks),
-                                          toI32(lookup(op.getKb())));
-    Value ptr = LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1),
-                                    b.getF32Type(), argParams.lookup(op.getSource()),
-                                    ValueRange{element});
-    scales.values.push_back(LLVM::LoadOp::create(b, loc, b.getF32Type(), ptr,
-                                                 /*alignment=*/4, /*isVolatile=*/false,
-                                                 /*isNonTemporal=*/false, /*isInvariant=*/true));
+    Value block = arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, firstBlock, constI32(j)),
+        lastBlock);
+    Value element = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, block, kBlocks),
+        toI32(lookup(op.getKb())));
+    Value ptr = LLVM::GEPOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), b.getF32Type(),
+        argParams.lookup(op.getSource()), ValueRange{element});
+    scales.values.push_back(
+        LLVM::LoadOp::create(b, loc, b.getF32Type(), ptr,
+                             /*alignment=*/4, /*isVolatile=*/false,
+                             /*isNonTemporal=*/false, /*isInvariant=*/true));
   }
   mapping[op] = scales.values.front();
   blockScales[op.getResult()] = scales;
@@ -185,12 +196,14 @@ Value KernelLowering::fragmentScale(const BlockScales &scales, int64_t i) {
     return scales.values.front();
   // Index of the fragment's block relative to the tile's first block.
   Value col = arith::AddIOp::create(b, loc, scales.firstRow, constI32(8 * i));
-  Value firstBlock = arith::DivUIOp::create(b, loc, scales.firstRow, constI32(128));
-  Value rel = arith::SubIOp::create(b, loc, arith::DivUIOp::create(b, loc, col, constI32(128)),
-                                    firstBlock);
+  Value firstBlock =
+      arith::DivUIOp::create(b, loc, scales.firstRow, constI32(128));
+  Value rel = arith::SubIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, col, constI32(128)), firstBlock);
   Value scale = scales.values.front();
   for (size_t j = 1; j < scales.values.size(); ++j) {
-    Value here = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rel, constI32(j));
+    Value here = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rel,
+                                       constI32(j));
     scale = arith::SelectOp::create(b, loc, here, scales.values[j], scale);
   }
   return scale;
@@ -203,18 +216,22 @@ Value KernelLowering::fragmentScale(const BlockScales &scales, int64_t i) {
 /// mode in 62-63 (1 = 128B). Built in 32 bits: the low word is the only
 /// part that varies, and shared addresses fit in 18 bits.
 static Value buildDescriptor(OpBuilder &b, Location loc, Value address) {
-  auto i32 = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 32); };
+  auto i32 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, v, 32);
+  };
   Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), address);
   Value start = arith::ShRUIOp::create(
       b, loc, arith::AndIOp::create(b, loc, addr, i32(0x3FFFF)), i32(4));
   Value low = arith::OrIOp::create(b, loc, start, i32(1 << 16));
   int64_t high = int64_t(1024 >> 4) << 32 | int64_t(1) << 62;
-  return arith::OrIOp::create(b, loc, arith::ExtUIOp::create(b, loc, b.getI64Type(), low),
-                              arith::ConstantIntOp::create(b, loc, high, 64));
+  return arith::OrIOp::create(
+      b, loc, arith::ExtUIOp::create(b, loc, b.getI64Type(), low),
+      arith::ConstantIntOp::create(b, loc, high, 64));
 }
 
 static NVVM::WGMMATypes getWgmmaType(Type type) {
-  return isa<Float8E5M2Type>(type) ? NVVM::WGMMATypes::e5m2 : NVVM::WGMMATypes::e4m3;
+  return isa<Float8E5M2Type>(type) ? NVVM::WGMMATypes::e5m2
+                                   : NVVM::WGMMATypes::e4m3;
 }
 
 /// Issues the K block's wgmmas into a fresh partial sum and commits them as
@@ -223,35 +240,42 @@ FailureOr<Value> KernelLowering::issueDot(ScaledDotOp op) {
   Value aTile = lookup(op.getA()), bTile = lookup(op.getB());
   if (!aTile || !bTile || !isa<LLVM::LLVMPointerType>(aTile.getType()) ||
       !isa<LLVM::LLVMPointerType>(bTile.getType()))
-    return op.emitError("operands must come from the producer's ring (shared memory)");
+    return op.emitError(
+        "operands must come from the producer's ring (shared memory)");
   int64_t bk = config.getBlockK(), bn = config.getBlockN();
   MLIRContext *ctx = b.getContext();
   Type accType = accumulatorType();
 
   // This math warpgroup's 64 rows of A.
-  Value aBase = LLVM::GEPOp::create(b, loc, aTile.getType(), b.getI8Type(), aTile,
-                                    ValueRange{mulI32(mathWg, 64 * bk)});
+  Value aBase = LLVM::GEPOp::create(b, loc, aTile.getType(), b.getI8Type(),
+                                    aTile, ValueRange{mulI32(mathWg, 64 * bk)});
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   Value partial = LLVM::UndefOp::create(b, loc, accType);
   auto shape = NVVM::MMAShapeAttr::get(ctx, 64, bn, kWgmmaK);
-  auto typeA = NVVM::WGMMATypesAttr::get(ctx, getWgmmaType(op.getA().getType().getElementType()));
-  auto typeB = NVVM::WGMMATypesAttr::get(ctx, getWgmmaType(op.getB().getType().getElementType()));
+  auto typeA = NVVM::WGMMATypesAttr::get(
+      ctx, getWgmmaType(op.getA().getType().getElementType()));
+  auto typeB = NVVM::WGMMATypesAttr::get(
+      ctx, getWgmmaType(op.getB().getType().getElementType()));
   auto typeD = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32);
   auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
   // Step k advances both start addresses by 32 bytes: +2 in the low word.
-  Value descA = buildDescriptor(b, loc, aBase), descB = buildDescriptor(b, loc, bTile);
+  Value descA = buildDescriptor(b, loc, aBase),
+        descB = buildDescriptor(b, loc, bTile);
   for (int64_t k = 0; k < bk / kWgmmaK; ++k) {
     auto step = [&](Value base) {
       return arith::AddIOp::create(
-          b, loc, base, arith::ConstantIntOp::create(b, loc, k * kWgmmaK >> 4, 64));
+          b, loc, base,
+          arith::ConstantIntOp::create(b, loc, k * kWgmmaK >> 4, 64));
     };
     // A fresh partial sum per K block: the first step ignores the input.
     auto scaleD = NVVM::WGMMAScaleOutAttr::get(
         ctx, k == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one);
     partial = NVVM::WgmmaMmaAsyncOp::create(
-        b, loc, accType, partial, step(descA), step(descB), shape, typeA, typeB, typeD, scaleD,
-        one, one, NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
-        NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col), /*satfinite=*/nullptr);
+        b, loc, accType, partial, step(descA), step(descB), shape, typeA, typeB,
+        typeD, scaleD, one, one,
+        NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+        NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col),
+        /*satfinite=*/nullptr);
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
   return partial;
@@ -259,26 +283,28 @@ FailureOr<Value> KernelLowering::issueDot(ScaledDotOp op) {
 
 /// This thread's two A row scales (rows r0 and r0 + 8 of its warpgroup's
 /// m64 accumulator) from the ring slot.
-FailureOr<std::pair<Value, Value>> KernelLowering::loadRowScales(ScaledDotOp op) {
+FailureOr<std::pair<Value, Value>>
+KernelLowering::loadRowScales(ScaledDotOp op) {
   Value scaleA = lookup(op.getScaleA());
   if (!scaleA || !isa<LLVM::LLVMPointerType>(scaleA.getType()))
     return op.emitError("row scales must come from the producer's ring");
   Value row0 = accumulatorRow0();
   auto loadScale = [&](Value row) -> Value {
-    Value p = LLVM::GEPOp::create(b, loc, scaleA.getType(), b.getF32Type(), scaleA,
-                                  ValueRange{row});
+    Value p = LLVM::GEPOp::create(b, loc, scaleA.getType(), b.getF32Type(),
+                                  scaleA, ValueRange{row});
     return LLVM::LoadOp::create(b, loc, b.getF32Type(), p, /*alignment=*/4);
   };
-  return std::make_pair(loadScale(row0),
-                        loadScale(arith::AddIOp::create(b, loc, row0, constI32(8))));
+  return std::make_pair(loadScale(row0), loadScale(arith::AddIOp::create(
+                                             b, loc, row0, constI32(8))));
 }
 
 /// Promotes a finished partial sum into the accumulator on CUDA cores and,
 /// once the slot's scales are read, releases the ring slot (`release`).
 /// `rowScales` are the A scales when the caller read them already.
-FailureOr<Value> KernelLowering::promoteDot(ScaledDotOp op, Value partial, Value acc,
-                                            RingReleaseOp release,
-                                            std::optional<std::pair<Value, Value>> rowScales) {
+FailureOr<Value>
+KernelLowering::promoteDot(ScaledDotOp op, Value partial, Value acc,
+                           RingReleaseOp release,
+                           std::optional<std::pair<Value, Value>> rowScales) {
   if (!rowScales) {
     FailureOr<std::pair<Value, Value>> loaded = loadRowScales(op);
     if (failed(loaded))
@@ -288,7 +314,8 @@ FailureOr<Value> KernelLowering::promoteDot(ScaledDotOp op, Value partial, Value
   Value scaleB = lookup(op.getScaleB());
   auto bScales = blockScales.find(op.getScaleB());
   if (!scaleB || bScales == blockScales.end())
-    return op.emitError("column scales must be per-block scales read by the math threads");
+    return op.emitError(
+        "column scales must be per-block scales read by the math threads");
   int64_t bn = config.getBlockN();
   auto [sa0, sa1] = *rowScales;
   // The slot is no longer read: let the producer refill it during promotion.
@@ -313,7 +340,8 @@ FailureOr<Value> KernelLowering::promoteDot(ScaledDotOp op, Value partial, Value
   return result;
 }
 
-LogicalResult KernelLowering::lowerScaledDot(ScaledDotOp op, RingReleaseOp fusedRelease) {
+LogicalResult KernelLowering::lowerScaledDot(ScaledDotOp op,
+                                             RingReleaseOp fusedRelease) {
   // The row scales are read before the wgmmas are issued, so their
   // shared-memory latency has passed when the promotion needs them.
   FailureOr<std::pair<Value, Value>> rowScales = loadRowScales(op);
@@ -330,4 +358,3 @@ LogicalResult KernelLowering::lowerScaledDot(ScaledDotOp op, RingReleaseOp fused
   mapping[op] = *result;
   return success();
 }
-

@@ -37,9 +37,9 @@ static llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-llvm::Expected<std::string> mlir::fgemm::translateToPtx(ModuleOp module,
-                                                        const PtxOptions &options,
-                                                        std::string *llvmIR) {
+llvm::Expected<std::string>
+mlir::fgemm::translateToPtx(ModuleOp module, const PtxOptions &options,
+                            std::string *llvmIR) {
   static bool initialized = [] {
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetInfo();
@@ -59,18 +59,21 @@ llvm::Expected<std::string> mlir::fgemm::translateToPtx(ModuleOp module,
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, llvmContext, "fgemm");
   if (!llvmModule)
-    return makeError("translation of the LLVM dialect to LLVM IR failed (see diagnostics)");
+    return makeError(
+        "translation of the LLVM dialect to LLVM IR failed (see diagnostics)");
 
   llvm::Triple triple(kTriple);
   std::string error;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return makeError("NVPTX target unavailable in this LLVM: " + error);
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      triple, options.chip, options.features, llvm::TargetOptions(), llvm::Reloc::PIC_,
-      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+      triple, options.chip, options.features, llvm::TargetOptions(),
+      llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
   if (!machine)
-    return makeError("cannot create an NVPTX target machine for " + options.chip);
+    return makeError("cannot create an NVPTX target machine for " +
+                     options.chip);
   llvmModule->setTargetTriple(triple);
   llvmModule->setDataLayout(machine->createDataLayout());
 
@@ -85,9 +88,10 @@ llvm::Expected<std::string> mlir::fgemm::translateToPtx(ModuleOp module,
     pb.registerFunctionAnalyses(fam);
     pb.registerLoopAnalyses(lam);
     pb.crossRegisterProxies(lam, fam, cgam, mam);
-    llvm::OptimizationLevel level = options.optLevel >= 3   ? llvm::OptimizationLevel::O3
-                                    : options.optLevel == 2 ? llvm::OptimizationLevel::O2
-                                                            : llvm::OptimizationLevel::O1;
+    llvm::OptimizationLevel level =
+        options.optLevel >= 3   ? llvm::OptimizationLevel::O3
+        : options.optLevel == 2 ? llvm::OptimizationLevel::O2
+                                : llvm::OptimizationLevel::O1;
     pb.buildPerModuleDefaultPipeline(level).run(*llvmModule, mam);
   }
   if (llvmIR) {
@@ -98,7 +102,8 @@ llvm::Expected<std::string> mlir::fgemm::translateToPtx(ModuleOp module,
   llvm::SmallString<0> ptx;
   llvm::raw_svector_ostream stream(ptx);
   llvm::legacy::PassManager codegen;
-  if (machine->addPassesToEmitFile(codegen, stream, nullptr, llvm::CodeGenFileType::AssemblyFile))
+  if (machine->addPassesToEmitFile(codegen, stream, nullptr,
+                                   llvm::CodeGenFileType::AssemblyFile))
     return makeError("the NVPTX backend cannot emit assembly");
   codegen.run(*llvmModule);
   return std::string(ptx.str());
@@ -114,18 +119,21 @@ static llvm::Expected<std::string> findPtxas(llvm::StringRef explicitPath) {
     return *onPath;
   if (llvm::sys::fs::can_execute("/usr/local/cuda/bin/ptxas"))
     return std::string("/usr/local/cuda/bin/ptxas");
-  return makeError("ptxas not found: put the CUDA 13 toolkit's bin/ on PATH, set "
-                   "FGEMM_PTXAS, or pass --ptxas=PATH");
+  return makeError(
+      "ptxas not found: put the CUDA 13 toolkit's bin/ on PATH, set "
+      "FGEMM_PTXAS, or pass --ptxas=PATH");
 }
 
-llvm::Expected<CubinResult> mlir::fgemm::assembleCubin(llvm::StringRef ptx, llvm::StringRef chip,
-                                                      llvm::StringRef ptxasPath) {
+llvm::Expected<CubinResult>
+mlir::fgemm::assembleCubin(llvm::StringRef ptx, llvm::StringRef chip,
+                           llvm::StringRef ptxasPath) {
   llvm::Expected<std::string> ptxas = findPtxas(ptxasPath);
   if (!ptxas)
     return ptxas.takeError();
 
   llvm::SmallString<128> ptxFile, cubinFile, logFile;
-  if (std::error_code ec = llvm::sys::fs::createTemporaryFile("fgemm", "ptx", ptxFile))
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("fgemm", "ptx", ptxFile))
     return makeError("cannot create a temporary file: " + ec.message());
   llvm::sys::fs::createTemporaryFile("fgemm", "cubin", cubinFile);
   llvm::sys::fs::createTemporaryFile("fgemm", "log", logFile);
@@ -143,13 +151,19 @@ llvm::Expected<CubinResult> mlir::fgemm::assembleCubin(llvm::StringRef ptx, llvm
   }
 
   std::string arch = ("-arch=" + chip).str();
-  llvm::SmallVector<llvm::StringRef> args = {*ptxas, arch, "-v", "--warn-on-spills",
-                                             "--warn-on-local-memory-usage", "-o", cubinFile,
+  llvm::SmallVector<llvm::StringRef> args = {*ptxas,
+                                             arch,
+                                             "-v",
+                                             "--warn-on-spills",
+                                             "--warn-on-local-memory-usage",
+                                             "-o",
+                                             cubinFile,
                                              ptxFile};
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(logFile),
-                                                llvm::StringRef(logFile)};
+  std::optional<llvm::StringRef> redirects[] = {
+      std::nullopt, llvm::StringRef(logFile), llvm::StringRef(logFile)};
   std::string execError;
-  int rc = llvm::sys::ExecuteAndWait(*ptxas, args, std::nullopt, redirects, /*timeout=*/300,
+  int rc = llvm::sys::ExecuteAndWait(*ptxas, args, std::nullopt, redirects,
+                                     /*timeout=*/300,
                                      /*memoryLimit=*/0, &execError);
   std::string log;
   if (auto buffer = llvm::MemoryBuffer::getFile(logFile))
@@ -157,11 +171,15 @@ llvm::Expected<CubinResult> mlir::fgemm::assembleCubin(llvm::StringRef ptx, llvm
   if (rc < 0)
     return makeError("could not run " + *ptxas + ": " + execError);
   if (rc != 0)
-    return makeError("ptxas rejected the PTX fgemm generated (a compiler bug; exit " +
-                     llvm::Twine(rc) + "):\n" + log);
-  if (llvm::StringRef(log).contains("spill") && !llvm::StringRef(log).contains(" 0 bytes spill stores, 0 bytes spill loads"))
-    return makeError("ptxas spilled registers (the accumulators must stay in registers):\n" +
-                     log);
+    return makeError(
+        "ptxas rejected the PTX fgemm generated (a compiler bug; exit " +
+        llvm::Twine(rc) + "):\n" + log);
+  if (llvm::StringRef(log).contains("spill") &&
+      !llvm::StringRef(log).contains(
+          " 0 bytes spill stores, 0 bytes spill loads"))
+    return makeError(
+        "ptxas spilled registers (the accumulators must stay in registers):\n" +
+        log);
   if (llvm::StringRef(log).contains("Local memory used"))
     return makeError("ptxas placed data in local memory:\n" + log);
   auto cubin = llvm::MemoryBuffer::getFile(cubinFile, /*IsText=*/false);

@@ -1,4 +1,5 @@
-//===- PtxCompiler.h - LLVM dialect -> PTX -> cubin ---------------*- C++ -*-===//
+//===- PtxCompiler.h - LLVM dialect -> PTX -> cubin ---------------*- C++
+//-*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 
@@ -21,7 +22,8 @@ struct PtxOptions {
 
 /// Translates a module in the LLVM + NVVM dialects to LLVM IR, optimizes it
 /// and runs LLVM's NVPTX backend in process. `llvmIR` receives the IR text.
-llvm::Expected<std::string> translateToPtx(ModuleOp module, const PtxOptions &options,
+llvm::Expected<std::string> translateToPtx(ModuleOp module,
+                                           const PtxOptions &options,
                                            std::string *llvmIR = nullptr);
 
 struct CubinResult {
@@ -33,7 +35,8 @@ struct CubinResult {
 /// --warn-on-local-memory-usage`, DeepGEMM's flags). `ptxasPath` empty =
 /// $FGEMM_PTXAS, then PATH, then /usr/local/cuda/bin/ptxas. A spill or
 /// local-memory warning is an error: the math loop must live in registers.
-llvm::Expected<CubinResult> assembleCubin(llvm::StringRef ptx, llvm::StringRef chip,
+llvm::Expected<CubinResult> assembleCubin(llvm::StringRef ptx,
+                                          llvm::StringRef chip,
                                           llvm::StringRef ptxasPath = "");
 
 } // namespace mlir::fgemm
