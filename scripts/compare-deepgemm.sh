@@ -1,0 +1,252 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+# fgemm against DeepGEMM on the 18 dense DeepSeek-V3 shapes, in one GPU call:
+# both (and cuBLASLt's blockwise FP8 GEMM through torch._scaled_mm, where
+# torch has it for sm_90) timed the same way, kernel only, with
+#   ncu --cache-control all --clock-control none --metrics gpu__time_duration.sum
+# (L2 flushed and invalidated before each profiled launch); per shape the
+# median of the profiled launches.
+#
+#   scripts/compare-deepgemm.sh [--quick] [--no-cublas] [--budget S] [FGEMM_DIR [DEEPGEMM_SRC]]
+#
+# FGEMM_DIR (default .device/fgemm) is what scripts/gpu-prepare.sh gathers
+# (bin/fgemm-bench, all/); DEEPGEMM_SRC (default .device/deepgemm) is
+# DeepGEMM's tree with third-party/cutlass/include and third-party/fmt/include
+# at the commits it pins (never committed: .device/ is ignored). Device call:
+#   run: bash scripts/compare-deepgemm.sh   carry: [".device/fgemm", ".device/deepgemm"]
+#
+# Phases (each timed; the whole run keeps inside --budget seconds, default
+# 540, and always ends with the report):
+#   1. DeepGEMM build (python3 setup.py build, as develop.sh) in the
+#      background, under CC=/usr/bin/gcc CXX=/usr/bin/g++;
+#      meanwhile fgemm-bench under ncu (--no-check --iters 3: 7 launches a
+#      shape), then fgemm-bench alone (CUDA-event times, for reference);
+#   2. warm: DeepGEMM's JIT for every shape in up to 6 processes (cache in
+#      DG_JIT_CACHE_DIR, reused below), D checked against FP32, cuBLASLt
+#      checked and its kernel names read with the torch profiler;
+#   3. one python process under ncu per library: per shape 7 calls, each after
+#      a marker kernel (torch.cuda._sleep) that separates the calls;
+#   4. report: $OUT/compare.json (one object per shape), $OUT/compare-summary.json
+#      (geometric means, notes), $OUT/compare.md; the table printed last.
+# Logs: $OUT/compare.log, $OUT/logs.tgz (everything else). If DeepGEMM does not
+# build or import, the fgemm (and cuBLASLt) columns are still measured.
+set -uo pipefail
+
+usage() { sed -n '3,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+root=$(cd "$(dirname "$0")/.." && pwd)
+quick=0 cublas=1 budget=${COMPARE_BUDGET:-540}
+positional=()
+while (($#)); do
+  case $1 in
+    --quick) quick=1 ;;
+    --no-cublas) cublas=0 ;;
+    --budget) budget=$2; shift ;;
+    --budget=*) budget=${1#--budget=} ;;
+    -h|--help) usage; exit 0 ;;
+    -*) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
+    *) positional+=("$1") ;;
+  esac
+  shift
+done
+fgdir=${positional[0]:-$root/.device/fgemm}
+dgsrc=${positional[1]:-$root/.device/deepgemm}
+iters=${FGEMM_ITERS:-3}   # fgemm-bench --iters; it launches 1 + 3 warm-up + iters
+reps=${COMPARE_REPS:-$((4 + iters))}  # DeepGEMM / cuBLASLt calls a shape: as many
+jobs=${COMPARE_JOBS:-6}
+out=${OUT:-$PWD/compare-logs}
+work=$out/work
+tmp=${COMPARE_TMP:-/tmp/fgemm-compare}
+dgdir=$tmp/deepgemm
+rm -rf "$work"
+mkdir -p "$work" "$tmp"
+: >"$work/notes.txt"
+exec > >(tee -a "$out/compare.log") 2>&1
+tee_pid=$!
+
+start=$(date +%s)
+ts() { printf '[%s +%3ds]' "$(date +%H:%M:%S)" $(($(date +%s) - start)); }
+say() { echo "$(ts) $*"; }
+note() { echo "$*" >>"$work/notes.txt"; say "NOTE: $*"; }
+left() { echo $((start + budget - $(date +%s))); }
+# cap WANT [RESERVE]: a phase's time limit, leaving RESERVE s (the report's) of the budget.
+cap() { local want=$1 l; l=$(($(left) - ${2:-30})); ((l < want)) && want=$l; echo "$want"; }
+py() { python3 "$root/scripts/compare_deepgemm.py" "$@"; }
+
+quick_flag=()
+((quick)) && quick_flag=(--quick)
+shapes=$(py shapes "${quick_flag[@]}") || { echo "compare_deepgemm.py failed" >&2; exit 2; }
+nshapes=$(tr ';' '\n' <<<"$shapes" | grep -c .)
+say "compare-deepgemm: $nshapes shapes, budget ${budget}s, fgemm $fgdir, DeepGEMM $dgsrc, out $out"
+
+finished=0
+finish() {
+  ((finished)) && return
+  finished=1
+  say "== report"
+  py report --shapes "$shapes" --workdir "$work" --out "$out" --reps "$reps" \
+    --fgemm-launches $((4 + iters)) --notes "$work/notes.txt"
+  tar czf "$out/logs.tgz" -C "$out" work 2>/dev/null && rm -rf "$work"
+  say "done: $out/compare.json, $out/compare-summary.json, $out/compare.md, $out/compare.log, $out/logs.tgz"
+}
+trap 'note "stopped by a signal"; finish; exit 1' TERM INT
+
+# ---- environment ----------------------------------------------------------
+ncu=$(command -v ncu)
+for c in /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu; do
+  [[ -z $ncu && -x $c ]] && ncu=$c
+done
+[[ -z ${CUDA_HOME:-} && -d /usr/local/cuda ]] && export CUDA_HOME=/usr/local/cuda
+{
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv,noheader
+  echo "ncu: ${ncu:-none} $([[ -n $ncu ]] && "$ncu" --version | tail -1)"
+  echo "nvcc: $("${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" --version 2>/dev/null | grep -o 'release [0-9.]*')"
+  python3 -c 'import sys, torch; print("python", sys.version.split()[0], "torch", torch.__version__, "cuda", torch.version.cuda)'
+  echo "g++: $(command -v g++) $(g++ --version 2>/dev/null | head -1); /usr/bin/g++: $(/usr/bin/g++ --version 2>/dev/null | head -1)"
+  python3 -c 'import sysconfig as s; print("python CC:", s.get_config_var("CC"), "| LDSHARED:", s.get_config_var("LDSHARED"))'
+  cat "$dgsrc/SOURCES.txt" 2>/dev/null
+} >"$work/env.txt" 2>&1
+cat "$work/env.txt"
+ncu_args=(--csv --cache-control all --clock-control none --metrics gpu__time_duration.sum)
+if [[ -z $ncu ]]; then
+  note "ncu not found: no kernel timings"
+elif "$ncu" --help 2>&1 | grep -q -- --print-units; then
+  ncu_args+=(--print-units base)   # nanoseconds, not '1.04 ms'
+fi
+bench=$fgdir/bin/fgemm-bench
+[[ -x $bench && -d $fgdir/all ]] || note "no $bench or $fgdir/all (scripts/gpu-prepare.sh makes them): no fgemm column"
+
+# ---- 1. DeepGEMM build (background) ----------------------------------------
+build_dg() {
+  set -e
+  rm -rf "$dgdir"
+  cp -r "$dgsrc" "$dgdir"
+  cd "$dgdir"
+  # develop.sh: CUTLASS's include folders linked into deep_gemm/include (the
+  # JIT's -I), the extension built in place and linked into deep_gemm/.
+  ln -sfn "$dgdir/third-party/cutlass/include/cutlass" deep_gemm/include/cutlass
+  ln -sfn "$dgdir/third-party/cutlass/include/cute" deep_gemm/include/cute
+  # torch >= 2.12 wants C++20 for its headers; DeepGEMM's setup.py says C++17.
+  if python3 -c 'import sys, torch; v = torch.__version__.split("+")[0].split(".")
+sys.exit(0 if (int(v[0]), int(v[1])) >= (2, 12) else 1)'; then
+    sed -i "s/'-std=c++17'/'-std=c++20'/" setup.py
+    echo "torch >= 2.12: the extension is built as C++20"
+  fi
+  # Newer wheel packages dropped wheel.bdist_wheel (setuptools has it).
+  if ! python3 -c 'import wheel.bdist_wheel' 2>/dev/null; then
+    sed -i 's/^from wheel.bdist_wheel import bdist_wheel as _bdist_wheel$/from setuptools.command.bdist_wheel import bdist_wheel as _bdist_wheel/' setup.py
+    echo "no wheel.bdist_wheel: setup.py takes setuptools' bdist_wheel"
+  fi
+  local cc=/usr/bin/gcc cxx=/usr/bin/g++
+  [[ -x $cxx ]] || { cc=gcc; cxx=g++; echo "no /usr/bin/g++: using $(command -v g++)"; }
+  CC=$cc CXX=$cxx DG_USE_LOCAL_VERSION=0 python3 setup.py build
+  so=$(find build -name '_C*.so' -type f | head -1)
+  [[ -n $so ]] || { echo "no _C*.so under build/"; exit 1; }
+  ln -sf "../$so" deep_gemm/
+  ldd "$so" | grep -E 'stdc|nvrtc|cudart|not found' || true
+}
+export -f build_dg
+export dgdir dgsrc
+dg_build_pid=
+if [[ -f $dgsrc/setup.py ]]; then
+  say "== DeepGEMM build (background, log work/dg_build.log)"
+  dg_build_start=$(date +%s)
+  timeout -k 5 "$(cap 330 150)" bash -c build_dg >"$work/dg_build.log" 2>&1 &
+  dg_build_pid=$!
+else
+  note "no DeepGEMM sources at $dgsrc: no DeepGEMM column"
+fi
+
+# ---- 1b. fgemm under ncu (while DeepGEMM compiles) -------------------------
+if [[ -n $ncu && -x $bench ]]; then
+  say "== fgemm under ncu ($nshapes shapes, --iters $iters)"
+  timeout -k 10 "$(cap 200 200)" "$ncu" "${ncu_args[@]}" -k regex:sm90_fp8_gemm --log-file "$work/fgemm_ncu.csv" \
+    "$bench" --kernels "$fgdir/all" --shapes "$shapes" --no-check --iters "$iters" >"$work/fgemm_ncu.stdout" 2>&1
+  rc=$?
+  n=$(py count "$work/fgemm_ncu.csv" "$work/fgemm_ncu.stdout" --name sm90_fp8_gemm)
+  want=$((nshapes * (4 + iters)))
+  say "fgemm ncu: exit $rc, $n kernels profiled (want $want)"
+  if [[ $n != "$want" ]]; then
+    note "fgemm: one ncu run gave $n launches, not $want: one run per shape instead"
+    rm -f "$work/fgemm_ncu.csv"
+    i=0
+    for s in ${shapes//;/ }; do
+      t=$(cap 40 200)
+      ((t < 10)) && { note "fgemm: no time left for shape $s"; break; }
+      timeout -k 5 "$t" "$ncu" "${ncu_args[@]}" -k regex:sm90_fp8_gemm --log-file "$work/fgemm_ncu_$i.csv" \
+        "$bench" --kernels "$fgdir/all" --shapes "$s" --no-check --iters "$iters" >"$work/fgemm_ncu_$i.stdout" 2>&1
+      i=$((i + 1))
+    done
+    say "fgemm ncu per shape: done"
+  fi
+fi
+if [[ -x $bench ]]; then
+  say "== fgemm-bench alone (CUDA events, --iters 30)"
+  timeout -k 5 "$(cap 60 200)" "$bench" --kernels "$fgdir/all" --shapes "$shapes" --no-check --iters 30 \
+    >"$work/fgemm_events.txt" 2>&1 || note "fgemm-bench (events) exit $?"
+fi
+
+# ---- DeepGEMM: build result, import -----------------------------------------
+dg_ok=0
+if [[ -n $dg_build_pid ]]; then
+  say "== waiting for the DeepGEMM build"
+  wait "$dg_build_pid"
+  rc=$?
+  say "DeepGEMM build: exit $rc after $(($(date +%s) - dg_build_start))s"
+  if ((rc == 0)); then
+    export PYTHONPATH=$dgdir${PYTHONPATH:+:$PYTHONPATH}
+    export DG_JIT_CACHE_DIR=$tmp/dg-jit-cache PYTHONUNBUFFERED=1
+    # The JIT's nvcc takes the host compiler the extension was built with.
+    ccbin=${COMPARE_NVCC_CCBIN-/usr/bin/g++}
+    [[ -n $ccbin && -x $ccbin ]] && export NVCC_PREPEND_FLAGS="-ccbin=$ccbin${NVCC_PREPEND_FLAGS:+ $NVCC_PREPEND_FLAGS}"
+    if timeout -k 5 "$(cap 90)" python3 -c 'import deep_gemm; print("deep_gemm", deep_gemm.__version__, deep_gemm.__file__)' \
+        >"$work/dg_import.log" 2>&1; then
+      dg_ok=1
+      tail -1 "$work/dg_import.log"
+    else
+      note "DeepGEMM built but does not import: $(tail -3 "$work/dg_import.log" | tr '\n' ' ')"
+    fi
+  else
+    note "DeepGEMM build failed (exit $rc): $(grep -iE 'error|fatal' "$work/dg_build.log" | head -3 | tr '\n' ' ')"
+    tail -20 "$work/dg_build.log"
+  fi
+fi
+
+# ---- 2. warm: JIT, checks, cuBLASLt kernel names ----------------------------
+if ((dg_ok || cublas)); then
+  t=$(cap 180 150)
+  if ((t >= 20)); then
+    say "== warm: DeepGEMM JIT + checks, cuBLASLt checks ($jobs processes, limit ${t}s)"
+    warm_args=(--shapes "$shapes" --workdir "$work" --jobs "$jobs" --timeout $((t - 10)))
+    ((dg_ok)) || warm_args+=(--no-deepgemm)
+    ((cublas)) || warm_args+=(--no-cublas)
+    timeout -k 10 "$t" python3 "$root/scripts/compare_deepgemm.py" warm "${warm_args[@]}" || note "warm: exit $?"
+  else
+    note "no time left for the warm phase"
+  fi
+fi
+warm=$work/warm.json
+
+# ---- 3. DeepGEMM and cuBLASLt under ncu -------------------------------------
+profile_lib() { # lib regex limit
+  local lib=$1 regex=$2 want=$3 s t
+  s=$(py ok-shapes --lib "$lib" --shapes "$shapes" --warm "$warm")
+  if [[ -z $s ]]; then note "$lib: no shape ran in the warm phase: not profiled"; return; fi
+  t=$(cap "$want")
+  if ((t < 20)); then note "$lib: no time left to profile"; return; fi
+  say "== $lib under ncu ($(tr ';' '\n' <<<"$s" | grep -c .) shapes x $reps calls, limit ${t}s)"
+  timeout -k 10 "$t" "$ncu" "${ncu_args[@]}" -k "regex:$regex" --log-file "$work/${lib}_ncu.csv" \
+    python3 "$root/scripts/compare_deepgemm.py" profile --lib "$lib" --shapes "$s" --reps "$reps" --warm "$warm" \
+    >"$work/${lib}_ncu.stdout" 2>&1
+  say "$lib ncu: exit $?, $(py count "$work/${lib}_ncu.csv" "$work/${lib}_ncu.stdout") kernels profiled"
+}
+if [[ -n $ncu ]]; then
+  # DeepGEMM's kernel: deep_gemm::sm90_fp8_gemm_1d2d_impl<...>; the marker: spin_kernel.
+  ((dg_ok)) && profile_lib deepgemm '.*(sm90_fp8_gemm_1d2d|spin_kernel).*' 200
+  if ((cublas)); then
+    profile_lib cublas "$(py regex --warm "$warm")" 160
+  fi
+fi
+
+finish
+exec >&- 2>&-
+wait "$tee_pid" 2>/dev/null  # the log's last lines are out before the call returns
