@@ -314,6 +314,18 @@ static LogicalResult verifyRingAccess(Operation *op, Value stage, Value phase) {
   return success();
 }
 
+/// A ring is accessed by the warp roles: puts in fgemm.warp_specialize's
+/// producer region, gets and releases in its consumer region.
+static LogicalResult verifyRingRole(Operation *op, bool producer) {
+  auto roles = op->getParentOfType<WarpSpecializeOp>();
+  if (!roles || !(producer ? roles.getProducer() : roles.getConsumer())
+                     .isAncestor(op->getParentRegion()))
+    return op->emitOpError("must be inside the ")
+           << (producer ? "producer" : "consumer")
+           << " region of an fgemm.warp_specialize";
+  return success();
+}
+
 LogicalResult RingPutOp::verify() {
   if (failed(verifyRingAccess(*this, getStage(), getPhase())))
     return failure();
@@ -331,27 +343,36 @@ LogicalResult RingPutOp::verify() {
                 "MN-major scales) in the same block: the producer "
                 "turns each into a TMA load";
   }
+  if (failed(verifyRingRole(*this, /*producer=*/true)))
+    return failure();
   return success();
 }
 
 LogicalResult RingGetOp::verify() {
-  return verifyRingAccess(*this, getStage(), getPhase());
+  if (failed(verifyRingAccess(*this, getStage(), getPhase())))
+    return failure();
+  return verifyRingRole(*this, /*producer=*/false);
 }
 
 LogicalResult RingReleaseOp::verify() {
-  return verifyRingAccess(*this, getStage(), getPhase());
+  if (failed(verifyRingAccess(*this, getStage(), getPhase())))
+    return failure();
+  return verifyRingRole(*this, /*producer=*/false);
 }
 
 LogicalResult RingCreateOp::verify() {
   SmallVector<RingPutOp> puts;
   SmallVector<Operation *> accesses;
   for (Operation *user : getRing().getUsers()) {
+    // The users are verified after this op: check their own invariants
+    // (e.g. operand segment sizes) before reading their operands.
+    if (!isa<RingPutOp, RingGetOp, RingReleaseOp>(user))
+      return user->emitOpError("uses a ring; only fgemm.ring.put, ring.get "
+                               "and ring.release may");
+    if (failed(user->getName().verifyInvariants(user)))
+      return failure();
     if (auto put = dyn_cast<RingPutOp>(user))
       puts.push_back(put);
-    else if (!isa<RingGetOp, RingReleaseOp>(user))
-      return user->emitOpError(
-          "uses a ring; only fgemm.ring.put, ring.get and ring.release "
-          "may");
     accesses.push_back(user);
   }
   if (puts.size() > 1)

@@ -127,16 +127,21 @@ fgemm.kernel @put_not_a_load(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {di
 fgemm.kernel @get_mismatch(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m", "k"]} {
   %x = fgemm.program_id x
   %r = fgemm.ring.create : !fgemm.ring
-  fgemm.k_loop "k" {
-  ^bb0(%kb: index):
-    %t = fgemm.load %a[%x, %kb] : !fgemm.tensor<[m, k], f8E4M3FN> -> !fgemm.tile<[bm, bk], f8E4M3FN>
-    fgemm.ring.put %r[%kb] (%t) : !fgemm.tile<[bm, bk], f8E4M3FN>
+  fgemm.warp_specialize {consumer_regs = 232 : i64, math_warpgroups = 2 : i64, producer_regs = 40 : i64} producer {
+    fgemm.k_loop "k" {
+    ^bb0(%kb: index):
+      %t = fgemm.load %a[%x, %kb] : !fgemm.tensor<[m, k], f8E4M3FN> -> !fgemm.tile<[bm, bk], f8E4M3FN>
+      fgemm.ring.put %r[%kb] (%t) : !fgemm.tile<[bm, bk], f8E4M3FN>
+      fgemm.yield
+    }
     fgemm.yield
-  }
-  fgemm.k_loop "k" {
-  ^bb0(%kb: index):
-    // expected-error @below {{yields '!fgemm.tile<[bn, bk], f8E4M3FN>' but the ring's put carries '!fgemm.tile<[bm, bk], f8E4M3FN>'}}
-    %g = fgemm.ring.get %r[%kb] : !fgemm.tile<[bn, bk], f8E4M3FN>
+  } consumer {
+    fgemm.k_loop "k" {
+    ^bb0(%kb: index):
+      // expected-error @below {{yields '!fgemm.tile<[bn, bk], f8E4M3FN>' but the ring's put carries '!fgemm.tile<[bm, bk], f8E4M3FN>'}}
+      %g = fgemm.ring.get %r[%kb] : !fgemm.tile<[bn, bk], f8E4M3FN>
+      fgemm.yield
+    }
     fgemm.yield
   }
   fgemm.return
@@ -148,13 +153,45 @@ fgemm.kernel @get_mismatch(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims
 fgemm.kernel @planned_unstaged(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m", "k"]} {
   %x = fgemm.program_id x
   %r = fgemm.ring.create {plan = #fgemm.ring_plan<stages = 4, offsets = [0], slot_strides = [16384], slot_bytes = [16384], output_offset = 65536, barriers = 98304, smem_bytes = 98368>} : !fgemm.ring
-  fgemm.k_loop "k" {
-  ^bb0(%kb: index):
-    %t = fgemm.load %a[%x, %kb] : !fgemm.tensor<[m, k], f8E4M3FN> -> !fgemm.tile<[bm, bk], f8E4M3FN>
-    // expected-error @below {{accesses a planned ring without a stage and phase}}
-    fgemm.ring.put %r[%kb] (%t) : !fgemm.tile<[bm, bk], f8E4M3FN>
+  fgemm.warp_specialize {consumer_regs = 232 : i64, math_warpgroups = 2 : i64, producer_regs = 40 : i64} producer {
+    fgemm.k_loop "k" {
+    ^bb0(%kb: index):
+      %t = fgemm.load %a[%x, %kb] : !fgemm.tensor<[m, k], f8E4M3FN> -> !fgemm.tile<[bm, bk], f8E4M3FN>
+      // expected-error @below {{accesses a planned ring without a stage and phase}}
+      fgemm.ring.put %r[%kb] (%t) : !fgemm.tile<[bm, bk], f8E4M3FN>
+      fgemm.yield
+    }
+    fgemm.yield
+  } consumer {
     fgemm.yield
   }
+  fgemm.return
+}
+
+// -----
+
+// Found by scripts/fuzz-compiler.py: a ring.get and scaled_dot outside the
+// consumer role reached the lowering, which has no math threads there.
+fgemm.kernel @get_outside_roles(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m", "k"]} {
+  %r = fgemm.ring.create : !fgemm.ring
+  fgemm.k_loop "k" {
+  ^bb0(%kb: index):
+    // expected-error @below {{must be inside the consumer region of an fgemm.warp_specialize}}
+    %g = fgemm.ring.get %r[%kb] : !fgemm.tile<[bm, bk], f8E4M3FN>
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
+// Found by scripts/fuzz-compiler.py: the ring's verifier read its users'
+// operands before their operand segment sizes were checked.
+fgemm.kernel @put_bad_segments(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m", "k"]} {
+  %r = fgemm.ring.create : !fgemm.ring
+  %c = arith.constant 0 : index
+  // expected-error @below {{operand count (4) does not match with the total size (1030) specified in attribute 'operandSegmentSizes'}}
+  "fgemm.ring.put"(%r, %c, %c, %c) <{operandSegmentSizes = array<i32: 1, 1024, 1, 1, 3>}> : (!fgemm.ring, index, index, index) -> ()
   fgemm.return
 }
 
