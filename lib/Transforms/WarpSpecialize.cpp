@@ -85,10 +85,10 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
     for (Value index : op.getOperands().drop_front()) {
       // The tile loop's own indices and its tile-order arithmetic are
       // recomputed by the producer's copy of the loop.
-      bool isTileIndex =
-          tileLoop && index.getParentBlock() == &scope &&
-          (isa<BlockArgument>(index) ||
-           isa<arith::ArithDialect>(index.getDefiningOp()->getDialect()));
+      bool isTileIndex = tileLoop && index.getParentBlock() == &scope &&
+                         (isa<BlockArgument>(index) ||
+                          isa_and_nonnull<arith::ArithDialect>(
+                              index.getDefiningOp()->getDialect()));
       Operation *owner = index.getParentRegion()->getParentOp();
       bool inLoop = loop->isAncestor(owner);
       bool inTileLoop = tileLoop && tileLoop->isAncestor(owner) && !isTileIndex;
@@ -129,7 +129,7 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
     for (Operation &op : scope) {
       if (&op == loop.getOperation())
         break;
-      if (isa<arith::ArithDialect>(op.getDialect()))
+      if (isa_and_nonnull<arith::ArithDialect>(op.getDialect()))
         rewriter.clone(op, mapping);
     }
   }

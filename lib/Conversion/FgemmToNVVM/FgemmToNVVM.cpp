@@ -243,7 +243,7 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
   if (&op == skipOp)
     return success();
   // Index arithmetic made by the passes (stage/phase) lowers later with arith.
-  if (isa<arith::ArithDialect>(op.getDialect())) {
+  if (isa_and_nonnull<arith::ArithDialect>(op.getDialect())) {
     Operation *clone = b.clone(op);
     for (OpOperand &operand : clone->getOpOperands())
       if (Value mapped = lookup(operand.get()))

@@ -1,4 +1,4 @@
-// RUN: fgemm-opt %s --split-input-file --convert-fgemm-to-nvvm --verify-diagnostics
+// RUN: fgemm-opt %s --split-input-file --convert-fgemm-to-nvvm --verify-diagnostics --allow-unregistered-dialect
 // convert-fgemm-to-nvvm refuses IR the earlier passes have not prepared, with
 // a diagnostic; it never reads a plan or a schedule it was not given.
 
@@ -37,6 +37,23 @@ fgemm.kernel @unscheduled(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["
   producer {
     fgemm.yield
   } consumer {
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
+// An op of no registered dialect (found by scripts/fuzz-compiler.py: the
+// lowering asked for its dialect and crashed).
+fgemm.kernel @foreign_op(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"], config = #fgemm.config<math_warpgroups = 2>, grid = #fgemm.tile_grid<dense, ["n", "m"]>} {
+  %ring = fgemm.ring.create {plan = #fgemm.ring_plan<stages = 4, offsets = [0], slot_strides = [16384], slot_bytes = [16384], output_offset = 65536, barriers = 98304, smem_bytes = 98368>} : !fgemm.ring
+  fgemm.warp_specialize {consumer_regs = 232 : i64, math_warpgroups = 2 : i64, producer_regs = 40 : i64}
+  producer {
+    fgemm.yield
+  } consumer {
+    // expected-error @below {{convert-fgemm-to-nvvm cannot lower this op}}
+    "foreign.op"() : () -> ()
     fgemm.yield
   }
   fgemm.return
