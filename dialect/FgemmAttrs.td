@@ -34,9 +34,10 @@ def Fgemm_ConfigAttr : AttrDef<Fgemm_Dialect, "Config"> {
     raster order, shapes folded at JIT time, promotion overlap, SASS policy).
     Set by `fgemm-specialize`, never written by hand in a kernel; every later
     pass reads its decisions from here. The verifier enforces the ranges the
-    compiler implements (`checkKernelConfig`): e.g. `block_m` = 64 x
-    `math_warpgroups`, `block_n` a multiple of 8 in [8, 192], `block_k` = 128,
-    `stages` in [1, 16]. Fields may be given in any order; a missing field
+    compiler implements (`checkKernelConfig`): e.g. `block_m` = 64 or 128
+    rows per math warpgroup x `math_warpgroups` (one or two m64 waves each),
+    `block_n` a multiple of 8 in [8, 192] (at most 128 with two waves),
+    `block_k` = 128, `stages` in [1, 16]. Fields may be given in any order; a missing field
     takes its flag's default.
 
     Example: `#fgemm.config<block_m = 128, block_n = 128, block_k = 128,
@@ -53,6 +54,8 @@ def Fgemm_ConfigAttr : AttrDef<Fgemm_Dialect, "Config"> {
 #include "dialect/KernelConfig.def"
     /// Threads per CTA: one producer warpgroup plus the math warpgroups.
     int64_t getNumThreads() const { return getKnobs().getNumThreads(); }
+    /// m64 WGMMA waves per math warpgroup (1 or 2).
+    int64_t getWaves() const { return getKnobs().getWaves(); }
     bool isPersistent() const { return getSchedule() == Schedule::Persistent; }
   }];
 }

@@ -88,6 +88,9 @@ struct KernelConfig {
   int64_t getRowsPerWarpgroup() const {
     return mathWarpgroups > 0 ? blockM / mathWarpgroups : 0;
   }
+  /// m64 WGMMA waves per math warpgroup (its rows / 64): each wave has its
+  /// own promoted accumulator and reuses one partial sum.
+  int64_t getWaves() const { return getRowsPerWarpgroup() / 64; }
   /// Threads per CTA: one producer warpgroup plus the math warpgroups.
   int64_t getNumThreads() const { return 128 * (1 + mathWarpgroups); }
 };
@@ -98,6 +101,8 @@ llvm::hash_code hash_value(const KernelConfig &config);
 inline constexpr int64_t kMaxStages = 16;
 /// Widest tile whose accumulators fit in the math warpgroups' registers.
 inline constexpr int64_t kMaxBlockN = 192;
+/// Widest tile with two m64 waves per math warpgroup.
+inline constexpr int64_t kMaxBlockNTwoWaves = 128;
 /// Largest raster group (tile rows walked together).
 inline constexpr int64_t kMaxRasterGroup = 64;
 

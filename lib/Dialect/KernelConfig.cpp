@@ -25,9 +25,9 @@ llvm::hash_code mlir::fgemm::hash_value(const KernelConfig &config) {
 std::string mlir::fgemm::checkKernelConfig(const KernelConfig &c,
                                            bool resolved) {
   auto str = [](int64_t v) { return std::to_string(v); };
-  if (c.blockM != 64 && c.blockM != 128)
-    return "block-m must be 64 or 128 (64 rows per math warpgroup, WGMMA's M), "
-           "got " +
+  if (c.blockM != 64 && c.blockM != 128 && c.blockM != 256)
+    return "block-m must be 64, 128 or 256 (64 or 128 rows per math "
+           "warpgroup, in waves of WGMMA's M = 64), got " +
            str(c.blockM);
   if (c.blockN < 8 || c.blockN > 256 || c.blockN % 8 != 0)
     return "block-n must be a multiple of 8 in [8, 256] (WGMMA's N; at most " +
@@ -50,15 +50,31 @@ std::string mlir::fgemm::checkKernelConfig(const KernelConfig &c,
            str(c.stages);
   if (c.mathWarpgroups < (resolved ? 1 : 0) || c.mathWarpgroups > 2)
     return std::string("math-warpgroups must be 1 or 2") +
-           (resolved ? "" : ", or 0 for block-m / 64") + "; got " +
+           (resolved ? "" : ", or 0 for min(2, block-m / 64)") + "; got " +
            str(c.mathWarpgroups);
-  if (c.mathWarpgroups && c.getRowsPerWarpgroup() != 64)
-    return "each math warpgroup owns 64 rows (block-m = 64 x math-warpgroups); "
+  if (c.mathWarpgroups && c.getRowsPerWarpgroup() != 64 &&
+      c.getRowsPerWarpgroup() != 128)
+    return "each math warpgroup owns 64 or 128 rows (one or two m64 waves); "
            "block-m " +
            str(c.blockM) + " with " + str(c.mathWarpgroups) +
            " math warpgroups would need " + str(c.getRowsPerWarpgroup()) +
-           " rows each (two m64 accumulators per warpgroup are not implemented "
-           "yet)";
+           " rows each";
+  // Two waves keep two promoted accumulators and one partial sum per thread
+  // (3 x block_n / 2 FP32 registers): 128 columns is the widest that fits
+  // under setmaxnreg 232 without spilling (ptxas 13.0).
+  if (c.getWaves() > 1 && c.blockN > kMaxBlockNTwoWaves)
+    return "block-n must be at most " + str(kMaxBlockNTwoWaves) +
+           " with two m64 waves per math warpgroup (block-m " + str(c.blockM) +
+           " on " + str(c.mathWarpgroups) +
+           " math warpgroups): their accumulators would not fit in "
+           "registers; got " +
+           str(c.blockN);
+  if (c.getWaves() > 1 && c.overlapPromotion)
+    return "overlap-promotion needs one m64 wave per math warpgroup (a "
+           "second in-flight partial sum does not fit beside two "
+           "accumulators); block-m " +
+           str(c.blockM) + " on " + str(c.mathWarpgroups) +
+           " math warpgroups has two";
   if (c.cluster != 1 && c.cluster != 2)
     return "cluster must be 1 or 2 (CTAs sharing one operand tile by TMA "
            "multicast), got " +

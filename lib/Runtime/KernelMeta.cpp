@@ -447,11 +447,13 @@ static Status validate(const KernelMeta &meta, const Locator &where) {
     return fail("math_warpgroups",
                 "math_warpgroups=" + std::to_string(meta.mathWarpgroups) +
                     " (allowed: 1 or 2)");
-  if (meta.blockM != 64 * meta.mathWarpgroups)
+  if (meta.blockM != 64 * meta.mathWarpgroups &&
+      meta.blockM != 128 * meta.mathWarpgroups)
     return fail("block_m", "block_m=" + std::to_string(meta.blockM) +
                                " does not match math_warpgroups=" +
                                std::to_string(meta.mathWarpgroups) +
-                               " (block_m must be 64 * math_warpgroups)");
+                               " (block_m must be 64 or 128 * "
+                               "math_warpgroups: one or two m64 waves)");
   if (meta.threads != 128 * (1 + meta.mathWarpgroups))
     return fail("threads", "threads=" + std::to_string(meta.threads) + " but " +
                                std::to_string(meta.mathWarpgroups) +

@@ -7,14 +7,16 @@
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="cluster=4" 2>&1 | FileCheck %s --check-prefix=CLUSTER
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="cluster=2 schedule=persistent" 2>&1 | FileCheck %s --check-prefix=CLUSTER-PERSISTENT
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="raster-group=65" 2>&1 | FileCheck %s --check-prefix=RASTER
-// RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=128 math-warpgroups=1" 2>&1 | FileCheck %s --check-prefix=ROWS
+// RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=256 math-warpgroups=1" 2>&1 | FileCheck %s --check-prefix=ROWS
+// RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=256 block-n=136" 2>&1 | FileCheck %s --check-prefix=WAVES-N
+// RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=256 block-n=64 overlap-promotion=true" 2>&1 | FileCheck %s --check-prefix=WAVES-OVERLAP
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-k=64" 2>&1 | FileCheck %s --check-prefix=BK
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-n=8 cluster=2 multicast=b" 2>&1 | FileCheck %s --check-prefix=MCAST-B
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="schedule=diagonal" 2>&1 | FileCheck %s --check-prefix=ENUM
 // Configurations the hardware cannot run are rejected with a located error
 // that says what is allowed.
 
-// BM: dense.mlir:{{[0-9]+}}:{{[0-9]+}}: error: block-m must be 64 or 128 (64 rows per math warpgroup, WGMMA's M), got 96
+// BM: dense.mlir:{{[0-9]+}}:{{[0-9]+}}: error: block-m must be 64, 128 or 256 (64 or 128 rows per math warpgroup, in waves of WGMMA's M = 64), got 96
 // WGMMA-N: error: block-n must be a multiple of 8 in [8, 256] (WGMMA's N; at most 192 fit in registers), got 12
 // BN: error: block-n must be at most 192 (the accumulators of a larger tile do not fit in the math warpgroups' registers), got 200
 // SMEM: error: configuration needs 299136 bytes of shared memory (8 stages); sm_90 allows 232448 (227 KiB): use fewer stages or smaller blocks
@@ -23,7 +25,9 @@
 // CLUSTER: error: cluster must be 1 or 2 (CTAs sharing one operand tile by TMA multicast), got 4
 // CLUSTER-PERSISTENT: error: cluster 2 needs schedule=plain
 // RASTER: error: raster-group must be in [0, 64], got 65
-// ROWS: error: each math warpgroup owns 64 rows (block-m = 64 x math-warpgroups); block-m 128 with 1 math warpgroups would need 128 rows each (two m64 accumulators per warpgroup are not implemented yet)
+// ROWS: error: each math warpgroup owns 64 or 128 rows (one or two m64 waves); block-m 256 with 1 math warpgroups would need 256 rows each
+// WAVES-N: error: block-n must be at most 128 with two m64 waves per math warpgroup (block-m 256 on 2 math warpgroups): their accumulators would not fit in registers; got 136
+// WAVES-OVERLAP: error: overlap-promotion needs one m64 wave per math warpgroup (a second in-flight partial sum does not fit beside two accumulators); block-m 256 on 2 math warpgroups has two
 // BK: error: block-k must be 128 (the K granularity of the scales), got 64
 // MCAST-B: error: a cluster of 2 sharing B splits its 8 rows into 4-row parts; each must be a multiple of 8 rows (the 128-byte swizzle's 1024-byte atom)
 // ENUM: for the --schedule option: Cannot find option named 'diagonal'!

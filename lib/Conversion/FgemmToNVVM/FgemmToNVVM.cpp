@@ -10,9 +10,11 @@
 //   setmaxnreg.dec 40                    setmaxnreg.inc 232
 //   thread 0: for kb:                    for kb:
 //     try_wait empty[s], p ^ 1             try_wait full[s], p
-//     arrive.expect_tx full[s], bytes      wgmma.fence; 4 x wgmma m64nNk32 e4m3
-//     cp.async.bulk.tensor A, B, SFA       commit; wait 0; read 2 row scales
-//                                          arrive empty[s]; 64 FFMA promotions
+//     arrive.expect_tx full[s], bytes      per wave (1 or 2 m64 row blocks):
+//     cp.async.bulk.tensor A, B, SFA         read 2 row scales; wgmma.fence;
+//                                            4 x wgmma m64nNk32 e4m3; commit;
+//                                            wait 0; (last wave) arrive
+//                                            empty[s]; N/2 FFMA promotions
 //                                        cvt bf16x2, st.shared,
 //                                        fence.proxy.async bar.sync 1, 128*w;
 //                                        TMA store
@@ -56,9 +58,15 @@ void KernelLowering::waitParity(Value barrier, Value parityI32) {
                                         constI32(kTryWaitTicks));
 }
 
-Type KernelLowering::accumulatorType() {
+Type KernelLowering::partialType() {
   // m64nN f32: each of the warpgroup's 128 threads holds N / 2 values.
   SmallVector<Type> fields(config.getBlockN() / 2, b.getF32Type());
+  return LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
+}
+
+Type KernelLowering::accumulatorType() {
+  SmallVector<Type> fields(config.getWaves() * config.getBlockN() / 2,
+                           b.getF32Type());
   return LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
 }
 
@@ -410,7 +418,7 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
   if (!extentValue)
     return op.emitError("unknown dimension '") << op.getDim() << "'";
   int64_t accumulatorRegs = 3 * config.getBlockN() / 2;
-  if (config.getOverlapPromotion() && stages >= 2 &&
+  if (config.getOverlapPromotion() && config.getWaves() == 1 && stages >= 2 &&
       accumulatorRegs + kOverlapRegisterReserve <= consumerRegs)
     for (auto dot : op.getBody().getOps<ScaledDotOp>())
       return lowerOverlappedDotLoop(op, dot);
@@ -622,7 +630,6 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
   Value acc = lookup(op.getValue());
   int64_t bm = config.getBlockM(), bn = config.getBlockN();
   MLIRContext *ctx = b.getContext();
-  Value row0 = accumulatorRow0();
   Value col0 = mulI32(arith::RemUIOp::create(b, loc, lane, constI32(4)), 2);
   // In a persistent loop the staging tile is reused: wait until the thread
   // that stored the previous tile saw TMA finish reading it.
@@ -634,22 +641,34 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
   auto v2bf16 = VectorType::get({2}, b.getBF16Type());
   Value zeroIdx = LLVM::ConstantOp::create(b, loc, b.getI32Type(), 0);
   Value oneIdx = LLVM::ConstantOp::create(b, loc, b.getI32Type(), 1);
-  for (int64_t i = 0; i < bn / 8; ++i) {
-    for (int64_t half = 0; half < 2; ++half) {
-      Value lo = LLVM::ExtractValueOp::create(b, loc, acc, 4 * i + 2 * half);
-      Value hi =
-          LLVM::ExtractValueOp::create(b, loc, acc, 4 * i + 2 * half + 1);
-      Value vec = LLVM::UndefOp::create(b, loc, v2f32);
-      vec = LLVM::InsertElementOp::create(b, loc, vec, lo, zeroIdx);
-      vec = LLVM::InsertElementOp::create(b, loc, vec, hi, oneIdx);
-      Value packed = LLVM::BitcastOp::create(
-          b, loc, b.getI32Type(), LLVM::FPTruncOp::create(b, loc, v2bf16, vec));
-      Value row = arith::AddIOp::create(b, loc, row0, constI32(8 * half));
-      Value col = arith::AddIOp::create(b, loc, col0, constI32(8 * i));
-      Value element = arith::AddIOp::create(b, loc, mulI32(row, bn), col);
-      Value addr = smemAt(arith::AddIOp::create(b, loc, constI32(outputOffset),
-                                                mulI32(element, 2)));
-      LLVM::StoreOp::create(b, loc, packed, addr, /*alignment=*/4);
+  // One base address per thread; every store is that base plus a constant,
+  // so the address folds into st.shared's immediate. (Addresses computed
+  // per store were hoisted out of the persistent tile loop as 128 live
+  // registers, and ptxas spilled them.)
+  Value threadElement =
+      arith::AddIOp::create(b, loc, mulI32(accumulatorRow0(0), bn), col0);
+  Value threadBase = smemAt(arith::AddIOp::create(
+      b, loc, constI32(outputOffset), mulI32(threadElement, 2)));
+  for (int64_t wave = 0; wave < config.getWaves(); ++wave) {
+    int64_t waveRows = wave * config.getMathWarpgroups() * 64;
+    int64_t first = wave * bn / 2; // this wave's fields of the accumulator
+    for (int64_t i = 0; i < bn / 8; ++i) {
+      for (int64_t half = 0; half < 2; ++half) {
+        int64_t field = first + 4 * i + 2 * half;
+        Value lo = LLVM::ExtractValueOp::create(b, loc, acc, field);
+        Value hi = LLVM::ExtractValueOp::create(b, loc, acc, field + 1);
+        Value vec = LLVM::UndefOp::create(b, loc, v2f32);
+        vec = LLVM::InsertElementOp::create(b, loc, vec, lo, zeroIdx);
+        vec = LLVM::InsertElementOp::create(b, loc, vec, hi, oneIdx);
+        Value packed = LLVM::BitcastOp::create(
+            b, loc, b.getI32Type(),
+            LLVM::FPTruncOp::create(b, loc, v2bf16, vec));
+        int64_t offset = ((waveRows + 8 * half) * bn + 8 * i) * 2;
+        Value addr =
+            LLVM::GEPOp::create(b, loc, threadBase.getType(), b.getI8Type(),
+                                threadBase, ArrayRef<LLVM::GEPArg>{offset});
+        LLVM::StoreOp::create(b, loc, packed, addr, /*alignment=*/4);
+      }
     }
   }
   // Generic-proxy stores must be visible to the TMA engine before it reads.

@@ -78,14 +78,22 @@ private:
   /// full[stage] or empty[stage].
   Value barrierAt(bool empty, Value stage);
   void waitParity(Value barrier, Value parityI32);
+  /// The tile's promoted accumulator: waves x block_n / 2 f32 per thread,
+  /// wave w's fragment j at field w * block_n / 2 + j.
   Type accumulatorType();
-  /// First of this thread's two rows in the math warpgroups' tile (the other
-  /// is 8 below): wgmma's m64 accumulator layout puts lane l of warp w at
-  /// row 16 w + l / 4 of its warpgroup's 64 rows.
-  Value accumulatorRow0() {
+  /// One wgmma m64nN partial sum: block_n / 2 f32 per thread.
+  Type partialType();
+  /// First of this thread's two rows of wave `wave` in the tile (the other
+  /// is 8 below). Wave w of math warpgroup g owns rows (w x math warpgroups
+  /// + g) x 64 ... + 63; wgmma's m64 accumulator layout puts lane l of warp
+  /// q at row 16 q + l / 4 of those 64.
+  Value accumulatorRow0(int64_t wave) {
+    Value rows =
+        mulI32(arith::AddIOp::create(
+                   b, loc, mathWg, constI32(wave * config.getMathWarpgroups())),
+               64);
     return arith::AddIOp::create(
-        b, loc,
-        arith::AddIOp::create(b, loc, mulI32(mathWg, 64), mulI32(warpInWg, 16)),
+        b, loc, arith::AddIOp::create(b, loc, rows, mulI32(warpInWg, 16)),
         arith::DivUIOp::create(b, loc, lane, constI32(4)));
   }
   /// Empties a new scf.for body (the builder adds a yield only without
@@ -113,12 +121,15 @@ private:
   LogicalResult lowerRingRelease(Value stage);
   LogicalResult lowerLoadScales(LoadScalesOp op);
   LogicalResult lowerScaledDot(ScaledDotOp op, RingReleaseOp fusedRelease);
-  FailureOr<Value> issueDot(ScaledDotOp op);
-  FailureOr<std::pair<Value, Value>> loadRowScales(ScaledDotOp op);
+  FailureOr<Value> issueDot(ScaledDotOp op, int64_t wave, Value previous);
+  FailureOr<std::pair<Value, Value>> loadRowScales(ScaledDotOp op,
+                                                   int64_t wave);
   FailureOr<Value>
   promoteDot(ScaledDotOp op, Value partial, Value acc, RingReleaseOp release,
+             int64_t wave,
              std::optional<std::pair<Value, Value>> rowScales = std::nullopt);
   LogicalResult lowerOverlappedDotLoop(KLoopOp op, ScaledDotOp dot);
+  Value fenceFields(Value value, int64_t first, int64_t count);
   LogicalResult lowerStore(StoreOp op);
 
   Value lookup(Value v) { return mapping.lookup(v); }

@@ -52,7 +52,7 @@ LogicalResult KernelLowering::lowerOverlappedDotLoop(KLoopOp op,
     for (Operation *inner : issueOps)
       if (failed(lowerOp(*inner)))
         return failure();
-    return issueDot(dot);
+    return issueDot(dot, /*wave=*/0, /*previous=*/Value());
   };
   auto promote = [&](Value kb, Value partial, Value acc) -> FailureOr<Value> {
     mapping[kbArg] = kb;
@@ -64,7 +64,7 @@ LogicalResult KernelLowering::lowerOverlappedDotLoop(KLoopOp op,
     for (Operation *inner : promoteOps)
       if (failed(lowerOp(*inner)))
         return failure();
-    return promoteDot(dot, partial, acc, release);
+    return promoteDot(dot, partial, acc, release, /*wave=*/0);
   };
   auto waitGroups = [&](int64_t pending) {
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, pending);
@@ -234,9 +234,11 @@ static NVVM::WGMMATypes getWgmmaType(Type type) {
                                    : NVVM::WGMMATypes::e4m3;
 }
 
-/// Issues the K block's wgmmas into a fresh partial sum and commits them as
-/// one group; the caller waits for the group before reading the result.
-FailureOr<Value> KernelLowering::issueDot(ScaledDotOp op) {
+/// Issues one wave's wgmmas for the K block into a fresh partial sum and
+/// commits them as one group; the caller waits for the group before reading
+/// the result.
+FailureOr<Value> KernelLowering::issueDot(ScaledDotOp op, int64_t wave,
+                                          Value previous) {
   Value aTile = lookup(op.getA()), bTile = lookup(op.getB());
   if (!aTile || !bTile || !isa<LLVM::LLVMPointerType>(aTile.getType()) ||
       !isa<LLVM::LLVMPointerType>(bTile.getType()))
@@ -244,13 +246,22 @@ FailureOr<Value> KernelLowering::issueDot(ScaledDotOp op) {
         "operands must come from the producer's ring (shared memory)");
   int64_t bk = config.getBlockK(), bn = config.getBlockN();
   MLIRContext *ctx = b.getContext();
-  Type accType = accumulatorType();
+  Type accType = partialType();
 
-  // This math warpgroup's 64 rows of A.
-  Value aBase = LLVM::GEPOp::create(b, loc, aTile.getType(), b.getI8Type(),
-                                    aTile, ValueRange{mulI32(mathWg, 64 * bk)});
+  // This wave's 64 rows of A (accumulatorRow0); 64 rows of 128 bytes keep
+  // the 1024-byte swizzle atom aligned.
+  Value waveRows = arith::AddIOp::create(
+      b, loc, mathWg, constI32(wave * config.getMathWarpgroups()));
+  Value aBase =
+      LLVM::GEPOp::create(b, loc, aTile.getType(), b.getI8Type(), aTile,
+                          ValueRange{mulI32(waveRows, 64 * bk)});
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
-  Value partial = LLVM::UndefOp::create(b, loc, accType);
+  // The first step ignores its input (scale-d 0). Feeding it the previous
+  // wave's partial sum makes the wgmma rewrite that sum's registers, so
+  // ptxas must finish the previous wave's FFMAs first (as DeepGEMM's one
+  // `accum` array does) instead of overlapping them with this wave's
+  // wgmmas in a second set of 64 registers, which spilled.
+  Value partial = previous ? previous : LLVM::UndefOp::create(b, loc, accType);
   auto shape = NVVM::MMAShapeAttr::get(ctx, 64, bn, kWgmmaK);
   auto typeA = NVVM::WGMMATypesAttr::get(
       ctx, getWgmmaType(op.getA().getType().getElementType()));
@@ -281,14 +292,14 @@ FailureOr<Value> KernelLowering::issueDot(ScaledDotOp op) {
   return partial;
 }
 
-/// This thread's two A row scales (rows r0 and r0 + 8 of its warpgroup's
-/// m64 accumulator) from the ring slot.
-FailureOr<std::pair<Value, Value>>
-KernelLowering::loadRowScales(ScaledDotOp op) {
+/// This thread's two A row scales of wave `wave` (rows r0 and r0 + 8 of
+/// that wave's m64 accumulator) from the ring slot.
+FailureOr<std::pair<Value, Value>> KernelLowering::loadRowScales(ScaledDotOp op,
+                                                                 int64_t wave) {
   Value scaleA = lookup(op.getScaleA());
   if (!scaleA || !isa<LLVM::LLVMPointerType>(scaleA.getType()))
     return op.emitError("row scales must come from the producer's ring");
-  Value row0 = accumulatorRow0();
+  Value row0 = accumulatorRow0(wave);
   auto loadScale = [&](Value row) -> Value {
     Value p = LLVM::GEPOp::create(b, loc, scaleA.getType(), b.getF32Type(),
                                   scaleA, ValueRange{row});
@@ -298,15 +309,16 @@ KernelLowering::loadRowScales(ScaledDotOp op) {
                                              b, loc, row0, constI32(8))));
 }
 
-/// Promotes a finished partial sum into the accumulator on CUDA cores and,
-/// once the slot's scales are read, releases the ring slot (`release`).
-/// `rowScales` are the A scales when the caller read them already.
+/// Promotes wave `wave`'s finished partial sum into its part of the
+/// accumulator on CUDA cores and, once the slot's scales are read, releases
+/// the ring slot (`release`). `rowScales` are the A scales when the caller
+/// read them already.
 FailureOr<Value>
 KernelLowering::promoteDot(ScaledDotOp op, Value partial, Value acc,
-                           RingReleaseOp release,
+                           RingReleaseOp release, int64_t wave,
                            std::optional<std::pair<Value, Value>> rowScales) {
   if (!rowScales) {
-    FailureOr<std::pair<Value, Value>> loaded = loadRowScales(op);
+    FailureOr<std::pair<Value, Value>> loaded = loadRowScales(op, wave);
     if (failed(loaded))
       return failure();
     rowScales = *loaded;
@@ -326,35 +338,80 @@ KernelLowering::promoteDot(ScaledDotOp op, Value partial, Value acc,
   // (fragment i = d[4i..4i+3]: d[4i], d[4i+1] in row r0, d[4i+2], d[4i+3] in
   // row r0 + 8, all in columns 8i .. 8i+7).
   Value result = acc;
+  int64_t first = wave * bn / 2; // the wave's fields of the accumulator
   for (int64_t i = 0; i < bn / 8; ++i) {
     Value sb = fragmentScale(bScales->second, i);
     Value rowScales[2] = {arith::MulFOp::create(b, loc, sa0, sb),
                           arith::MulFOp::create(b, loc, sa1, sb)};
     for (int64_t j = 4 * i; j < 4 * i + 4; ++j) {
       Value p = LLVM::ExtractValueOp::create(b, loc, partial, j);
-      Value a = LLVM::ExtractValueOp::create(b, loc, result, j);
+      Value a = LLVM::ExtractValueOp::create(b, loc, result, first + j);
       Value fma = LLVM::FMAOp::create(b, loc, p, rowScales[(j % 4) / 2], a);
-      result = LLVM::InsertValueOp::create(b, loc, result, fma, j);
+      result = LLVM::InsertValueOp::create(b, loc, result, fma, first + j);
     }
   }
   return result;
 }
 
+/// Pins fields [first, first + count) of an f32 struct in registers at this
+/// point of the program: an empty side-effecting inline asm that reads and
+/// rewrites them (CUTLASS's warpgroup_fence_operand). LLVM cannot move the
+/// computations of those fields below it, nor it below the next wgmma.fence,
+/// so a wave's FFMAs finish before the next wave's wgmmas claim registers for
+/// their partial sum; without it LLVM issued both waves' wgmmas first and
+/// ptxas spilled the second partial sum. Emits no PTX instruction.
+Value KernelLowering::fenceFields(Value value, int64_t first, int64_t count) {
+  SmallVector<Value> fields;
+  for (int64_t j = first; j < first + count; ++j)
+    fields.push_back(LLVM::ExtractValueOp::create(b, loc, value, j));
+  std::string constraints;
+  for (int64_t j = 0; j < count; ++j)
+    constraints += "=f,";
+  for (int64_t j = 0; j < count; ++j)
+    constraints += std::to_string(j) + (j + 1 < count ? "," : "");
+  SmallVector<Type> types(count, b.getF32Type());
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, LLVM::LLVMStructType::getLiteral(b.getContext(), types), fields,
+      /*asm_string=*/"", constraints, /*has_side_effects=*/true,
+      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      /*asm_dialect=*/LLVM::AsmDialectAttr(), /*operand_attrs=*/ArrayAttr());
+  for (int64_t j = 0; j < count; ++j)
+    value = LLVM::InsertValueOp::create(
+        b, loc, value,
+        LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0), j), first + j);
+  return value;
+}
+
+/// One K block of the math loop. With two waves per math warpgroup (block_m
+/// 256 on two warpgroups), each wave issues its wgmmas, waits and promotes in
+/// turn, reusing one partial sum (DeepGEMM's order); the other warpgroup's
+/// wgmmas keep the tensor cores busy meanwhile. The slot is released after
+/// the last wave's wgmmas have read it.
 LogicalResult KernelLowering::lowerScaledDot(ScaledDotOp op,
                                              RingReleaseOp fusedRelease) {
-  // The row scales are read before the wgmmas are issued, so their
-  // shared-memory latency has passed when the promotion needs them.
-  FailureOr<std::pair<Value, Value>> rowScales = loadRowScales(op);
-  if (failed(rowScales))
-    return failure();
-  FailureOr<Value> partial = issueDot(op);
-  if (failed(partial))
-    return failure();
-  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-  FailureOr<Value> result =
-      promoteDot(op, *partial, lookup(op.getAcc()), fusedRelease, *rowScales);
-  if (failed(result))
-    return failure();
-  mapping[op] = *result;
+  Value acc = lookup(op.getAcc()), previous;
+  int64_t waves = config.getWaves();
+  for (int64_t wave = 0; wave < waves; ++wave) {
+    // The row scales are read before the wgmmas are issued, so their
+    // shared-memory latency has passed when the promotion needs them.
+    FailureOr<std::pair<Value, Value>> rowScales = loadRowScales(op, wave);
+    if (failed(rowScales))
+      return failure();
+    FailureOr<Value> partial = issueDot(op, wave, previous);
+    if (failed(partial))
+      return failure();
+    previous = *partial;
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    FailureOr<Value> result = promoteDot(
+        op, *partial, acc, wave + 1 == waves ? fusedRelease : nullptr, wave,
+        *rowScales);
+    if (failed(result))
+      return failure();
+    acc = *result;
+    if (wave + 1 < waves)
+      acc = fenceFields(acc, wave * config.getBlockN() / 2,
+                        config.getBlockN() / 2);
+  }
+  mapping[op] = acc;
   return success();
 }

@@ -1,0 +1,58 @@
+// RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=256 stages=3" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s
+// RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=128 math-warpgroups=1 block-n=64" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=ONE-WG
+// Two m64 waves per math warpgroup (block_m 256 on two warpgroups): the A
+// tile and the output are 256 rows; per K block each warpgroup runs wave 0
+// (rows 64 g ..) and then wave 1 (rows 128 + 64 g ..), each with its own row
+// scales and promoted accumulator, and one partial sum between them.
+
+// A's and D's boxes are 256 rows; the slot holds 32 KiB of A + 16 KiB of B +
+// 1 KiB of A scales (50176 bytes a stage).
+// CHECK-LABEL: llvm.func @sm90_fp8_gemm_1d2d(
+// CHECK-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 256], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 2, box = [256, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 4, box = [128, 256], swizzle = 0>
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c50176_i32
+
+// The math loop carries the accumulator: one struct of 2 x 64 f32 per thread.
+// CHECK: nvvm.setmaxregister increase 232
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (!llvm.struct<({{(f32, ){127,127}f32}})>, f32)
+
+// Wave 0: row scales, a fresh partial sum (first step ignores its input),
+// wait, FFMAs into fields 0..63, then a register fence so that its FFMAs
+// finish before wave 1 claims the partial sum.
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: nvvm.wgmma.mma_async %{{.*}}, %[[DESC_B:.*]], %{{.*}}, <m = 64, n = 128, k = 32>, D[<f32>, <zero>]
+// CHECK-COUNT-2: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
+// CHECK: %[[P0:.*]] = nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NOT: nvvm.mbarrier.arrive
+// CHECK: llvm.intr.fma
+// CHECK: llvm.inline_asm has_side_effects "", "=f,
+// Wave 1: its own row scales, its wgmmas rewrite wave 0's partial sum (same
+// B descriptor, A 128 rows further), then the slot is released and wave 1
+// promotes into fields 64..127.
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: nvvm.wgmma.mma_async %{{.*}}, %[[DESC_B]], %[[P0]], <m = 64, n = 128, k = 32>, D[<f32>, <zero>]
+// CHECK-COUNT-3: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvvm.mbarrier.arrive
+// CHECK: llvm.extractvalue %{{.*}}[127]
+// CHECK: llvm.intr.fma
+
+// Epilogue: one base address per thread, each store a constant offset from
+// it; wave 1's rows start 128 x 128 x 2 = 32768 bytes further.
+// CHECK: %[[BASE:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK: llvm.store %{{.*}}, %[[BASE]]
+// CHECK: llvm.getelementptr %[[BASE]][2048]
+// CHECK: llvm.getelementptr %[[BASE]][32768]
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta
+
+// One math warpgroup with 128 rows: 256 threads, two waves, rows 64 apart.
+// ONE-WG: nvvm.reqntid = array<i32: 256, 1, 1>
+// ONE-WG: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>, D[<f32>, <zero>]
+// ONE-WG: llvm.inline_asm has_side_effects
+// ONE-WG: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>, D[<f32>, <zero>]
+// ONE-WG: llvm.getelementptr %{{.*}}[8192]
