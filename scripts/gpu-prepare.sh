@@ -17,16 +17,24 @@ mkdir -p "$out/bin" "$out/all"
 cp "$build/bin/fgemm-bench" "$root/scripts/gpu-run.sh" "$out/bin/"
 
 # block_m block_n schedule: the set the runtime chooses from.
-configs=("128 128 plain" "128 128 persistent" "128 96 plain" "128 96 persistent" "128 64 plain"
+configs=("256 128 plain" "256 128 persistent"
+         "128 128 plain" "128 128 persistent" "128 96 plain" "128 96 persistent" "128 64 plain"
          "64 128 plain" "64 64 plain" "64 32 plain" "64 16 plain")
 # The 128-row plain grids run their tiles in raster groups of 16 tile rows
-# (docs/PERF.md: 979 -> 819 us at 4096x7168x16384, L2 reuse of A and B).
-raster_of() { [[ $1 == 128 && $3 == plain ]] && echo 16 || echo 0; }
+# (docs/PERF.md: 979 -> 819 us at 4096x7168x16384, L2 reuse of A and B); the
+# 256-row ones in groups of 8 (the same 2048 rows of A).
+raster_of() {
+  [[ $3 != plain ]] && { echo 0; return; }
+  case $1 in 128) echo 16 ;; 256) echo 8 ;; *) echo 0 ;; esac
+}
 # Clusters of 2 (A multicast), measured alone before they join the set.
-clustered=("128 128 plain" "128 96 plain" "128 64 plain")
+clustered=("256 128 plain" "128 128 plain" "128 96 plain" "128 64 plain")
 # Clusters of 2 sharing B (cluster along M), and other raster orders.
-clustered_b=("128 128 plain" "128 64 plain")
-rastered=("128 128 plain 8" "128 128 plain 0" "128 96 plain 0" "128 128 persistent 16")
+clustered_b=("256 128 plain" "128 128 plain" "128 64 plain")
+rastered=("128 128 plain 8" "128 128 plain 0" "128 96 plain 0" "128 128 persistent 16"
+          "256 128 plain 16" "256 128 plain 0" "256 128 persistent 8")
+# Wider 128-row tiles (DeepGEMM picks 128x192 for 4096x2112x7168).
+wide=("128 192 plain" "128 160 plain")
 # With promotion overlap (off by default), to measure what it brings.
 overlap=("128 96 plain" "128 64 plain" "64 64 plain")
 policies=(off deepgemm deepgemm-full every-n2 every-n4)
@@ -65,6 +73,10 @@ done
 for config in "${rastered[@]}"; do
   read -r bm bn schedule group <<<"$config"
   compile "$out/cfg_bm${bm}_bn${bn}_${schedule}_raster$group" "$bm" "$bn" "$schedule" --raster-group="$group"
+done
+for config in "${wide[@]}"; do
+  read -r bm bn schedule <<<"$config"
+  compile "$out/cfg_bm${bm}_bn${bn}_${schedule}" "$bm" "$bn" "$schedule"
 done
 for config in "${overlap[@]}"; do
   read -r bm bn schedule <<<"$config"

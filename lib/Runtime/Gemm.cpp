@@ -47,6 +47,10 @@ double fgemm::estimateTileRate(uint32_t blockM, uint32_t blockN) {
   // 128) issue twice the WGMMA work, and wider tiles amortize the loads and
   // the promotion. Fitted to the per-configuration table of docs/PERF.md.
   double a = blockM >= 128 ? 10.57 : 3.91, c = blockM >= 128 ? 63.6 : 29.0;
+  // 256-row tiles (two m64 waves per warpgroup) read each B tile for twice
+  // the rows: assumed 1.2x the 128-row rate until measured (docs/PERF.md).
+  if (blockM >= 256)
+    a *= 1.2;
   // Tiles that straddle 128-column B-scale blocks select a scale per
   // fragment: 128x96 measured 10% under the curve.
   double straddle = 128 % blockN == 0 ? 1.0 : 0.9;
@@ -68,9 +72,10 @@ fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
     if ((meta.fixedN && meta.fixedN != n) || (meta.fixedK && meta.fixedK != k))
       continue;
     int genericDims = (meta.fixedN ? 0 : 1) + (meta.fixedK ? 0 : 1);
-    // For M <= 64 a 128-row tile computes half empty rows while streaming
-    // the same B: the 64-row kernels measured faster on every such shape.
-    int wastedRows = m <= 64 && meta.blockM > 64 ? 1 : 0;
+    // A tile at least half empty computes the empty rows while streaming the
+    // same B: for M <= 64 the 64-row kernels measured faster than the
+    // 128-row ones on every such shape.
+    int wastedRows = meta.blockM > 64 && 2 * m <= meta.blockM ? 1 : 0;
     int64_t tiles = ceilDiv(std::max<int64_t>(m, 1), meta.blockM) *
                     ceilDiv(std::max<int64_t>(n, 1), meta.blockN);
     int64_t waves = ceilDiv(tiles, sms);

@@ -33,7 +33,7 @@ struct DenseConfig {
 /// The .meta text of `config`.
 inline std::string denseDescription(const DenseConfig &config) {
   auto n = [](uint32_t value) { return std::to_string(value); };
-  uint32_t warpgroups = config.blockM / 64;
+  uint32_t warpgroups = config.blockM >= 128 ? 2 : 1;
   // In a cluster each CTA multicasts 1/cluster of the shared A tile.
   std::string boxA = "128x" + n(config.blockM / config.cluster);
   // One line of the file per source line.

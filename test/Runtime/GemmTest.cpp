@@ -31,7 +31,7 @@ KernelMeta kernel(uint32_t blockM, uint32_t blockN, uint32_t stages = 4,
   meta.blockN = blockN;
   meta.blockK = 128;
   meta.stages = stages;
-  meta.mathWarpgroups = blockM / 64;
+  meta.mathWarpgroups = blockM >= 128 ? 2 : 1;
   meta.threads = 128 * (1 + meta.mathWarpgroups);
   meta.smemBytes = 200000;
   meta.cluster = 1;
@@ -103,7 +103,7 @@ TEST(GemmArgs, ScaleLayoutHelpers) {
 
 TEST(GemmContract, DenseDescriptionsMatch) {
   DenseConfig config;
-  for (uint32_t blockM : {64u, 128u})
+  for (uint32_t blockM : {64u, 128u, 256u})
     for (const char *schedule : {"plain", "persistent"}) {
       config.blockM = blockM;
       config.schedule = schedule;
@@ -187,6 +187,17 @@ TEST(GemmConfig, EstimatedTime) {
   // Two waves of narrow tiles lose to one of wide ones.
   EXPECT_EQ(choose({kernel(64, 64), kernel(64, 128)}, 64, 128, 128, 1),
             "bm64_bn128");
+}
+
+TEST(GemmConfig, TwoWaveTilesForLargeM) {
+  std::vector<KernelMeta> kernels = shippedKernels();
+  kernels.push_back(kernel(256, 128, 3));
+  // 256-row tiles stream each B tile for twice the rows: they win where
+  // they fill the SMs (4096 x 7168: 896 tiles against 1792).
+  EXPECT_EQ(choose(kernels, 4096, 7168, 16384), "bm256_bn128");
+  // At most half full: the rows would be computed for nothing.
+  EXPECT_EQ(choose(kernels, 128, 7168, 16384).substr(0, 5), "bm128");
+  EXPECT_EQ(choose(kernels, 64, 7168, 16384).substr(0, 4), "bm64");
 }
 
 TEST(GemmConfig, StagesBreakTies) {
