@@ -210,12 +210,15 @@ Value KernelLowering::fragmentScale(const BlockScales &scales, int64_t i) {
 }
 
 /// wgmma shared-memory descriptor of a K-major, 128-byte-swizzled tile at
-/// `address` (PTX ISA "Matrix Descriptor Format"): start address >> 4 in bits
-/// 0-13, leading byte offset >> 4 in 16-29 (unused with this swizzle; 1),
-/// stride byte offset >> 4 in 32-45 (1024: 8 rows of 128 bytes), swizzle
-/// mode in 62-63 (1 = 128B). Built in 32 bits: the low word is the only
-/// part that varies, and shared addresses fit in 18 bits.
-static Value buildDescriptor(OpBuilder &b, Location loc, Value address) {
+/// `address` + `offset` bytes (PTX ISA "Matrix Descriptor Format"): start
+/// address >> 4 in bits 0-13, leading byte offset >> 4 in 16-29 (unused with
+/// this swizzle; 1), stride byte offset >> 4 in 32-45 (1024: 8 rows of 128
+/// bytes), swizzle mode in 62-63 (1 = 128B). Only the low word varies, and
+/// it is stepped in 32 bits: shared addresses fit in 18 bits and a tile's
+/// k32 steps stay inside it, so the start field never carries into bit 14
+/// (a 64-bit add would make ptxas propagate a carry per step).
+static Value buildDescriptor(OpBuilder &b, Location loc, Value address,
+                             int64_t offset) {
   auto i32 = [&](int64_t v) {
     return arith::ConstantIntOp::create(b, loc, v, 32);
   };
@@ -223,6 +226,8 @@ static Value buildDescriptor(OpBuilder &b, Location loc, Value address) {
   Value start = arith::ShRUIOp::create(
       b, loc, arith::AndIOp::create(b, loc, addr, i32(0x3FFFF)), i32(4));
   Value low = arith::OrIOp::create(b, loc, start, i32(1 << 16));
+  if (offset)
+    low = arith::AddIOp::create(b, loc, low, i32(offset >> 4));
   int64_t high = int64_t(1024 >> 4) << 32 | int64_t(1) << 62;
   return arith::OrIOp::create(
       b, loc, arith::ExtUIOp::create(b, loc, b.getI64Type(), low),
@@ -270,21 +275,15 @@ FailureOr<Value> KernelLowering::issueDot(ScaledDotOp op, int64_t wave,
   auto typeD = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32);
   auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
   // Step k advances both start addresses by 32 bytes: +2 in the low word.
-  Value descA = buildDescriptor(b, loc, aBase),
-        descB = buildDescriptor(b, loc, bTile);
   for (int64_t k = 0; k < bk / kWgmmaK; ++k) {
-    auto step = [&](Value base) {
-      return arith::AddIOp::create(
-          b, loc, base,
-          arith::ConstantIntOp::create(b, loc, k * kWgmmaK >> 4, 64));
-    };
+    Value descA = buildDescriptor(b, loc, aBase, k * kWgmmaK),
+          descB = buildDescriptor(b, loc, bTile, k * kWgmmaK);
     // A fresh partial sum per K block: the first step ignores the input.
     auto scaleD = NVVM::WGMMAScaleOutAttr::get(
         ctx, k == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one);
     partial = NVVM::WgmmaMmaAsyncOp::create(
-        b, loc, accType, partial, step(descA), step(descB), shape, typeA, typeB,
-        typeD, scaleD, one, one,
-        NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+        b, loc, accType, partial, descA, descB, shape, typeA, typeB, typeD,
+        scaleD, one, one, NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
         NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col),
         /*satfinite=*/nullptr);
   }
