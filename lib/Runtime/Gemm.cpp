@@ -265,17 +265,27 @@ DenseGemm::prepare(const DenseGemmProblem &problem) const {
     prepared.launch.empty = true;
     return prepared;
   }
-  Expected<size_t> index = selectDenseKernel(metas, problem.m, problem.n,
-                                             problem.k, deviceInfo.smCount);
+  Expected<size_t> index =
+      selectDenseKernel(metas, problem.m, problem.n, problem.k, smCount());
   if (!index.ok())
     return index.takeStatus();
   prepared.kernel = *index;
   Expected<PreparedLaunch> launch =
-      loaded[*index].prepare(denseBindings(problem));
+      loaded[*index].prepare(denseBindings(problem), smLimit);
   if (!launch.ok())
     return launch.takeStatus();
   prepared.launch = std::move(*launch);
   return prepared;
+}
+
+Status DenseGemm::setSmLimit(int sms) {
+  if (sms < 0 || sms > deviceInfo.smCount)
+    return Status::error("num_sms = " + std::to_string(sms) +
+                         " is not in [0, " +
+                         std::to_string(deviceInfo.smCount) +
+                         "] (0 = all SMs of " + deviceInfo.name + ")");
+  smLimit = sms;
+  return Status::success();
 }
 
 Status DenseGemm::launch(const Prepared &prepared, CUstream stream) const {

@@ -122,11 +122,18 @@ public:
   /// The .meta files of other variants that create() skipped.
   const std::vector<std::string> &skipped() const { return skippedFiles; }
   const DeviceInfo &device() const { return deviceInfo; }
+  /// Caps the SMs the configuration choice and persistent grids plan for
+  /// (DeepGEMM's set_num_sms); 0 = all. Values above the device's count
+  /// are refused.
+  Status setSmLimit(int sms);
+  /// The SMs launches plan for.
+  int smCount() const { return smLimit > 0 ? smLimit : deviceInfo.smCount; }
 
 private:
   explicit DenseGemm(DeviceInfo device) : deviceInfo(std::move(device)) {}
 
   DeviceInfo deviceInfo;
+  int smLimit = 0;
   std::vector<KernelMeta> metas; ///< loaded[i].meta(), for selectDenseKernel
   std::vector<Kernel> loaded;
   std::vector<std::string> skippedFiles;

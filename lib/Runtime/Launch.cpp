@@ -322,8 +322,10 @@ Expected<Kernel> Kernel::loadFiles(const Driver &driver,
   return load(driver, base + ".cubin", std::move(*meta));
 }
 
-Expected<PreparedLaunch> Kernel::prepare(const KernelBindings &bindings) const {
-  Expected<LaunchPlan> plan = planLaunch(description, bindings, sms);
+Expected<PreparedLaunch> Kernel::prepare(const KernelBindings &bindings,
+                                         int smLimit) const {
+  int usable = smLimit > 0 ? std::min(smLimit, sms) : sms;
+  Expected<LaunchPlan> plan = planLaunch(description, bindings, usable);
   if (!plan.ok())
     return plan.takeStatus();
   PreparedLaunch prepared;

@@ -167,7 +167,10 @@ public:
 
   /// planLaunch, then the descriptors are encoded and the parameters
   /// packed. Needs the context the kernel was loaded in to be current.
-  Expected<PreparedLaunch> prepare(const KernelBindings &bindings) const;
+  /// `smLimit` > 0 caps the SMs a persistent grid uses (DeepGEMM's
+  /// set_num_sms); 0 = all of the device's.
+  Expected<PreparedLaunch> prepare(const KernelBindings &bindings,
+                                   int smLimit = 0) const;
   /// Launches `prepared` (which must come from this kernel's prepare) on
   /// `stream`; an empty one launches nothing.
   Status launch(const PreparedLaunch &prepared, CUstream stream) const;

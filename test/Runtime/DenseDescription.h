@@ -13,7 +13,10 @@
 #define FGEMM_TEST_RUNTIME_DENSEDESCRIPTION_H
 
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <vector>
 
 namespace fgemm::test {
 
@@ -77,6 +80,22 @@ inline std::string denseDescription(const DenseConfig &config) {
 /// The byte sizes of the dense kernel's parameters, as its cubin records
 /// them: four CUtensorMaps, the SFB pointer, m, n, k.
 inline const char *denseParamSizes() { return "128,128,128,128,8,4,4,4"; }
+
+/// Writes STEM.cubin (the mock libcuda's fake cubin declaring `symbols`,
+/// default the kernel) and STEM.meta (`config`'s description) into `dir`.
+inline void writeDenseKernel(const std::filesystem::path &dir,
+                             const std::string &stem, const DenseConfig &config,
+                             std::vector<std::string> symbols = {}) {
+  if (symbols.empty())
+    symbols = {config.kernel};
+  std::ofstream cubin(dir / (stem + ".cubin"), std::ios::binary);
+  cubin << "\x7f"
+           "ELFFAKE\n";
+  for (const std::string &symbol : symbols)
+    cubin << symbol << " " << denseParamSizes() << "\n";
+  cubin << "\n";
+  std::ofstream(dir / (stem + ".meta")) << denseDescription(config);
+}
 
 } // namespace fgemm::test
 

@@ -25,7 +25,6 @@
 using namespace fgemm;
 using fgemm::test::DenseConfig;
 using fgemm::test::denseDescription;
-using fgemm::test::denseParamSizes;
 namespace fs = std::filesystem;
 
 namespace {
@@ -37,14 +36,6 @@ void writeKernel(const fs::path &dir, const std::string &stem,
                  uint32_t smem, uint32_t fixedN = 0,
                  std::vector<std::string> symbols = {},
                  const char *schedule = "plain", uint32_t cluster = 1) {
-  if (symbols.empty())
-    symbols = {kernel};
-  std::ofstream cubin(dir / (stem + ".cubin"), std::ios::binary);
-  cubin << "\x7f"
-           "ELFFAKE\n";
-  for (const std::string &symbol : symbols)
-    cubin << symbol << " " << denseParamSizes() << "\n";
-  cubin << "\n";
   DenseConfig config;
   config.kernel = kernel;
   config.blockM = blockM;
@@ -54,7 +45,7 @@ void writeKernel(const fs::path &dir, const std::string &stem,
   config.cluster = cluster;
   config.schedule = schedule;
   config.fixedN = fixedN;
-  std::ofstream(dir / (stem + ".meta")) << denseDescription(config);
+  fgemm::test::writeDenseKernel(dir, stem, config, std::move(symbols));
 }
 
 class DenseGemmMock : public ::testing::Test {

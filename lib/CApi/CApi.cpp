@@ -1,0 +1,170 @@
+//===- CApi.cpp - the C API over the runtime ---------------------*- C++
+//-*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Every entry point turns the runtime's Status into a status code and a
+// per-thread message; nothing throws (the runtime is built without
+// exceptions) and no C++ type crosses the interface.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CApi/fgemm.h"
+
+#include "Runtime/Device.h"
+#include "Runtime/Driver.h"
+#include "Runtime/Gemm.h"
+
+#include <optional>
+#include <string>
+
+using namespace fgemm;
+
+struct fgemm_context {
+  fgemm_context(const Driver &driver, PrimaryContext primary, DenseGemm gemm)
+      : driver(&driver), primary(std::move(primary)), gemm(std::move(gemm)) {}
+  const Driver *driver;
+  PrimaryContext primary;
+  DenseGemm gemm;
+};
+
+namespace {
+
+thread_local std::string lastError;
+
+fgemm_status fail(fgemm_status code, std::string message) {
+  lastError = std::move(message);
+  return code;
+}
+
+fgemm_status fromStatus(const Status &status,
+                        fgemm_status code = FGEMM_ERROR_RUNTIME) {
+  if (status.ok())
+    return FGEMM_SUCCESS;
+  return fail(code, status.message());
+}
+
+/// Makes `wanted` current for the lifetime of the guard and restores the
+/// caller's context afterwards (a driver-API caller keeps its own).
+class ScopedContext {
+public:
+  ScopedContext(const Driver &driver, CUcontext wanted) : driver(driver) {
+    CUcontext current = nullptr;
+    if (driver.cuCtxGetCurrent(&current) != CUDA_SUCCESS)
+      return;
+    if (current != wanted && driver.cuCtxSetCurrent(wanted) == CUDA_SUCCESS)
+      previous = current;
+  }
+  ~ScopedContext() {
+    if (previous)
+      driver.cuCtxSetCurrent(*previous);
+  }
+  ScopedContext(const ScopedContext &) = delete;
+  ScopedContext &operator=(const ScopedContext &) = delete;
+
+private:
+  const Driver &driver;
+  std::optional<CUcontext> previous;
+};
+
+/// Device pointers TMA reads or writes must be 16-byte aligned.
+std::string misaligned(const char *name, const void *pointer,
+                       uintptr_t alignment) {
+  if (reinterpret_cast<uintptr_t>(pointer) % alignment == 0)
+    return "";
+  return std::string(name) + " is not " + std::to_string(alignment) +
+         "-byte aligned (TMA needs 16-byte aligned global addresses; got " +
+         std::to_string(reinterpret_cast<uintptr_t>(pointer)) + ")";
+}
+
+} // namespace
+
+extern "C" {
+
+int fgemm_api_version(void) { return FGEMM_API_VERSION; }
+
+const char *fgemm_last_error(void) { return lastError.c_str(); }
+
+fgemm_status fgemm_context_create(int device, const char *kernel_dir,
+                                  fgemm_context **out) {
+  if (!out)
+    return fail(FGEMM_ERROR_INVALID_ARGUMENT,
+                "fgemm_context_create: out is NULL");
+  *out = nullptr;
+  if (!kernel_dir || !*kernel_dir)
+    return fail(FGEMM_ERROR_INVALID_ARGUMENT,
+                "fgemm_context_create: kernel_dir is NULL or empty (a "
+                "directory of NAME.cubin + NAME.meta pairs)");
+  Expected<const Driver *> driver = Driver::get();
+  if (!driver.ok())
+    return fromStatus(driver.status());
+  Expected<PrimaryContext> primary = PrimaryContext::retain(**driver, device);
+  if (!primary.ok())
+    return fromStatus(primary.status(), FGEMM_ERROR_INVALID_ARGUMENT);
+  Expected<DenseGemm> gemm = [&] {
+    ScopedContext scope(**driver, primary->get());
+    return DenseGemm::create(kernel_dir);
+  }();
+  if (!gemm.ok())
+    return fromStatus(gemm.status());
+  *out = new fgemm_context(**driver, std::move(*primary), std::move(*gemm));
+  return FGEMM_SUCCESS;
+}
+
+void fgemm_context_destroy(fgemm_context *context) {
+  if (!context)
+    return;
+  // Modules unload in the context they were loaded in.
+  ScopedContext scope(*context->driver, context->primary.get());
+  delete context;
+}
+
+fgemm_status fgemm_context_set_num_sms(fgemm_context *context, int num_sms) {
+  if (!context)
+    return fail(FGEMM_ERROR_INVALID_ARGUMENT,
+                "fgemm_context_set_num_sms: context is NULL");
+  return fromStatus(context->gemm.setSmLimit(num_sms),
+                    FGEMM_ERROR_INVALID_ARGUMENT);
+}
+
+int fgemm_context_num_sms(const fgemm_context *context) {
+  return context ? context->gemm.smCount() : 0;
+}
+
+int fgemm_context_num_kernels(const fgemm_context *context) {
+  return context ? static_cast<int>(context->gemm.kernels().size()) : 0;
+}
+
+fgemm_status fgemm_gemm_fp8_nt(fgemm_context *context, const void *a,
+                               const void *sfa, const void *b, const void *sfb,
+                               void *d, int64_t m, int64_t n, int64_t k,
+                               void *stream) {
+  if (!context)
+    return fail(FGEMM_ERROR_INVALID_ARGUMENT,
+                "fgemm_gemm_fp8_nt: context is NULL");
+  Status shape = validateDenseGemmShape(m, n, k);
+  if (!shape.ok())
+    return fromStatus(shape, FGEMM_ERROR_INVALID_ARGUMENT);
+  if (m == 0 || n == 0)
+    return FGEMM_SUCCESS;
+  const std::pair<const char *, const void *> pointers[] = {
+      {"a", a}, {"sfa", sfa}, {"b", b}, {"sfb", sfb}, {"d", d}};
+  for (const auto &[name, pointer] : pointers) {
+    if (!pointer)
+      return fail(FGEMM_ERROR_INVALID_ARGUMENT,
+                  std::string(name) + " is NULL (M = " + std::to_string(m) +
+                      ", N = " + std::to_string(n) + " needs it)");
+    // sfb is read with 4-byte loads by the math threads, the rest by TMA.
+    std::string problem = misaligned(name, pointer, pointer == sfb ? 4 : 16);
+    if (!problem.empty())
+      return fail(FGEMM_ERROR_INVALID_ARGUMENT, problem);
+  }
+  auto ptr = [](const void *p) {
+    return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p));
+  };
+  ScopedContext scope(*context->driver, context->primary.get());
+  return fromStatus(context->gemm.run(ptr(a), ptr(sfa), ptr(b), ptr(sfb),
+                                      ptr(d), m, n, k,
+                                      static_cast<CUstream>(stream)));
+}
+
+} // extern "C"

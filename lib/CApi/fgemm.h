@@ -1,0 +1,87 @@
+/*===- fgemm.h - the C API of the fgemm runtime -------------------*- C -*-===*\
+|* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception                   *|
+|*                                                                            *|
+|* A small, versioned C interface over the runtime (lib/Runtime), so any     *|
+|* language can call fgemm: status codes plus a per-thread message, no       *|
+|* exceptions, opaque handles. libfgemm.so opens libcuda.so.1 at run time    *|
+|* and has no MLIR in it. Data layouts are DeepGEMM's (docs/API.md).         *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef FGEMM_CAPI_FGEMM_H
+#define FGEMM_CAPI_FGEMM_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* libfgemm.so exports these functions and nothing else. */
+#if defined(FGEMM_CAPI_BUILD)
+#define FGEMM_EXPORT __attribute__((visibility("default")))
+#else
+#define FGEMM_EXPORT
+#endif
+
+/* The version of this interface. It changes when a function's meaning or
+ * signature does; callers check fgemm_api_version() == FGEMM_API_VERSION. */
+#define FGEMM_API_VERSION 1
+
+typedef enum fgemm_status {
+  FGEMM_SUCCESS = 0,
+  /* An argument breaks a documented rule (shape, alignment, null handle).
+   * Nothing was launched. */
+  FGEMM_ERROR_INVALID_ARGUMENT = 1,
+  /* Kernels missing or unusable, or the CUDA driver failed. */
+  FGEMM_ERROR_RUNTIME = 2,
+} fgemm_status;
+
+/* Kernels of one kernel directory loaded on one device's primary context
+ * (the context CUDA's runtime API and PyTorch use). Not safe to use from two
+ * threads at once; one handle per device and thread is cheap enough. */
+typedef struct fgemm_context fgemm_context;
+
+/* FGEMM_API_VERSION of the library actually loaded. */
+FGEMM_EXPORT int fgemm_api_version(void);
+
+/* The message of the last call on this thread that did not return
+ * FGEMM_SUCCESS: what was wrong and what is allowed. Valid until the next
+ * fgemm call on this thread; never NULL. */
+FGEMM_EXPORT const char *fgemm_last_error(void);
+
+/* Loads every NAME.cubin + NAME.meta pair of `kernel_dir` (written by
+ * `fgemmc --emit=cubin` or scripts/compile-kernels.sh) on device `device`.
+ * The device must be sm_90 (Hopper). */
+FGEMM_EXPORT fgemm_status fgemm_context_create(int device, const char *kernel_dir,
+                                  fgemm_context **out);
+/* NULL is allowed. Waits for nothing: finish the streams that use the
+ * context's kernels first. */
+FGEMM_EXPORT void fgemm_context_destroy(fgemm_context *context);
+
+/* Caps the SMs that configuration choice and persistent grids plan for
+ * (DeepGEMM's set_num_sms); 0 = all of the device's. */
+FGEMM_EXPORT fgemm_status fgemm_context_set_num_sms(fgemm_context *context, int num_sms);
+/* The SMs launches plan for (the cap, or the device's count). */
+FGEMM_EXPORT int fgemm_context_num_sms(const fgemm_context *context);
+/* How many dense kernels the context holds. */
+FGEMM_EXPORT int fgemm_context_num_kernels(const fgemm_context *context);
+
+/* D[m, n] (bf16) = sum over 128-wide K blocks kb of
+ *   sfa[m, kb] * sfb[n / 128, kb] * sum_k a[m, k] * b[n, k]
+ * with a [m, k] and b [n, k] e4m3, K-major; sfa FP32 [ceil(k/128)] columns of
+ * ceil(m/4)*4 rows (M-major, DeepGEMM's TMA-aligned layout); sfb FP32
+ * [ceil(n/128), ceil(k/128)] row-major; d [m, n] row-major. Device pointers
+ * of the context's device, 16-byte aligned; `stream` is a CUstream
+ * (cudaStream_t), NULL for the legacy default stream. Allowed: m >= 0,
+ * n % 8 == 0, k % 16 == 0, k > 0; m == 0 or n == 0 launches nothing.
+ * Asynchronous: returns once the kernel is queued. */
+FGEMM_EXPORT fgemm_status fgemm_gemm_fp8_nt(fgemm_context *context, const void *a,
+                               const void *sfa, const void *b,
+                               const void *sfb, void *d, int64_t m, int64_t n,
+                               int64_t k, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FGEMM_CAPI_FGEMM_H */

@@ -1,0 +1,139 @@
+//===- CApiMockTest.cpp - the C API on the mock libcuda ----------*- C++
+//-*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Calls libfgemm's C interface only (lib/CApi/fgemm.h) against the mock
+// driver: status codes, messages, argument checks, launches.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DenseDescription.h"
+#include "MockCuda.h"
+
+#include "CApi/fgemm.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+namespace fs = std::filesystem;
+using fgemm::test::DenseConfig;
+
+namespace {
+
+class CApiMock : public ::testing::Test {
+protected:
+  void SetUp() override {
+    fgemmMockSetComputeCapability(9, 0);
+    dir =
+        fs::path(::testing::TempDir()) /
+        ("fgemm_capi_" +
+         std::string(
+             ::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    DenseConfig big, small;
+    small.blockM = 64;
+    small.blockN = 64;
+    small.smemBytes = 100000;
+    fgemm::test::writeDenseKernel(dir, "bm128_bn128", big);
+    fgemm::test::writeDenseKernel(dir, "bm64_bn64", small);
+  }
+  void TearDown() override {
+    fgemm_context_destroy(context);
+    fs::remove_all(dir);
+  }
+
+  fgemm_status create() {
+    return fgemm_context_create(0, dir.c_str(), &context);
+  }
+  fgemm_status gemm(int64_t m, int64_t n, int64_t k, uintptr_t a = 0x10000) {
+    auto p = [](uintptr_t v) { return reinterpret_cast<void *>(v); };
+    return fgemm_gemm_fp8_nt(context, p(a), p(0x20000), p(0x30000), p(0x40000),
+                             p(0x50000), m, n, k, nullptr);
+  }
+
+  fs::path dir;
+  fgemm_context *context = nullptr;
+};
+
+} // namespace
+
+TEST_F(CApiMock, Version) {
+  EXPECT_EQ(fgemm_api_version(), FGEMM_API_VERSION);
+  EXPECT_STREQ(fgemm_last_error(), "");
+}
+
+TEST_F(CApiMock, CreateErrors) {
+  EXPECT_EQ(fgemm_context_create(0, dir.c_str(), nullptr),
+            FGEMM_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(fgemm_last_error(), "fgemm_context_create: out is NULL");
+  EXPECT_EQ(fgemm_context_create(0, "", &context),
+            FGEMM_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(context, nullptr);
+  EXPECT_EQ(fgemm_context_create(7, dir.c_str(), &context),
+            FGEMM_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(fgemm_last_error()).find("no CUDA device 7"),
+            std::string::npos)
+      << fgemm_last_error();
+  fs::path missing = dir / "missing";
+  EXPECT_EQ(fgemm_context_create(0, missing.c_str(), &context),
+            FGEMM_ERROR_RUNTIME);
+  EXPECT_NE(
+      std::string(fgemm_last_error()).find("cannot list kernel directory"),
+      std::string::npos)
+      << fgemm_last_error();
+  EXPECT_EQ(context, nullptr);
+  fgemm_context_destroy(nullptr); // allowed
+}
+
+TEST_F(CApiMock, LaunchesTheRuntimesChoice) {
+  ASSERT_EQ(create(), FGEMM_SUCCESS) << fgemm_last_error();
+  EXPECT_EQ(fgemm_context_num_kernels(context), 2);
+  EXPECT_GT(fgemm_context_num_sms(context), 0);
+  int before = fgemmMockLaunchCount();
+  ASSERT_EQ(gemm(4096, 7168, 7168), FGEMM_SUCCESS) << fgemm_last_error();
+  EXPECT_EQ(fgemmMockLaunchCount(), before + 1);
+  const MockLaunch *launch = fgemmMockLastLaunch();
+  // 128x128 tiles: 56 x 32.
+  EXPECT_EQ(launch->grid[0] * launch->grid[1] * launch->grid[2], 56u * 32u);
+  // An empty problem launches nothing.
+  EXPECT_EQ(gemm(0, 7168, 7168), FGEMM_SUCCESS);
+  EXPECT_EQ(fgemmMockLaunchCount(), before + 1);
+}
+
+TEST_F(CApiMock, ArgumentErrors) {
+  ASSERT_EQ(create(), FGEMM_SUCCESS) << fgemm_last_error();
+  int before = fgemmMockLaunchCount();
+  EXPECT_EQ(gemm(128, 100, 7168), FGEMM_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(
+      std::string(fgemm_last_error()).find("N = 100 is not a multiple of 8"),
+      std::string::npos)
+      << fgemm_last_error();
+  EXPECT_EQ(gemm(128, 128, 100), FGEMM_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gemm(128, 128, 128, /*a=*/0), FGEMM_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(fgemm_last_error(), "a is NULL (M = 128, N = 128 needs it)");
+  EXPECT_EQ(gemm(128, 128, 128, /*a=*/0x10008), FGEMM_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(fgemm_last_error()).find("a is not 16-byte aligned"),
+            std::string::npos)
+      << fgemm_last_error();
+  EXPECT_EQ(fgemm_gemm_fp8_nt(nullptr, nullptr, nullptr, nullptr, nullptr,
+                              nullptr, 1, 8, 16, nullptr),
+            FGEMM_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(fgemmMockLaunchCount(), before);
+}
+
+TEST_F(CApiMock, NumSms) {
+  ASSERT_EQ(create(), FGEMM_SUCCESS) << fgemm_last_error();
+  int all = fgemm_context_num_sms(context);
+  EXPECT_EQ(fgemm_context_set_num_sms(context, all + 1),
+            FGEMM_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(fgemm_last_error()).find("num_sms"), std::string::npos);
+  EXPECT_EQ(fgemm_context_set_num_sms(context, 1), FGEMM_SUCCESS);
+  EXPECT_EQ(fgemm_context_num_sms(context), 1);
+  EXPECT_EQ(fgemm_context_set_num_sms(context, 0), FGEMM_SUCCESS);
+  EXPECT_EQ(fgemm_context_num_sms(context), all);
+  EXPECT_EQ(fgemm_context_set_num_sms(nullptr, 0),
+            FGEMM_ERROR_INVALID_ARGUMENT);
+}
