@@ -13,8 +13,9 @@ build=${FGEMM_BUILD_DIR:-$root/build}
 out=${1:-$root/.device/fgemm}
 kernel=$root/kernels/sm90_fp8_gemm_1d2d.mlir
 rm -rf "$out"
-mkdir -p "$out/bin" "$out/all"
+mkdir -p "$out/bin" "$out/all" "$out/lib"
 cp "$build/bin/fgemm-bench" "$root/scripts/gpu-run.sh" "$out/bin/"
+cp "$build/lib/libfgemm.so" "$out/lib/"   # the C API, for scripts/gpu-python.sh
 
 # block_m block_n schedule: the set the runtime chooses from.
 configs=("256 128 plain" "256 128 persistent"

@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""DeepGEMM's entry points on torch tensors, over libfgemm's C API. Every
+argument is checked before anything is launched; a violation raises
+ValueError (or TypeError) naming the argument and the rule."""
+
+import threading
+
+from . import _lib
+from ._layout import ceil_div, get_mn_major_tma_aligned_tensor, is_mn_major_tma_aligned
+
+_num_sms = None
+_num_sms_lock = threading.Lock()
+
+
+def set_num_sms(num_sms):
+    """Caps the SMs fgemm's kernels plan for (persistent grids, configuration
+    choice), as DeepGEMM's set_num_sms; applies to every device."""
+    import torch
+
+    if not isinstance(num_sms, int) or isinstance(num_sms, bool):
+        raise TypeError(f"num_sms must be an int, got {type(num_sms).__name__}")
+    available = torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
+    if not 0 < num_sms <= available:
+        raise ValueError(f"num_sms must be in [1, {available}] (the device's SMs), got {num_sms}")
+    global _num_sms
+    with _num_sms_lock:
+        _num_sms = num_sms
+
+
+def get_num_sms():
+    """The SM cap set by set_num_sms, or the current device's SM count."""
+    import torch
+
+    if _num_sms is not None:
+        return _num_sms
+    return torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
+
+
+def _require(condition, message):
+    if not condition:
+        raise ValueError(message)
+
+
+def _check_cuda(name, t, device):
+    import torch
+
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+    _require(t.is_cuda, f"{name} is on {t.device}; fgemm needs CUDA tensors")
+    _require(t.device == device,
+             f"{name} is on {t.device} but A is on {device}: all tensors must be on one device")
+    _require(t.data_ptr() % 16 == 0 or t.numel() == 0,
+             f"{name}'s data pointer is not 16-byte aligned (TMA needs 16-byte aligned global memory)")
+
+
+def _check_dtype(name, t, dtype):
+    _require(t.dtype == dtype, f"{name} must be {dtype}, got {t.dtype}")
+
+
+def _unpack(name, pair):
+    if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+        raise TypeError(f"{name} must be a (tensor, scales) pair, got {type(pair).__name__}")
+    return pair
+
+
+def fp8_gemm_nt(a, b, d, c=None, recipe=None, compiled_dims="nk", disable_ue8m0_cast=False):
+    """D = A @ B^T with DeepGEMM's 1D2D recipe: a = (A [M, K] e4m3, SFA [M,
+    ceil(K/128)] FP32), b = (B [N, K] e4m3, SFB [ceil(N/128), ceil(K/128)] FP32),
+    d [M, N] bf16, written in place on the current CUDA stream. SFA may be
+    row-major or DeepGEMM's TMA-aligned MN-major layout (the latter avoids a
+    re-layout copy). `compiled_dims` and `disable_ue8m0_cast` are accepted for
+    compatibility (fgemm picks its own specialization; FP32 scales are used as
+    given)."""
+    import torch
+
+    A, sfa = _unpack("a", a)
+    B, sfb = _unpack("b", b)
+    if not isinstance(A, torch.Tensor):
+        raise TypeError(f"A must be a torch.Tensor, got {type(A).__name__}")
+    device = A.device
+    for name, t in (("A", A), ("SFA", sfa), ("B", B), ("SFB", sfb), ("D", d)):
+        _check_cuda(name, t, device)
+    if c is not None:
+        raise ValueError("c must be None: D = C + A @ B^T (the FP32 1D1D recipe) is not "
+                         "implemented yet; the BF16 recipe writes D only")
+    if recipe is not None and tuple(recipe) != (1, 128, 128):
+        raise ValueError(f"recipe {tuple(recipe)} is not supported; allowed: None or (1, 128, 128)")
+    _check_dtype("A", A, torch.float8_e4m3fn)
+    _check_dtype("B", B, torch.float8_e4m3fn)
+    _check_dtype("SFA", sfa, torch.float32)
+    _check_dtype("SFB", sfb, torch.float32)
+    _check_dtype("D", d, torch.bfloat16)
+    _require(A.dim() == 2, f"A must be 2-D [M, K], got shape {tuple(A.shape)}")
+    _require(B.dim() == 2, f"B must be 2-D [N, K], got shape {tuple(B.shape)}")
+    m, k = A.shape
+    n, kb = B.shape
+    _require(k == kb, f"A is [M, K] = {tuple(A.shape)} and B is [N, K] = {tuple(B.shape)}: K differs")
+    _require(tuple(d.shape) == (m, n), f"D must be [M, N] = ({m}, {n}), got {tuple(d.shape)}")
+    _require(tuple(sfa.shape) == (m, ceil_div(k, 128)),
+             f"SFA must be [M, ceil(K/128)] = ({m}, {ceil_div(k, 128)}), got {tuple(sfa.shape)}")
+    _require(tuple(sfb.shape) == (ceil_div(n, 128), ceil_div(k, 128)),
+             f"SFB must be [ceil(N/128), ceil(K/128)] = ({ceil_div(n, 128)}, {ceil_div(k, 128)}), "
+             f"got {tuple(sfb.shape)}")
+    _require(n % 8 == 0, f"N = {n} is not a multiple of 8 (D's bf16 rows must be a multiple of 16 bytes)")
+    _require(k % 16 == 0 and k > 0, f"K = {k} is not a positive multiple of 16 (A's and B's e4m3 rows "
+             "must be a multiple of 16 bytes)")
+    _require(A.is_contiguous(), f"A must be contiguous and K-major (stride (K, 1)), got stride {A.stride()}")
+    _require(B.is_contiguous(), f"B must be contiguous and K-major (stride (K, 1)), got stride {B.stride()}")
+    _require(d.is_contiguous(), f"D must be contiguous and N-major (stride (N, 1)), got stride {d.stride()}")
+    _require(sfb.is_contiguous(), f"SFB must be contiguous (row-major), got stride {sfb.stride()}")
+    if m == 0 or n == 0:
+        return d
+    if not is_mn_major_tma_aligned(sfa):
+        sfa = get_mn_major_tma_aligned_tensor(sfa)
+    ctx = _lib.context(device.index if device.index is not None else torch.cuda.current_device())
+    stream = torch.cuda.current_stream(device).cuda_stream
+    with ctx.lock:
+        ctx.set_num_sms(_num_sms or 0)
+        _lib.check(_lib.library().fgemm_gemm_fp8_nt(
+            ctx.handle, A.data_ptr(), sfa.data_ptr(), B.data_ptr(), sfb.data_ptr(),
+            d.data_ptr(), m, n, k, stream))
+    return d
+
+
+def gemm_fp8_fp8_bf16_nt(lhs, rhs, out):
+    """DeepGEMM's older name: lhs = (A, SFA), rhs = (B, SFB), out = D."""
+    return fp8_gemm_nt(lhs, rhs, out)
+
+
+def _not_yet(name):
+    def entry(*args, **kwargs):
+        raise NotImplementedError(
+            f"{name}: the M-grouped GEMMs are not implemented in fgemm yet (issue 10)")
+    entry.__name__ = name
+    return entry
+
+
+m_grouped_fp8_gemm_nt_contiguous = _not_yet("m_grouped_fp8_gemm_nt_contiguous")
+m_grouped_gemm_fp8_fp8_bf16_nt_contiguous = _not_yet("m_grouped_gemm_fp8_fp8_bf16_nt_contiguous")
+m_grouped_fp8_gemm_nt_masked = _not_yet("m_grouped_fp8_gemm_nt_masked")
+m_grouped_gemm_fp8_fp8_bf16_nt_masked = _not_yet("m_grouped_gemm_fp8_fp8_bf16_nt_masked")

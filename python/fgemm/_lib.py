@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""ctypes binding of libfgemm.so (lib/CApi/fgemm.h): no torch C++ extension,
+so nothing to rebuild per torch version."""
+
+import ctypes
+import os
+import threading
+
+API_VERSION = 1  # FGEMM_API_VERSION this binding was written for
+
+SUCCESS = 0
+ERROR_INVALID_ARGUMENT = 1
+ERROR_RUNTIME = 2
+
+
+class FgemmError(RuntimeError):
+    """The runtime failed: kernels missing or unusable, or the CUDA driver."""
+
+
+def _candidates():
+    env = os.environ.get("FGEMM_LIBRARY")
+    if env:
+        yield env
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    yield os.path.join(here, "_lib", "libfgemm.so")
+    # A source checkout: python/fgemm -> build/lib.
+    yield os.path.join(here, "..", "..", "build", "lib", "libfgemm.so")
+
+
+_lib = None
+_lib_lock = threading.Lock()
+
+
+def library():
+    """libfgemm.so, loaded once ($FGEMM_LIBRARY, the package's _lib/, or the
+    checkout's build/lib/)."""
+    global _lib
+    with _lib_lock:
+        if _lib is not None:
+            return _lib
+        tried = []
+        for path in _candidates():
+            path = os.path.normpath(path)
+            if not os.path.exists(path):
+                tried.append(path + " (missing)")
+                continue
+            lib = ctypes.CDLL(path)
+            _declare(lib)
+            version = lib.fgemm_api_version()
+            if version != API_VERSION:
+                raise FgemmError(
+                    f"{path} implements fgemm C API version {version}, this "
+                    f"package needs {API_VERSION}: rebuild or reinstall fgemm")
+            _lib = lib
+            return lib
+        raise FgemmError("libfgemm.so not found; tried: " + ", ".join(tried) +
+                         " (set FGEMM_LIBRARY, or build with scripts/build.sh)")
+
+
+def _declare(lib):
+    c = ctypes
+    lib.fgemm_api_version.restype = c.c_int
+    lib.fgemm_api_version.argtypes = []
+    lib.fgemm_last_error.restype = c.c_char_p
+    lib.fgemm_last_error.argtypes = []
+    lib.fgemm_context_create.restype = c.c_int
+    lib.fgemm_context_create.argtypes = [c.c_int, c.c_char_p, c.POINTER(c.c_void_p)]
+    lib.fgemm_context_destroy.restype = None
+    lib.fgemm_context_destroy.argtypes = [c.c_void_p]
+    lib.fgemm_context_set_num_sms.restype = c.c_int
+    lib.fgemm_context_set_num_sms.argtypes = [c.c_void_p, c.c_int]
+    lib.fgemm_context_num_sms.restype = c.c_int
+    lib.fgemm_context_num_sms.argtypes = [c.c_void_p]
+    lib.fgemm_context_num_kernels.restype = c.c_int
+    lib.fgemm_context_num_kernels.argtypes = [c.c_void_p]
+    lib.fgemm_gemm_fp8_nt.restype = c.c_int
+    lib.fgemm_gemm_fp8_nt.argtypes = [c.c_void_p] * 6 + [c.c_int64] * 3 + [c.c_void_p]
+
+
+def check(status):
+    """Raises the exception a C status code stands for."""
+    if status == SUCCESS:
+        return
+    message = library().fgemm_last_error().decode("utf-8", "replace")
+    if status == ERROR_INVALID_ARGUMENT:
+        raise ValueError(message)
+    raise FgemmError(message)
+
+
+def kernel_dir():
+    """Where the compiled kernels are: $FGEMM_KERNEL_DIR, else the package's
+    kernels/ (filled at install time)."""
+    env = os.environ.get("FGEMM_KERNEL_DIR")
+    if env:
+        return env
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels")
+
+
+class Context:
+    """One device's loaded kernels (fgemm_context). Calls are serialized: the
+    C handle is not for two threads at once."""
+
+    def __init__(self, device):
+        lib = library()
+        handle = ctypes.c_void_p()
+        directory = kernel_dir()
+        if not os.path.isdir(directory):
+            raise FgemmError(
+                f"no compiled kernels at '{directory}': set FGEMM_KERNEL_DIR to "
+                "a directory of NAME.cubin + NAME.meta (scripts/compile-kernels.sh "
+                "writes one)")
+        check(lib.fgemm_context_create(device, directory.encode(), ctypes.byref(handle)))
+        self.handle = handle
+        self.device = device
+        self.lock = threading.Lock()
+        self.num_sms = 0  # the cap last applied; 0 = all
+
+    def __del__(self):
+        handle = getattr(self, "handle", None)
+        if handle and _lib is not None:
+            _lib.fgemm_context_destroy(handle)
+
+    def set_num_sms(self, num_sms):
+        if num_sms != self.num_sms:
+            check(library().fgemm_context_set_num_sms(self.handle, num_sms))
+            self.num_sms = num_sms
+
+
+_contexts = {}
+_contexts_lock = threading.Lock()
+
+
+def context(device):
+    """The Context of CUDA device `device`, created on first use."""
+    with _contexts_lock:
+        ctx = _contexts.get(device)
+        if ctx is None:
+            ctx = Context(device)
+            _contexts[device] = ctx
+        return ctx

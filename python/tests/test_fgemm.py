@@ -1,0 +1,175 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""fgemm's Python API: what runs without a GPU (library loading, layout
+arithmetic) and, on an sm_90 GPU with compiled kernels ($FGEMM_KERNEL_DIR),
+every dense entry point against an FP32 reference by DeepGEMM's metric, the
+current stream, CUDA graph capture and replay, and argument errors.
+Runs under pytest or `python3 -m unittest`."""
+
+import ctypes
+import os
+import unittest
+
+import fgemm
+from fgemm import _lib
+
+try:
+    import torch
+except ImportError:  # CI has no torch: the GPU cases skip
+    torch = None
+
+
+def gpu_reason():
+    if torch is None:
+        return "torch is not installed"
+    if not torch.cuda.is_available():
+        return "no CUDA device"
+    if torch.cuda.get_device_capability() != (9, 0):
+        return "not an sm_90 device"
+    if not os.path.isdir(_lib.kernel_dir()):
+        return f"no compiled kernels at {_lib.kernel_dir()} (set FGEMM_KERNEL_DIR)"
+    return None
+
+
+class Library(unittest.TestCase):
+    def test_loads_and_matches_the_binding(self):
+        lib = _lib.library()
+        self.assertEqual(lib.fgemm_api_version(), _lib.API_VERSION)
+
+    def test_errors_carry_the_message(self):
+        lib = _lib.library()
+        handle = ctypes.c_void_p()
+        status = lib.fgemm_context_create(0, b"", ctypes.byref(handle))
+        with self.assertRaisesRegex(ValueError, "kernel_dir is NULL or empty"):
+            _lib.check(status)
+
+    def test_layout_arithmetic(self):
+        self.assertEqual(fgemm.get_tma_aligned_size(1, 4), 4)
+        self.assertEqual(fgemm.get_tma_aligned_size(65, 4), 68)
+        self.assertEqual(fgemm.get_tma_aligned_size(17, 1), 32)
+        self.assertEqual(fgemm.get_m_alignment_for_contiguous_layout(), 128)
+        with self.assertRaisesRegex(ValueError, "must divide 16"):
+            fgemm.get_tma_aligned_size(8, 3)
+
+    def test_grouped_entry_points_say_not_yet(self):
+        with self.assertRaisesRegex(NotImplementedError, "issue 10"):
+            fgemm.m_grouped_fp8_gemm_nt_masked(None, None, None, None, 1)
+
+
+def make_inputs(m, n, k, seed=0):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    x = torch.randn((m, k), device="cuda", dtype=torch.bfloat16, generator=g)
+    y = torch.randn((n, k), device="cuda", dtype=torch.bfloat16, generator=g)
+    a, sfa = fgemm.per_token_cast_to_fp8(x)
+    b, sfb = fgemm.per_block_cast_to_fp8(y)
+    ref = x.float() @ y.float().t()
+    return (a, sfa), (b, sfb), ref
+
+
+def poisoned(m, n):
+    return torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+
+
+DENSE = [(m, n, k) for m in (64, 128, 4096) for n, k in
+         ((2112, 7168), (24576, 1536), (32768, 512), (7168, 16384), (4096, 7168), (7168, 2048))]
+EDGES = [(1, 64, 128), (7, 576, 384), (65, 2112, 256), (129, 192, 7168), (1000, 128, 128), (300, 8, 16)]
+
+
+@unittest.skipIf(gpu_reason() is not None, gpu_reason() or "")
+class Gpu(unittest.TestCase):
+    def check(self, d, ref, limit=1e-3):
+        self.assertFalse(torch.isnan(d).any().item(), "D has NaN: an element was not written")
+        diff = fgemm.calc_diff(d, ref)
+        self.assertLess(diff, limit)
+        return diff
+
+    def test_dense_shapes(self):
+        for m, n, k in DENSE + EDGES:
+            with self.subTest(m=m, n=n, k=k):
+                a, b, ref = make_inputs(m, n, k, seed=m + n + k)
+                d = poisoned(m, n)
+                fgemm.fp8_gemm_nt(a, b, d)
+                # Outputs of a few dozen elements: the metric is dominated by
+                # quantization noise (docs/PERF.md), as in fgemm-bench.
+                self.check(d, ref, 1e-3 if m * n >= 4096 else 2e-3)
+
+    def test_old_name_and_aligned_scales_agree(self):
+        a, b, ref = make_inputs(256, 4096, 7168)
+        d1, d2 = poisoned(256, 4096), poisoned(256, 4096)
+        fgemm.gemm_fp8_fp8_bf16_nt(a, b, d1)
+        aligned = fgemm.get_mn_major_tma_aligned_tensor(a[1])
+        self.assertTrue(torch.equal(aligned, a[1]))
+        fgemm.fp8_gemm_nt((a[0], aligned), b, d2)
+        self.assertTrue(torch.equal(d1, d2))
+        self.check(d1, ref)
+
+    def test_current_stream_and_graph_replay(self):
+        m, n, k = 512, 2112, 7168
+        a, b, ref = make_inputs(m, n, k)
+        sfa = fgemm.get_mn_major_tma_aligned_tensor(a[1])
+        d = poisoned(m, n)
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            fgemm.fp8_gemm_nt((a[0], sfa), b, d)  # warm-up (loads the kernels)
+            d.fill_(float("nan"))
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph, stream=side):
+                fgemm.fp8_gemm_nt((a[0], sfa), b, d)
+        torch.cuda.current_stream().wait_stream(side)
+        torch.cuda.synchronize()
+        self.assertTrue(torch.isnan(d).all().item(), "capture must not run the kernel")
+        graph.replay()
+        torch.cuda.synchronize()
+        self.check(d, ref)
+        # New inputs in the captured buffers, replayed.
+        a2, b2, ref2 = make_inputs(m, n, k, seed=7)
+        a[0].copy_(a2[0]); sfa.copy_(a2[1]); b[0].copy_(b2[0]); b[1].copy_(b2[1])
+        d.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        self.check(d, ref2)
+
+    def test_num_sms(self):
+        sms = torch.cuda.get_device_properties(0).multi_processor_count
+        self.assertEqual(fgemm.get_num_sms(), sms)
+        a, b, ref = make_inputs(4096, 24576, 1536)
+        try:
+            fgemm.set_num_sms(sms // 2)
+            self.assertEqual(fgemm.get_num_sms(), sms // 2)
+            d = poisoned(4096, 24576)
+            fgemm.fp8_gemm_nt(a, b, d)
+            self.check(d, ref)
+            with self.assertRaisesRegex(ValueError, "num_sms must be in"):
+                fgemm.set_num_sms(sms + 1)
+        finally:
+            fgemm.set_num_sms(sms)
+
+    def test_argument_errors(self):
+        a, b, _ = make_inputs(128, 256, 512)
+        d = poisoned(128, 256)
+        cases = [
+            (((a[0].float(), a[1]), b, d), "A must be torch.float8_e4m3fn"),
+            ((a, b, d[:, :128]), r"D must be \[M, N\]"),
+            ((a, (b[0][:, :256], b[1]), d), "K differs"),
+            (((a[0].cpu(), a[1]), b, d), "A is on cpu"),
+            ((a, b, d.t().contiguous().t()), "D must be contiguous"),
+            ((a, (b[0], b[1][:1]), d), r"SFB must be \[ceil\(N/128\), ceil\(K/128\)\]"),
+            ((a, b, d.float()), "D must be torch.bfloat16"),
+        ]
+        for args, pattern in cases:
+            with self.subTest(pattern=pattern):
+                with self.assertRaisesRegex(ValueError, pattern):
+                    fgemm.fp8_gemm_nt(*args)
+        with self.assertRaisesRegex(ValueError, "c must be None"):
+            fgemm.fp8_gemm_nt(a, b, d, c=d.float())
+        with self.assertRaisesRegex(ValueError, "not a multiple of 8"):
+            x = torch.empty((128, 100), device="cuda", dtype=torch.bfloat16)
+            bb = torch.empty((100, 512), device="cuda", dtype=torch.float8_e4m3fn)
+            fgemm.fp8_gemm_nt(a, (bb, torch.empty((1, 4), device="cuda")), x)
+        with self.assertRaises(TypeError):
+            fgemm.fp8_gemm_nt(a[0], b, d)
+        self.assertTrue(torch.isnan(d).all().item(), "a refused call must not write D")
+
+
+if __name__ == "__main__":
+    unittest.main()
