@@ -98,8 +98,10 @@ def kernel_dir():
 
 
 class Context:
-    """One device's loaded kernels (fgemm_context). Calls are serialized: the
-    C handle is not for two threads at once."""
+    """One device's loaded kernels (fgemm_context), kept for the life of the
+    process (destroying it at interpreter exit could race CUDA's own
+    teardown). Calls are serialized: the C handle is not for two threads at
+    once."""
 
     def __init__(self, device):
         lib = library()
@@ -115,11 +117,6 @@ class Context:
         self.device = device
         self.lock = threading.Lock()
         self.num_sms = 0  # the cap last applied; 0 = all
-
-    def __del__(self):
-        handle = getattr(self, "handle", None)
-        if handle and _lib is not None:
-            _lib.fgemm_context_destroy(handle)
 
     def set_num_sms(self, num_sms):
         if num_sms != self.num_sms:
