@@ -59,6 +59,23 @@ double fgemm::estimateTileRate(uint32_t blockM, uint32_t blockN) {
   return straddle * a * blockN / (blockN + c);
 }
 
+std::string DenseConfiguration::stem() const {
+  return "bm" + std::to_string(blockM) + "_bn" + std::to_string(blockN) +
+         (persistent ? "_persistent" : "_plain");
+}
+
+const std::vector<DenseConfiguration> &fgemm::denseConfigurationSet() {
+  // 256- and 128-row plain grids walk raster groups of 8 and 16 tile rows
+  // (2048 rows of A either way), the 256-row persistent grid groups of 8;
+  // measured on the H100 (docs/PERF.md).
+  static const std::vector<DenseConfiguration> set = {
+      {256, 128, false, 8},  {256, 128, true, 8},  {128, 192, false, 16},
+      {128, 128, false, 16}, {128, 128, true, 0},  {128, 96, false, 16},
+      {128, 96, true, 0},    {128, 64, false, 16}, {64, 128, false, 0},
+      {64, 64, false, 0},    {64, 32, false, 0},   {64, 16, false, 0}};
+  return set;
+}
+
 Expected<size_t>
 fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
                          int64_t n, int64_t k, int smCount) {

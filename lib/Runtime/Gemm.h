@@ -81,6 +81,18 @@ inline bool isEmptyGemm(const DenseGemmProblem &problem) {
 /// fitted to H100 measurements; only ratios between configurations matter).
 double estimateTileRate(uint32_t blockM, uint32_t blockN);
 
+/// A configuration of the dense kernel the runtime chooses from.
+struct DenseConfiguration {
+  uint32_t blockM, blockN;
+  bool persistent;
+  uint32_t rasterGroup;
+  /// NAME of its NAME.cubin / NAME.meta in a kernel directory.
+  std::string stem() const;
+};
+/// The set the configuration choice is fitted to (docs/PERF.md): what
+/// fgemm-precompile compiles by default and scripts/gpu-prepare.sh ships.
+const std::vector<DenseConfiguration> &denseConfigurationSet();
+
 /// Index into `kernels` of the kernel to run an M x N x K problem on a device
 /// with `smCount` SMs. Kernels specialized for another N or K are never
 /// chosen. Preference: block_m 64 for M <= 64 and 128 otherwise, then kernels

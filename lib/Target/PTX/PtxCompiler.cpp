@@ -124,6 +124,31 @@ static llvm::Expected<std::string> findPtxas(llvm::StringRef explicitPath) {
       "FGEMM_PTXAS, or pass --ptxas=PATH");
 }
 
+llvm::Expected<std::string>
+mlir::fgemm::ptxasVersion(llvm::StringRef ptxasPath) {
+  llvm::Expected<std::string> ptxas = findPtxas(ptxasPath);
+  if (!ptxas)
+    return ptxas.takeError();
+  llvm::SmallString<128> logFile;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("fgemm", "version", logFile))
+    return makeError("cannot create a temporary file: " + ec.message());
+  llvm::scope_exit cleanup([&] { llvm::sys::fs::remove(logFile); });
+  llvm::StringRef args[] = {*ptxas, "--version"};
+  std::optional<llvm::StringRef> redirects[] = {
+      std::nullopt, llvm::StringRef(logFile), llvm::StringRef(logFile)};
+  std::string execError;
+  int rc =
+      llvm::sys::ExecuteAndWait(*ptxas, args, std::nullopt, redirects,
+                                /*timeout=*/60, /*memoryLimit=*/0, &execError);
+  auto buffer = llvm::MemoryBuffer::getFile(logFile);
+  if (rc != 0 || !buffer)
+    return makeError("could not run " + *ptxas + " --version: " + execError);
+  llvm::StringRef text = (*buffer)->getBuffer().trim();
+  return text.rsplit('\n').second.empty() ? text.str()
+                                          : text.rsplit('\n').second.str();
+}
+
 llvm::Expected<CubinResult>
 mlir::fgemm::assembleCubin(llvm::StringRef ptx, llvm::StringRef chip,
                            llvm::StringRef ptxasPath) {

@@ -35,6 +35,10 @@ struct CubinResult {
 /// --warn-on-local-memory-usage`, DeepGEMM's flags). `ptxasPath` empty =
 /// $FGEMM_PTXAS, then PATH, then /usr/local/cuda/bin/ptxas. A spill or
 /// local-memory warning is an error: the math loop must live in registers.
+/// `ptxas --version`'s last line (e.g. "Cuda compilation tools, release
+/// 13.0, V13.0.88"): part of every kernel cache key.
+llvm::Expected<std::string> ptxasVersion(llvm::StringRef ptxasPath = "");
+
 llvm::Expected<CubinResult> assembleCubin(llvm::StringRef ptx,
                                           llvm::StringRef chip,
                                           llvm::StringRef ptxasPath = "");

@@ -1,0 +1,197 @@
+//===- fgemm-precompile.cpp - fill the kernel cache ahead of time -*- C++
+//-*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Compiles a DSL kernel's configurations into the kernel cache (in parallel,
+// one line of progress per configuration) and optionally gathers them into a
+// kernel directory that the runtime, the C API and the Python package load:
+// how kernels reach a GPU machine without a compiler, and how a server starts
+// warm. Processes that precompile the same keys at once compile each once.
+//
+//   fgemm-precompile kernels/sm90_fp8_gemm_1d2d.mlir [--cache-dir D]
+//       [--config 256x128:persistent:r8 ...] [--pack DIR] [--jobs N]
+//
+//===----------------------------------------------------------------------===//
+
+#include "Jit/Jit.h"
+#include "Runtime/Gemm.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+using namespace llvm;
+using namespace mlir::fgemm;
+
+static cl::OptionCategory category("fgemm-precompile options");
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<kernel.mlir>"),
+                                      cl::Required, cl::cat(category));
+static cl::opt<std::string>
+    cacheDir("cache-dir",
+             cl::desc("Kernel cache (default $FGEMM_CACHE_DIR, else "
+                      "$XDG_CACHE_HOME/fgemm or ~/.cache/fgemm)"),
+             cl::cat(category));
+static cl::list<std::string> configs(
+    "config",
+    cl::desc("BMxBN[:persistent][:rG] (repeatable; default: the runtime's "
+             "configuration set)"),
+    cl::cat(category));
+static cl::opt<std::string>
+    packDir("pack",
+            cl::desc("Also copy each kernel to DIR/NAME.cubin + NAME.meta (a "
+                     "kernel directory the runtime loads)"),
+            cl::cat(category));
+static cl::opt<unsigned> jobs("jobs",
+                              cl::desc("Parallel compiles (default: cores)"),
+                              cl::init(0), cl::cat(category));
+static cl::opt<std::string> ptxasPath("ptxas", cl::desc("ptxas to run"),
+                                      cl::cat(category));
+
+namespace {
+
+struct Job {
+  fgemm::DenseConfiguration config;
+  std::string error; // non-empty: a parse or compile failure
+  bool built = false;
+  double seconds = 0;
+  std::string base;
+};
+
+/// "256x128:persistent:r8" -> a configuration, or an error message.
+std::string parseConfig(StringRef text, fgemm::DenseConfiguration &config) {
+  SmallVector<StringRef> parts;
+  text.split(parts, ':');
+  auto [m, n] = parts[0].split('x');
+  config = {0, 0, false, 0};
+  if (m.getAsInteger(10, config.blockM) || n.getAsInteger(10, config.blockN))
+    return "'" + text.str() + "': expected BMxBN[:persistent][:rG]";
+  for (StringRef part : ArrayRef(parts).drop_front()) {
+    if (part == "persistent")
+      config.persistent = true;
+    else if (part == "plain")
+      config.persistent = false;
+    else if (!part.consume_front("r") ||
+             part.getAsInteger(10, config.rasterGroup))
+      return "'" + text.str() +
+             "': unknown part (allowed: plain, "
+             "persistent, rG for a raster group of G)";
+  }
+  return "";
+}
+
+KernelConfig toKernelConfig(const fgemm::DenseConfiguration &c) {
+  KernelConfig config;
+  config.blockM = c.blockM;
+  config.blockN = c.blockN;
+  config.stages = 0; // the deepest that fits
+  config.schedule = c.persistent ? Schedule::Persistent : Schedule::Plain;
+  config.rasterGroup = c.rasterGroup;
+  return config;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "fgemm-precompile: fill the kernel cache\n");
+  auto input = MemoryBuffer::getFile(inputFile);
+  if (!input) {
+    errs() << "fgemm-precompile: cannot read '" << inputFile
+           << "': " << input.getError().message() << "\n";
+    return 2;
+  }
+  std::vector<Job> work;
+  if (configs.empty())
+    for (const fgemm::DenseConfiguration &c : fgemm::denseConfigurationSet())
+      work.push_back({c, "", false, 0, ""});
+  for (const std::string &text : configs) {
+    Job job;
+    if (std::string problem = parseConfig(text, job.config); !problem.empty()) {
+      errs() << "fgemm-precompile: --config " << problem << "\n";
+      return 2;
+    }
+    work.push_back(job);
+  }
+  fgemm::KernelCache cache(cacheDir.empty()
+                               ? fgemm::KernelCache::defaultDirectory()
+                               : cacheDir.getValue());
+  unsigned workers = jobs ? jobs.getValue()
+                          : std::max(1u, std::thread::hardware_concurrency());
+  workers = std::min<unsigned>(workers, work.size());
+
+  std::atomic<size_t> next{0}, done{0};
+  std::mutex printing;
+  auto worker = [&] {
+    for (size_t i; (i = next++) < work.size();) {
+      Job &job = work[i];
+      CompileOptions options;
+      options.config = toKernelConfig(job.config);
+      options.ptxasPath = ptxasPath;
+      auto start = std::chrono::steady_clock::now();
+      Expected<fgemm::CachedKernel> kernel = fgemm::jit::compileCached(
+          cache, (*input)->getBuffer(), inputFile, options);
+      job.seconds = std::chrono::duration<double>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+      if (kernel) {
+        job.built = kernel->built;
+        job.base = kernel->base;
+      } else {
+        job.error = toString(kernel.takeError());
+      }
+      std::lock_guard<std::mutex> guard(printing);
+      outs() << "[" << ++done << "/" << work.size() << "] " << job.config.stem()
+             << (job.config.rasterGroup
+                     ? " r" + std::to_string(job.config.rasterGroup)
+                     : std::string())
+             << ": "
+             << (!job.error.empty() ? "FAILED"
+                 : job.built        ? "compiled"
+                                    : "cached")
+             << " in " << format("%.4f", job.seconds) << " s\n";
+      outs().flush();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < workers; ++t)
+    threads.emplace_back(worker);
+  for (std::thread &t : threads)
+    t.join();
+
+  int failures = 0, built = 0;
+  for (const Job &job : work) {
+    if (!job.error.empty()) {
+      ++failures;
+      errs() << "fgemm-precompile: " << job.config.stem() << ": " << job.error
+             << "\n";
+      continue;
+    }
+    built += job.built;
+    if (packDir.empty())
+      continue;
+    sys::fs::create_directories(packDir);
+    for (const char *ext : {".cubin", ".meta"}) {
+      SmallString<256> to(packDir);
+      sys::path::append(to, job.config.stem() + ext);
+      if (std::error_code ec = sys::fs::copy_file(job.base + ext, to)) {
+        errs() << "fgemm-precompile: cannot copy to '" << to
+               << "': " << ec.message() << "\n";
+        ++failures;
+      }
+    }
+  }
+  outs() << work.size() << " configuration(s): " << built << " compiled, "
+         << work.size() - built - failures << " cached, " << failures
+         << " failed; cache " << cache.path() << "\n";
+  return failures ? 1 : 0;
+}
