@@ -52,15 +52,17 @@ FGEMM_EXPORT const char *fgemm_last_error(void);
 /* Loads every NAME.cubin + NAME.meta pair of `kernel_dir` (written by
  * `fgemmc --emit=cubin` or scripts/compile-kernels.sh) on device `device`.
  * The device must be sm_90 (Hopper). */
-FGEMM_EXPORT fgemm_status fgemm_context_create(int device, const char *kernel_dir,
-                                  fgemm_context **out);
+FGEMM_EXPORT fgemm_status fgemm_context_create(int device,
+                                               const char *kernel_dir,
+                                               fgemm_context **out);
 /* NULL is allowed. Waits for nothing: finish the streams that use the
  * context's kernels first. */
 FGEMM_EXPORT void fgemm_context_destroy(fgemm_context *context);
 
 /* Caps the SMs that configuration choice and persistent grids plan for
  * (DeepGEMM's set_num_sms); 0 = all of the device's. */
-FGEMM_EXPORT fgemm_status fgemm_context_set_num_sms(fgemm_context *context, int num_sms);
+FGEMM_EXPORT fgemm_status fgemm_context_set_num_sms(fgemm_context *context,
+                                                    int num_sms);
 /* The SMs launches plan for (the cap, or the device's count). */
 FGEMM_EXPORT int fgemm_context_num_sms(const fgemm_context *context);
 /* How many dense kernels the context holds. */
@@ -75,10 +77,11 @@ FGEMM_EXPORT int fgemm_context_num_kernels(const fgemm_context *context);
  * (cudaStream_t), NULL for the legacy default stream. Allowed: m >= 0,
  * n % 8 == 0, k % 16 == 0, k > 0; m == 0 or n == 0 launches nothing.
  * Asynchronous: returns once the kernel is queued. */
-FGEMM_EXPORT fgemm_status fgemm_gemm_fp8_nt(fgemm_context *context, const void *a,
-                               const void *sfa, const void *b,
-                               const void *sfb, void *d, int64_t m, int64_t n,
-                               int64_t k, void *stream);
+FGEMM_EXPORT fgemm_status fgemm_gemm_fp8_nt(fgemm_context *context,
+                                            const void *a, const void *sfa,
+                                            const void *b, const void *sfb,
+                                            void *d, int64_t m, int64_t n,
+                                            int64_t k, void *stream);
 
 #ifdef __cplusplus
 }
