@@ -302,6 +302,9 @@ Status DenseGemm::setSmLimit(int sms) {
                          std::to_string(deviceInfo.smCount) +
                          "] (0 = all SMs of " + deviceInfo.name + ")");
   smLimit = sms;
+  // Launches prepared for another SM count plan other grids.
+  std::lock_guard<std::mutex> guard(recent->mutex);
+  recent->entries.clear();
   return Status::success();
 }
 
@@ -327,8 +330,25 @@ Status DenseGemm::run(CUdeviceptr a, CUdeviceptr sfa, CUdeviceptr b,
   problem.m = m;
   problem.n = n;
   problem.k = k;
+  auto same = [&](const DenseGemmProblem &other) {
+    return other.a == a && other.sfa == sfa && other.b == b &&
+           other.sfb == sfb && other.d == d && other.m == m && other.n == n &&
+           other.k == k;
+  };
+  {
+    std::lock_guard<std::mutex> guard(recent->mutex);
+    for (const auto &[seen, prepared] : recent->entries)
+      if (same(seen))
+        return launch(prepared, stream);
+  }
   Expected<Prepared> prepared = prepare(problem);
   if (!prepared.ok())
     return prepared.takeStatus();
+  {
+    std::lock_guard<std::mutex> guard(recent->mutex);
+    if (recent->entries.size() == RecentLaunches::kCapacity)
+      recent->entries.erase(recent->entries.begin());
+    recent->entries.emplace_back(problem, *prepared);
+  }
   return launch(*prepared, stream);
 }

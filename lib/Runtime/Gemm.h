@@ -26,6 +26,8 @@
 #include <cuda.h>
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -112,7 +114,9 @@ public:
   static Expected<DenseGemm> create(const std::string &directory);
 
   /// Validates, selects a kernel, encodes the descriptors and launches on
-  /// `stream`. M == 0 or N == 0 returns success without launching.
+  /// `stream`. M == 0 or N == 0 returns success without launching. The
+  /// prepared launches of the last few problems (pointers and shape) are
+  /// kept, so a repeated call only launches.
   Status run(CUdeviceptr a, CUdeviceptr sfa, CUdeviceptr b, CUdeviceptr sfb,
              CUdeviceptr d, int64_t m, int64_t n, int64_t k,
              CUstream stream) const;
@@ -142,13 +146,23 @@ public:
   int smCount() const { return smLimit > 0 ? smLimit : deviceInfo.smCount; }
 
 private:
-  explicit DenseGemm(DeviceInfo device) : deviceInfo(std::move(device)) {}
+  explicit DenseGemm(DeviceInfo device)
+      : deviceInfo(std::move(device)),
+        recent(std::make_unique<RecentLaunches>()) {}
+
+  /// Prepared launches of recent problems, newest last.
+  struct RecentLaunches {
+    static constexpr size_t kCapacity = 16;
+    std::mutex mutex;
+    std::vector<std::pair<DenseGemmProblem, Prepared>> entries;
+  };
 
   DeviceInfo deviceInfo;
   int smLimit = 0;
   std::vector<KernelMeta> metas; ///< loaded[i].meta(), for selectDenseKernel
   std::vector<Kernel> loaded;
   std::vector<std::string> skippedFiles;
+  std::unique_ptr<RecentLaunches> recent;
 };
 
 } // namespace fgemm

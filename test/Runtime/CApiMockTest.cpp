@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <string>
 
@@ -101,6 +102,29 @@ TEST_F(CApiMock, LaunchesTheRuntimesChoice) {
   // An empty problem launches nothing.
   EXPECT_EQ(gemm(0, 7168, 7168), FGEMM_SUCCESS);
   EXPECT_EQ(fgemmMockLaunchCount(), before + 1);
+}
+
+TEST_F(CApiMock, RepeatedProblemsOnlyLaunch) {
+  ASSERT_EQ(create(), FGEMM_SUCCESS) << fgemm_last_error();
+  ASSERT_EQ(gemm(4096, 7168, 7168), FGEMM_SUCCESS) << fgemm_last_error();
+  int encodes = fgemmMockTensorMapEncodes(), launches = fgemmMockLaunchCount();
+  MockLaunch first = *fgemmMockLastLaunch();
+  // The same pointers and shape: the prepared launch is reused.
+  ASSERT_EQ(gemm(4096, 7168, 7168), FGEMM_SUCCESS);
+  EXPECT_EQ(fgemmMockTensorMapEncodes(), encodes);
+  EXPECT_EQ(fgemmMockLaunchCount(), launches + 1);
+  EXPECT_EQ(std::memcmp(first.params, fgemmMockLastLaunch()->params,
+                        sizeof(first.params)),
+            0);
+  // Another pointer or shape is prepared anew.
+  ASSERT_EQ(gemm(4096, 7168, 7168, /*a=*/0x60000), FGEMM_SUCCESS);
+  EXPECT_EQ(fgemmMockTensorMapEncodes(), encodes + 4);
+  ASSERT_EQ(gemm(2048, 7168, 7168), FGEMM_SUCCESS);
+  EXPECT_EQ(fgemmMockTensorMapEncodes(), encodes + 8);
+  // A new SM cap plans new grids.
+  ASSERT_EQ(fgemm_context_set_num_sms(context, 7), FGEMM_SUCCESS);
+  ASSERT_EQ(gemm(2048, 7168, 7168), FGEMM_SUCCESS);
+  EXPECT_EQ(fgemmMockTensorMapEncodes(), encodes + 12);
 }
 
 TEST_F(CApiMock, ArgumentErrors) {

@@ -59,6 +59,7 @@ struct State {
   int launches = 0;
   MockLaunch last = {};
   std::vector<MockFunction *> allFunctions;
+  int tensorMapEncodes = 0;
 };
 
 State &state() {
@@ -74,6 +75,7 @@ CUcontext primaryContext() { return reinterpret_cast<CUcontext>(0x1000); }
 extern "C" {
 
 int fgemmMockLaunchCount() { return state().launches; }
+int fgemmMockTensorMapEncodes() { return state().tensorMapEncodes; }
 const MockLaunch *fgemmMockLastLaunch() { return &state().last; }
 int fgemmMockLoadedModules() { return state().loadedModules; }
 void fgemmMockSetComputeCapability(int major, int minor) {
@@ -350,6 +352,7 @@ CUresult CUDAAPI cuTensorMapEncodeTiled(
     const cuuint32_t *elementStrides, CUtensorMapInterleave interleave,
     CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion,
     CUtensorMapFloatOOBfill oobFill) {
+  ++state().tensorMapEncodes;
   // The rules of the driver's documentation, checked independently.
   if (rank < 2 || rank > 3 || reinterpret_cast<uintptr_t>(base) % 16 != 0 ||
       reinterpret_cast<uintptr_t>(map) % 64 != 0)

@@ -67,6 +67,8 @@ T mockParam(const MockLaunch &launch, unsigned index) {
 extern "C" {
 /// Launches recorded since the library was loaded.
 int fgemmMockLaunchCount();
+/// cuTensorMapEncodeTiled calls so far.
+int fgemmMockTensorMapEncodes();
 const MockLaunch *fgemmMockLastLaunch();
 /// The last MAX_DYNAMIC_SHARED_SIZE_BYTES set on a function named `name`.
 int fgemmMockDynamicSharedBytes(const char *name);

@@ -14,6 +14,7 @@ std::string fgemm::bench::usage() {
   return "usage: fgemm-bench --kernels DIR [--shapes dense|sweep|M,N,K;...]\n"
          "                   [--iters N] [--seed S] [--device N]\n"
          "                   [--no-check] [--no-time] [--time] [--checksum]\n"
+         "                   [--host-latency]\n"
          "       fgemm-bench --list-devices\n"
          "       fgemm-bench --describe FILE.meta [--describe ...]\n"
          "\n"
@@ -25,6 +26,9 @@ std::string fgemm::bench::usage() {
          "  --seed S         input generator seed (0)\n"
          "  --device N       CUDA device ordinal (0)\n"
          "  --no-check       skip the accuracy checks\n"
+         "  --host-latency   print the host time of one DenseGemm::run call,\n"
+         "                   first (prepares) and warm (reuses the prepared\n"
+         "                   launch; mean of 2000, queue not drained)\n"
          "  --checksum       print an FNV-1a hash of D's bits per shape (same\n"
          "                   seed + same math = same hash: SASS-pass checks)\n"
          "  --no-time        skip timing\n"
@@ -175,6 +179,8 @@ fgemm::bench::parseOptions(const std::vector<std::string> &args) {
       options.describe.push_back(value);
     } else if (flag == "--checksum") {
       options.checksum = true;
+    } else if (flag == "--host-latency") {
+      options.hostLatency = true;
     } else if (flag == "--list-devices" || flag == "--no-check" ||
                flag == "--no-time" || flag == "--time" || flag == "--help" ||
                flag == "-h") {

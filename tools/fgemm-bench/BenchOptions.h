@@ -37,7 +37,9 @@ struct Options {
   bool check = true;                 ///< --no-check clears
   bool time = true;                  ///< --no-time clears; sweep defaults off
   bool checksum = false; ///< --checksum: print a hash of D per shape
-  bool help = false;     ///< --help
+  /// --host-latency: host time of DenseGemm::run per call, cold and warm.
+  bool hostLatency = false;
+  bool help = false; ///< --help
 };
 
 /// The usage text printed by --help and after flag errors.
