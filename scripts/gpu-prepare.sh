@@ -17,15 +17,12 @@ mkdir -p "$out/bin" "$out/all" "$out/lib"
 cp "$build/bin/fgemm-bench" "$root/scripts/gpu-run.sh" "$out/bin/"
 cp "$build/lib/libfgemm.so" "$out/lib/"   # the C API, for scripts/gpu-python.sh
 
-# block_m block_n schedule: the set the runtime chooses from.
-configs=("256 128 plain" "256 128 persistent"
-         "128 192 plain" "128 128 plain" "128 128 persistent" "128 96 plain" "128 96 persistent" "128 64 plain"
-         "64 128 plain" "64 64 plain" "64 32 plain" "64 16 plain")
-# The 128-row plain grids run their tiles in raster groups of 16 tile rows
-# (docs/PERF.md: 979 -> 819 us at 4096x7168x16384, L2 reuse of A and B); the
-# 256-row ones in groups of 8 (the same 2048 rows of A).
-# Persistent 256-row grids walk groups of 8 too (320 vs 333 us at
-# 4096x24576x1536, equal elsewhere); the 128-row ones stay row-major.
+# The runtime's set (denseConfigurationSet in lib/Runtime/Gemm.h, the one
+# list) comes from fgemm-precompile; each of its kernels is also measured
+# alone (cfg_NAME) and after each SASS policy (sass_POLICY). The variants
+# below are experiments measured beside it, in the runtime set's tile
+# orders unless they say otherwise: 128-row plain grids in raster groups of
+# 16 tile rows, 256-row grids in groups of 8 (the same 2048 rows of A).
 raster_of() {
   case $1/$3 in 128/plain) echo 16 ;; 256/*) echo 8 ;; *) echo 0 ;; esac
 }
@@ -52,16 +49,22 @@ compile() { # dir bm bn schedule [fgemmc flags...]
   "$build/bin/fgemmc" "$kernel" "${flags[@]}" "$@" -o "$dir/bm${bm}_bn${bn}_${schedule}.cubin"
 }
 
-for config in "${configs[@]}"; do
-  read -r bm bn schedule <<<"$config"
-  compile "$out/all" "$bm" "$bn" "$schedule"
-  compile "$out/cfg_bm${bm}_bn${bn}_${schedule}" "$bm" "$bn" "$schedule"
+"$build/bin/fgemm-precompile" "$kernel" --cache-dir "$out/.cache" --pack "$out/all" >/dev/null
+rm -rf "$out/.cache"
+for meta in "$out"/all/*.meta; do
+  stem=$(basename "$meta" .meta)
+  mkdir -p "$out/cfg_$stem"
+  cp "$out/all/$stem".{cubin,meta} "$out/cfg_$stem/"
+  # block_m, block_n, schedule and raster group of the kernel, for fgemmc.
+  config=$(grep '^# config:' "$meta")
+  knob() { sed -E "s/.*[<, ]$1 = ([a-z0-9]+).*/\1/" <<<"$config"; }
   for policy in ${policies[@]+"${policies[@]}"}; do
     case $policy in
       every-n*) flags=(--sass-policy=every-n --sass-every-n="${policy#every-n}") ;;
       *) flags=(--sass-policy="$policy") ;;
     esac
-    compile "$out/sass_$policy" "$bm" "$bn" "$schedule" "${flags[@]}"
+    compile "$out/sass_$policy" "$(knob block_m)" "$(knob block_n)" "$(knob schedule)" \
+      --raster-group="$(knob raster_group)" "${flags[@]}"
   done
 done
 for config in "${clustered[@]}"; do
