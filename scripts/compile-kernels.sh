@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Compiles every DSL kernel in kernels/ for each configuration the runtime
-# chooses from, into OUT_DIR/<kernel>/<config>.{cubin,meta,ptx}, and dumps
+# chooses from, into OUT_DIR/<kernel>/<config>.{cubin,meta,ptx,ptxas.log}
+# (a kernel directory the runtime, the C API and Python load), and dumps
 # every stage of the default configuration into OUT_DIR/<kernel>/stages/.
 # Usage: scripts/compile-kernels.sh [OUT_DIR]   (default build/kernels)
 set -euo pipefail
@@ -10,26 +11,27 @@ build=${FGEMM_BUILD_DIR:-$root/build}
 out=${1:-$build/kernels}
 fgemmc=$build/bin/fgemmc
 
-# block_m block_n schedule, each with the deepest pipeline that fits: 128-row
-# tiles for large M, 64-row tiles for small M, narrow tiles to spread small
-# problems over more SMs, persistent ones for short K. The runtime picks among
-# them per shape (the same set scripts/gpu-prepare.sh measures).
-configs=("128 128 plain" "128 128 persistent" "128 96 plain" "128 96 persistent" "128 64 plain"
-         "64 128 plain" "64 64 plain" "64 32 plain" "64 16 plain")
-# The 128-row plain grids run their tiles in raster groups of 16 tile rows
-# (docs/PERF.md: 979 -> 819 us at 4096x7168x16384, L2 reuse of A and B).
-raster_of() { [[ $1 == 128 && $3 == plain ]] && echo 16 || echo 0; }
-
 for kernel in "$root"/kernels/*.mlir; do
   name=$(basename "$kernel" .mlir)
   mkdir -p "$out/$name"
-  for config in "${configs[@]}"; do
-    read -r bm bn schedule <<<"$config"
-    tag="bm${bm}_bn${bn}_${schedule}"
-    flags=(--block-m="$bm" --block-n="$bn" --stages=0 --schedule="$schedule"
-           --raster-group="$(raster_of "$bm" "$bn" "$schedule")")
-      "$fgemmc" "$kernel" "${flags[@]}" --emit=ptx -o "$out/$name/$tag.ptx"
-    "$fgemmc" "$kernel" "${flags[@]}" -v -o "$out/$name/$tag.cubin" >"$out/$name/$tag.ptxas.log"
+  # The runtime's configuration set (denseConfigurationSet in
+  # lib/Runtime/Gemm.h: 256- and 128-row tiles for large M, 64-row ones for
+  # small M, narrow ones to spread small problems over more SMs, persistent
+  # ones for short K), each with the deepest pipeline that fits.
+  "$build/bin/fgemm-precompile" "$kernel" --cache-dir "$out/.cache" --pack "$out/$name" >/dev/null
+  rm -rf "$out/.cache"
+  # Each one's PTX and ptxas report, by fgemmc with the same knobs.
+  for meta in "$out/$name"/*.meta; do
+    tag=$(basename "$meta" .meta)
+    config=$(grep '^# config:' "$meta")
+    knob() { sed -E "s/.*[<, ]$1 = ([a-z0-9]+).*/\1/" <<<"$config"; }
+    flags=(--block-m="$(knob block_m)" --block-n="$(knob block_n)" --stages=0
+           --schedule="$(knob schedule)" --raster-group="$(knob raster_group)")
+    "$fgemmc" "$kernel" "${flags[@]}" --emit=ptx -o "$out/$name/$tag.ptx"
+    "$fgemmc" "$kernel" "${flags[@]}" -v -o "$out/$name/$tag.check.cubin" >"$out/$name/$tag.ptxas.log"
+    cmp -s "$out/$name/$tag.check.cubin" "$out/$name/$tag.cubin" ||
+      { echo "compile-kernels: fgemmc and fgemm-precompile disagree on $tag" >&2; exit 1; }
+    rm -f "$out/$name/$tag.check.cubin" "$out/$name/$tag.check.meta"
   done
   "$fgemmc" "$kernel" --dump-dir="$out/$name/stages" -o "$out/$name/stages/default.cubin"
 done
