@@ -73,6 +73,16 @@ def fp8_gemm_nt(a, b, d, c=None, recipe=None, compiled_dims="nk", disable_ue8m0_
     given)."""
     import torch
 
+    if c is None and recipe is None and type(a) is tuple and type(b) is tuple \
+            and len(a) == 2 and len(b) == 2:
+        try:
+            seen = _validated.get(_signature(a[0], a[1], b[0], b[1], d))
+        except (AttributeError, TypeError):
+            seen = None
+        if seen is not None:
+            ctx, index, m, n, k, relayout = seen
+            _launch(ctx, index, a[0], a[1], b[0], b[1], d, m, n, k, relayout)
+            return d
     A, sfa = _unpack("a", a)
     B, sfb = _unpack("b", b)
     if not isinstance(A, torch.Tensor):
@@ -110,16 +120,46 @@ def fp8_gemm_nt(a, b, d, c=None, recipe=None, compiled_dims="nk", disable_ue8m0_
     _require(sfb.is_contiguous(), f"SFB must be contiguous (row-major), got stride {sfb.stride()}")
     if m == 0 or n == 0:
         return d
-    if not is_mn_major_tma_aligned(sfa):
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    relayout = not is_mn_major_tma_aligned(sfa)
+    if len(_validated) >= _VALIDATED_MAX:
+        _validated.clear()
+    _validated[_signature(A, sfa, B, sfb, d)] = (_lib.context(index), index, m, n, k, relayout)
+    _launch(_lib.context(index), index, A, sfa, B, sfb, d, m, n, k, relayout)
+    return d
+
+
+# Calls whose tensors match ones already checked (same data pointers, shapes,
+# strides, dtypes and devices) skip the checks, which would pass again: they
+# are most of a warm call's host time (docs/PERF.md).
+_validated = {}
+_VALIDATED_MAX = 1024
+
+
+def _signature(A, sfa, B, sfb, d):
+    return (A.data_ptr(), sfa.data_ptr(), B.data_ptr(), sfb.data_ptr(), d.data_ptr(),
+            A.shape, sfa.shape, B.shape, sfb.shape, d.shape,
+            A.stride(), sfa.stride(), B.stride(), sfb.stride(), d.stride(),
+            A.dtype, sfa.dtype, B.dtype, sfb.dtype, d.dtype,
+            A.device, sfa.device, B.device, sfb.device, d.device)
+
+
+def _current_stream(index):
+    import torch
+
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    return raw(index) if raw is not None else torch.cuda.current_stream(index).cuda_stream
+
+
+def _launch(ctx, index, A, sfa, B, sfb, d, m, n, k, relayout):
+    if relayout:
         sfa = get_mn_major_tma_aligned_tensor(sfa)
-    ctx = _lib.context(device.index if device.index is not None else torch.cuda.current_device())
-    stream = torch.cuda.current_stream(device).cuda_stream
+    stream = _current_stream(index)
     with ctx.lock:
         ctx.set_num_sms(_num_sms or 0)
         _lib.check(_lib.library().fgemm_gemm_fp8_nt(
             ctx.handle, A.data_ptr(), sfa.data_ptr(), B.data_ptr(), sfb.data_ptr(),
             d.data_ptr(), m, n, k, stream))
-    return d
 
 
 def gemm_fp8_fp8_bf16_nt(lhs, rhs, out):

@@ -129,6 +129,24 @@ class Gpu(unittest.TestCase):
         torch.cuda.synchronize()
         self.check(d, ref2)
 
+    def test_repeated_calls_skip_checks_only_when_identical(self):
+        from fgemm import _api
+
+        a, b, ref = make_inputs(192, 2112, 512)
+        d = poisoned(192, 2112)
+        fgemm.fp8_gemm_nt(a, b, d)
+        first = d.clone()
+        self.assertIn(_api._signature(a[0], a[1], b[0], b[1], d), _api._validated)
+        d.fill_(float("nan"))
+        fgemm.fp8_gemm_nt(a, b, d)  # the checked signature: launch only
+        self.assertTrue(torch.equal(d, first))
+        self.check(d, ref)
+        # Another layout of D is checked again, and refused.
+        with self.assertRaisesRegex(ValueError, "D must be contiguous"):
+            fgemm.fp8_gemm_nt(a, b, d.t().contiguous().t())
+        with self.assertRaisesRegex(ValueError, "c must be None"):
+            fgemm.fp8_gemm_nt(a, b, d, c=d)
+
     def test_num_sms(self):
         sms = torch.cuda.get_device_properties(0).multi_processor_count
         self.assertEqual(fgemm.get_num_sms(), sms)
