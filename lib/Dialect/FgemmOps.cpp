@@ -157,6 +157,14 @@ LogicalResult TileSpaceOp::verify() {
   auto yield = dyn_cast<YieldOp>(body.getTerminator());
   if (!yield || !yield.getValues().empty())
     return emitOpError("body must end with an `fgemm.yield` without values");
+  // The tiles are the output's: the body must store into it.
+  bool stores = false;
+  getBody().walk(
+      [&](StoreOp store) { stores |= store.getDest() == getOutput(); });
+  if (!stores)
+    return emitOpError("iterates over the tiles of a tensor it never stores "
+                       "into: the tile space must be over the kernel's "
+                       "output (the fgemm.store destination)");
   return success();
 }
 
@@ -180,6 +188,16 @@ LogicalResult KLoopOp::verify() {
                     kernel.getDims().getAsValueRange<StringAttr>(), getDim()))
     return emitOpError("loops over dimension '")
            << getDim() << "', which is not a kernel dimension";
+  // The reduction runs over a dimension the output does not have.
+  if (auto space = (*this)->getParentOfType<TileSpaceOp>())
+    if (auto out = dyn_cast<GlobalTensorType>(space.getOutput().getType()))
+      for (StringAttr d : out.getDims())
+        if (d.getValue() == getDim())
+          return emitOpError("reduces over '")
+                 << getDim() << "', a dimension of the output "
+                 << formatDims(out.getDims())
+                 << " that fgemm.tile_space iterates over: a k_loop reduces "
+                    "over a dimension the output does not have";
   Block &body = getBody().front();
   if (body.getNumArguments() != 1 + getInits().size() ||
       !body.getArgument(0).getType().isIndex())
@@ -240,6 +258,54 @@ static LogicalResult verifyBlockedDims(Operation *op, ArrayRef<StringAttr> dims,
   return success();
 }
 
+/// The dimension a tile index stands for where the program says so: the
+/// arguments of fgemm.tile_space's body index its output's dimensions in
+/// order, the first argument of fgemm.k_loop's body its dimension. Indices
+/// computed by the scheduling passes (or a variant's own arithmetic) bind
+/// nothing and are not checked here.
+static std::optional<std::pair<StringRef, StringRef>>
+getBoundDimension(Value index) {
+  auto arg = dyn_cast<BlockArgument>(index);
+  if (!arg)
+    return std::nullopt;
+  Operation *owner = arg.getOwner()->getParentOp();
+  if (auto space = dyn_cast_or_null<TileSpaceOp>(owner)) {
+    auto out = dyn_cast<GlobalTensorType>(space.getOutput().getType());
+    if (out && arg.getArgNumber() < out.getDims().size())
+      return std::make_pair(out.getDims()[arg.getArgNumber()].getValue(),
+                            StringRef("fgemm.tile_space"));
+  }
+  if (auto loop = dyn_cast_or_null<KLoopOp>(owner);
+      loop && arg.getArgNumber() == 0)
+    return std::make_pair(loop.getDim(), StringRef("fgemm.k_loop"));
+  return std::nullopt;
+}
+
+/// Index discipline: index i of an access must be the tile index of the
+/// accessed tensor's dimension i (B loaded with the M tile index, or a store
+/// at [%tn, %tm], would compile to a silently wrong kernel).
+static LogicalResult verifyIndices(Operation *op, Value tensor,
+                                   ArrayRef<StringAttr> dims,
+                                   ValueRange indices) {
+  for (auto [i, index] : llvm::enumerate(indices)) {
+    if (i >= dims.size())
+      break;
+    std::optional<std::pair<StringRef, StringRef>> bound =
+        getBoundDimension(index);
+    if (!bound || bound->first == dims[i].getValue())
+      continue;
+    std::string tensorName = "the tensor";
+    if (auto arg = dyn_cast<BlockArgument>(tensor))
+      tensorName = "kernel argument #" + std::to_string(arg.getArgNumber());
+    return op->emitOpError("index ")
+           << i << " is the " << bound->second << " index of dimension '"
+           << bound->first << "', but dimension " << i << " of " << tensorName
+           << " " << formatDims(dims) << " is '" << dims[i].getValue()
+           << "': use the index bound to '" << dims[i].getValue() << "'";
+  }
+  return success();
+}
+
 LogicalResult LoadOp::verify() {
   auto src = getSource().getType();
   auto tile = getResult().getType();
@@ -249,6 +315,9 @@ LogicalResult LoadOp::verify() {
            << src.getElementType();
   if (!isFp8(src.getElementType()))
     return emitOpError("loads FP8 operand tiles; got ") << src.getElementType();
+  if (failed(verifyIndices(*this, getSource(), src.getDims(),
+                           {getRow(), getCol()})))
+    return failure();
   return verifyBlockedDims(*this, src.getDims(), tile, "a tile");
 }
 
@@ -258,6 +327,9 @@ LogicalResult LoadScalesOp::verify() {
   if (!tile.getElementType().isF32() || tile.getDims().size() != 1)
     return emitOpError("yields one f32 scale per tile row: !fgemm.tile<[b")
            << src.getDims()[0].getValue() << "], f32>";
+  if (failed(verifyIndices(*this, getSource(), src.getDims(),
+                           {getIndex(), getKb()})))
+    return failure();
   return verifyBlockedDims(*this, src.getDims().take_front(), tile,
                            "the scales of rows");
 }
@@ -272,6 +344,13 @@ LogicalResult StoreOp::verify() {
     return emitOpError("stores to bf16 tensors (f32 outputs are not supported "
                        "yet); got ")
            << dest.getElementType();
+  if ((*this)->getParentOfType<KLoopOp>())
+    return emitOpError("is inside fgemm.k_loop, so it would store a partial "
+                       "sum every K block: store the k_loop's result after "
+                       "the loop");
+  if (failed(verifyIndices(*this, getDest(), dest.getDims(),
+                           {getRow(), getCol()})))
+    return failure();
   return verifyBlockedDims(*this, dest.getDims(), tile, "an output tile");
 }
 
@@ -300,6 +379,9 @@ LogicalResult ScaledDotOp::verify() {
            << formatDims(b.getDims().take_front());
   if (!sa.getElementType().isF32() || !sb.getElementType().isF32())
     return emitOpError("scales must be f32");
+  if (getResult().use_empty())
+    return emitOpError("result is never used: yield it from the fgemm.k_loop "
+                       "(an unused dot would store zeros)");
   return success();
 }
 

@@ -207,8 +207,14 @@ fgemm.kernel @cluster_nothing_shared(%b: !fgemm.tensor<[n, k], f8E4M3FN>,
   // expected-error @below {{cluster 2 with multicast = a: no operand tile is the same for every CTA of the cluster}}
   fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
   ^bb0(%tm: index, %tn: index):
-    %tb = fgemm.load %b[%tn, %tm] : !fgemm.tensor<[n, k], f8E4M3FN> -> !fgemm.tile<[bn, bk], f8E4M3FN>
-    "use"(%tb) : (!fgemm.tile<[bn, bk], f8E4M3FN>) -> ()
+    %zero = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+    %acc = fgemm.k_loop "k" init(%zero : !fgemm.tile<[bm, bn], f32>) {
+    ^bb0(%kb: index, %c: !fgemm.tile<[bm, bn], f32>):
+      %tb = fgemm.load %b[%tn, %kb] : !fgemm.tensor<[n, k], f8E4M3FN> -> !fgemm.tile<[bn, bk], f8E4M3FN>
+      "use"(%tb) : (!fgemm.tile<[bn, bk], f8E4M3FN>) -> ()
+      fgemm.yield %c : !fgemm.tile<[bm, bn], f32>
+    } -> !fgemm.tile<[bm, bn], f32>
+    fgemm.store %acc, %d[%tm, %tn] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>
     fgemm.yield
   }
   fgemm.return
@@ -237,11 +243,15 @@ fgemm.kernel @two(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"]
     config = #fgemm.config<math_warpgroups = 2>} {
   fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
   ^bb0(%tm: index, %tn: index):
+    %zero = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+    fgemm.store %zero, %d[%tm, %tn] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>
     fgemm.yield
   }
   // expected-error @below {{a kernel has one tile space; found 2}}
   fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
   ^bb0(%tm: index, %tn: index):
+    %zero = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+    fgemm.store %zero, %d[%tm, %tn] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>
     fgemm.yield
   }
   fgemm.return
