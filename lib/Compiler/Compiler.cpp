@@ -19,6 +19,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 
@@ -99,9 +100,16 @@ mlir::fgemm::compileKernel(llvm::StringRef source, llvm::StringRef sourceName,
         "cannot parse " + sourceName +
         ": dense arrays of `index` (array<index: ...>) are not valid "
         "fgemm input, and crash MLIR 22.1.8's parser (llvm-project #179045)");
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  // Parse, then verify: a program that parses but breaks a rule of the
+  // language is not a syntax error, and its verdict says so.
+  ParserConfig parserConfig(&context, /*verifyAfterParse=*/false);
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sourceMgr, parserConfig);
   if (!module)
     return compileError(diagnostics + "cannot parse " + sourceName);
+  if (failed(verify(*module)))
+    return compileError(diagnostics + sourceName +
+                        " is not a valid fgemm program (errors above)");
 
   Sm90Stage stop = options.stopAfter == CompileStage::Fgemm ? Sm90Stage::Fgemm
                    : options.stopAfter == CompileStage::Gpu ? Sm90Stage::Gpu
