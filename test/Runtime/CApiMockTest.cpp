@@ -12,6 +12,8 @@
 
 #include "CApi/fgemm.h"
 
+#include "TestDirectory.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -27,13 +29,7 @@ class CApiMock : public ::testing::Test {
 protected:
   void SetUp() override {
     fgemmMockSetComputeCapability(9, 0);
-    dir =
-        fs::path(::testing::TempDir()) /
-        ("fgemm_capi_" +
-         std::string(
-             ::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
+    dir = fgemm::test::freshTestDirectory("fgemm_capi_");
     DenseConfig big, small;
     small.blockM = 64;
     small.blockN = 64;

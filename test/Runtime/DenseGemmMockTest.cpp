@@ -15,6 +15,8 @@
 #include "Runtime/Driver.h"
 #include "Runtime/Gemm.h"
 
+#include "TestDirectory.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -58,13 +60,7 @@ protected:
     Expected<PrimaryContext> retained = PrimaryContext::retain(*driver, 0);
     ASSERT_TRUE(retained.ok()) << retained.status().message();
     context.emplace(std::move(*retained));
-    dir =
-        fs::path(::testing::TempDir()) /
-        ("fgemm_mock_" +
-         std::string(
-             ::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
+    dir = fgemm::test::freshTestDirectory("fgemm_mock_");
   }
   void TearDown() override { fs::remove_all(dir); }
 

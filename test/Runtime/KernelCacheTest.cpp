@@ -12,6 +12,8 @@
 #include "Runtime/KernelCache.h"
 #include "Runtime/Sha256.h"
 
+#include "TestDirectory.h"
+
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -41,12 +43,7 @@ std::string slurp(const fs::path &path) {
 class KernelCacheTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    dir =
-        fs::path(::testing::TempDir()) /
-        ("fgemm_cache_" +
-         std::string(
-             ::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir);
+    dir = fgemm::test::freshTestDirectory("fgemm_cache_");
   }
   void TearDown() override { fs::remove_all(dir); }
 
