@@ -93,3 +93,31 @@ llvm::Expected<CachedKernel> jit::compileCached(const KernelCache &cache,
     return llvm::createStringError(cached.status().message());
   return *cached;
 }
+
+KernelConfig jit::toKernelConfig(const DenseConfiguration &c) {
+  KernelConfig config;
+  config.blockM = c.blockM;
+  config.blockN = c.blockN;
+  config.stages = 0; // the deepest that fits
+  config.schedule = c.persistent ? Schedule::Persistent : Schedule::Plain;
+  config.rasterGroup = c.rasterGroup;
+  return config;
+}
+
+DenseGemm::KernelProvider jit::denseKernelProvider(KernelCache cache,
+                                                   std::string source,
+                                                   std::string sourceName,
+                                                   std::string ptxasPath) {
+  return [cache = std::move(cache), source = std::move(source),
+          sourceName = std::move(sourceName), ptxasPath = std::move(ptxasPath)](
+             const DenseConfiguration &config) -> Expected<std::string> {
+    CompileOptions options;
+    options.config = toKernelConfig(config);
+    options.ptxasPath = ptxasPath;
+    llvm::Expected<CachedKernel> kernel =
+        compileCached(cache, source, sourceName, options);
+    if (!kernel)
+      return Status::error(llvm::toString(kernel.takeError()));
+    return kernel->base;
+  };
+}

@@ -14,6 +14,7 @@
 #define FGEMM_JIT_JIT_H
 
 #include "Compiler/Compiler.h"
+#include "Runtime/Gemm.h"
 #include "Runtime/KernelCache.h"
 
 #include "llvm/Support/Error.h"
@@ -39,6 +40,17 @@ llvm::Expected<CachedKernel>
 compileCached(const KernelCache &cache, llvm::StringRef source,
               llvm::StringRef sourceName,
               const mlir::fgemm::CompileOptions &options);
+
+/// The compiler configuration of one of the runtime's dense configurations
+/// (the deepest pipeline that fits; everything else at its default).
+mlir::fgemm::KernelConfig toKernelConfig(const DenseConfiguration &config);
+
+/// A DenseGemm::KernelProvider: compiles `source` (a dense kernel's DSL
+/// text) for the requested configuration into `cache`, or finds it there.
+DenseGemm::KernelProvider denseKernelProvider(KernelCache cache,
+                                              std::string source,
+                                              std::string sourceName,
+                                              std::string ptxasPath = "");
 
 } // namespace fgemm::jit
 

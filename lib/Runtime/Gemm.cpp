@@ -263,13 +263,81 @@ Expected<DenseGemm> DenseGemm::create(const std::string &directory) {
     if (!kernel.ok())
       return kernel.takeStatus();
     gemm.metas.push_back(std::move(*meta));
-    gemm.loaded.push_back(std::move(*kernel));
+    gemm.loaded.emplace_back(std::move(*kernel));
   }
   if (gemm.loaded.empty())
     return Status::error("no dense kernels in '" + directory + "' (" +
                          std::to_string(gemm.skippedFiles.size()) +
                          " kernel(s) of other variants)");
   return gemm;
+}
+
+Expected<DenseGemm>
+DenseGemm::createOnDemand(std::vector<DenseConfiguration> configs,
+                          KernelProvider provider) {
+  if (configs.empty())
+    return Status::error("no configurations to choose from");
+  if (!provider)
+    return Status::error("no kernel provider");
+  Expected<const Driver *> driver = Driver::get();
+  if (!driver.ok())
+    return driver.takeStatus();
+  Expected<DeviceInfo> device = currentDevice(**driver);
+  if (!device.ok())
+    return device.takeStatus();
+  FGEMM_RETURN_IF_ERROR(checkHopper(*device));
+  DenseGemm gemm(std::move(*device));
+  for (const DenseConfiguration &config : configs) {
+    KernelMeta stub;
+    stub.kernel = config.stem();
+    stub.variant = "dense";
+    stub.blockM = config.blockM;
+    stub.blockN = config.blockN;
+    stub.blockK = 128;
+    stub.schedule = config.persistent ? "persistent" : "plain";
+    stub.cluster = 1;
+    gemm.metas.push_back(std::move(stub));
+    gemm.loaded.emplace_back();
+  }
+  gemm.onDemand = std::make_unique<OnDemand>();
+  gemm.onDemand->configs = std::move(configs);
+  gemm.onDemand->provider = std::move(provider);
+  return gemm;
+}
+
+Status DenseGemm::ensureLoaded(size_t index) const {
+  if (loaded[index])
+    return Status::success();
+  if (!onDemand)
+    return Status::error("kernel " + std::to_string(index) + " is not loaded");
+  std::lock_guard<std::mutex> guard(onDemand->mutex);
+  if (loaded[index])
+    return Status::success();
+  const DenseConfiguration &config = onDemand->configs[index];
+  Expected<std::string> base = onDemand->provider(config);
+  if (!base.ok())
+    return std::move(base.takeStatus())
+        .withContext("making the " + config.stem() + " kernel");
+  Expected<const Driver *> driver = Driver::get();
+  if (!driver.ok())
+    return driver.takeStatus();
+  Expected<KernelMeta> meta = readKernelMeta(*base + ".meta");
+  if (!meta.ok())
+    return meta.takeStatus();
+  Status dense = checkDenseKernel(*meta);
+  if (!dense.ok())
+    return std::move(dense).withContext(*base + ".meta");
+  // What the choice assumed must be what was made.
+  if (meta->blockM != config.blockM || meta->blockN != config.blockN ||
+      meta->persistent() != config.persistent)
+    return Status::error(*base + ".meta describes " + meta->configName() +
+                         ", not the requested " + config.stem());
+  Expected<Kernel> kernel = Kernel::load(**driver, *base + ".cubin", *meta);
+  if (!kernel.ok())
+    return kernel.takeStatus();
+  metas[index] = std::move(*meta);
+  loaded[index].emplace(std::move(*kernel));
+  return Status::success();
 }
 
 Expected<DenseGemm::Prepared>
@@ -287,8 +355,9 @@ DenseGemm::prepare(const DenseGemmProblem &problem) const {
   if (!index.ok())
     return index.takeStatus();
   prepared.kernel = *index;
+  FGEMM_RETURN_IF_ERROR(ensureLoaded(*index));
   Expected<PreparedLaunch> launch =
-      loaded[*index].prepare(denseBindings(problem), smLimit);
+      loaded[*index]->prepare(denseBindings(problem), smLimit);
   if (!launch.ok())
     return launch.takeStatus();
   prepared.launch = std::move(*launch);
@@ -315,7 +384,9 @@ Status DenseGemm::launch(const Prepared &prepared, CUstream stream) const {
     return Status::error("prepared launch names kernel " +
                          std::to_string(prepared.kernel) + " of " +
                          std::to_string(loaded.size()));
-  return loaded[prepared.kernel].launch(prepared.launch, stream);
+  if (!loaded[prepared.kernel])
+    return Status::error("prepared launch names a kernel not loaded");
+  return loaded[prepared.kernel]->launch(prepared.launch, stream);
 }
 
 Status DenseGemm::run(CUdeviceptr a, CUdeviceptr sfa, CUdeviceptr b,

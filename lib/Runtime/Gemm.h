@@ -26,8 +26,10 @@
 #include <cuda.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -113,6 +115,17 @@ public:
   /// must be sm_90. Kernels of other variants are skipped.
   static Expected<DenseGemm> create(const std::string &directory);
 
+  /// Turns a configuration into BASE (BASE.cubin + BASE.meta of a dense
+  /// kernel), e.g. by compiling it into the kernel cache (lib/Jit).
+  using KernelProvider =
+      std::function<Expected<std::string>(const DenseConfiguration &)>;
+  /// Kernels made on first use: the configuration choice picks among
+  /// `configs`, and the first launch of one asks `provider` for it and loads
+  /// it into the calling thread's current context (which must be sm_90).
+  static Expected<DenseGemm>
+  createOnDemand(std::vector<DenseConfiguration> configs,
+                 KernelProvider provider);
+
   /// Validates, selects a kernel, encodes the descriptors and launches on
   /// `stream`. M == 0 or N == 0 returns success without launching. The
   /// prepared launches of the last few problems (pointers and shape) are
@@ -131,9 +144,10 @@ public:
   Status launch(const Prepared &prepared, CUstream stream) const;
 
   const std::vector<KernelMeta> &kernels() const { return metas; }
-  /// The cubin file of kernel `index`.
-  const std::string &kernelPath(size_t index) const {
-    return loaded[index].path();
+  /// The cubin file of kernel `index` ("" while an on-demand kernel is not
+  /// made yet).
+  std::string kernelPath(size_t index) const {
+    return loaded[index] ? loaded[index]->path() : std::string();
   }
   /// The .meta files of other variants that create() skipped.
   const std::vector<std::string> &skipped() const { return skippedFiles; }
@@ -159,8 +173,20 @@ private:
 
   DeviceInfo deviceInfo;
   int smLimit = 0;
-  std::vector<KernelMeta> metas; ///< loaded[i].meta(), for selectDenseKernel
-  std::vector<Kernel> loaded;
+  /// Loads on-demand kernel `index` if it is not loaded yet.
+  Status ensureLoaded(size_t index) const;
+
+  /// For selectDenseKernel: loaded[i]'s description, or for an on-demand
+  /// kernel not made yet one with the fields the choice reads.
+  mutable std::vector<KernelMeta> metas;
+  mutable std::vector<std::optional<Kernel>> loaded;
+  /// Set by createOnDemand.
+  struct OnDemand {
+    std::vector<DenseConfiguration> configs;
+    KernelProvider provider;
+    std::mutex mutex;
+  };
+  std::unique_ptr<OnDemand> onDemand;
   std::vector<std::string> skippedFiles;
   std::unique_ptr<RecentLaunches> recent;
 };

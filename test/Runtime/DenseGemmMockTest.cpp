@@ -324,3 +324,63 @@ TEST_F(DenseGemmMock, ModulesAreUnloaded) {
   }
   EXPECT_EQ(fgemmMockLoadedModules(), before);
 }
+
+TEST_F(DenseGemmMock, OnDemandKernelsAreMadeOnFirstUse) {
+  // A provider that writes the kernel the configuration asks for, counting
+  // its calls (lib/Jit's compiles into the kernel cache).
+  std::vector<std::string> made;
+  DenseGemm::KernelProvider provider =
+      [&](const DenseConfiguration &config) -> Expected<std::string> {
+    made.push_back(config.stem());
+    writeKernel(dir, config.stem(), "k_" + config.stem(), config.blockM,
+                config.blockN, 165952, 0, {},
+                config.persistent ? "persistent" : "plain");
+    return (dir / config.stem()).string();
+  };
+  Expected<DenseGemm> gemm = DenseGemm::createOnDemand(
+      {{128, 128, false, 16}, {64, 64, false, 0}}, provider);
+  ASSERT_TRUE(gemm.ok()) << gemm.status().message();
+  EXPECT_TRUE(made.empty());
+  EXPECT_EQ(gemm->kernelPath(0), "");
+  CUdeviceptr p = allocate(1 << 24);
+  ASSERT_TRUE(gemm->run(p, p, p, p, p, 4096, 7168, 7168, nullptr).ok());
+  EXPECT_EQ(made, std::vector<std::string>{"bm128_bn128_plain"});
+  EXPECT_EQ(std::string(fgemmMockLastLaunch()->function),
+            "k_bm128_bn128_plain");
+  EXPECT_EQ(gemm->kernels()[0].stages, 4u); // the made kernel's description
+  // Made once: another shape on the same configuration only launches.
+  ASSERT_TRUE(gemm->run(p, p, p, p, p, 2048, 7168, 7168, nullptr).ok());
+  EXPECT_EQ(made.size(), 1u);
+  // A small problem picks the other configuration, made then.
+  ASSERT_TRUE(gemm->run(p, p, p, p, p, 64, 128, 256, nullptr).ok());
+  EXPECT_EQ(made.back(), "bm64_bn64_plain");
+  EXPECT_EQ(std::string(fgemmMockLastLaunch()->function), "k_bm64_bn64_plain");
+}
+
+TEST_F(DenseGemmMock, OnDemandFailuresSayWhichKernel) {
+  Expected<DenseGemm> failing = DenseGemm::createOnDemand(
+      {{128, 128, false, 0}},
+      [](const DenseConfiguration &) -> Expected<std::string> {
+        return Status::error("ptxas: out of registers");
+      });
+  ASSERT_TRUE(failing.ok());
+  CUdeviceptr p = allocate(1 << 20);
+  Status status = failing->run(p, p, p, p, p, 128, 128, 128, nullptr);
+  EXPECT_NE(status.message().find("ptxas: out of registers"),
+            std::string::npos);
+  EXPECT_NE(status.message().find("bm128_bn128_plain"), std::string::npos)
+      << status.message();
+  // A provider that makes another configuration than asked is caught.
+  Expected<DenseGemm> wrong = DenseGemm::createOnDemand(
+      {{128, 128, false, 0}},
+      [&](const DenseConfiguration &) -> Expected<std::string> {
+        writeKernel(dir, "other", "kother", 64, 64, 165952);
+        return (dir / "other").string();
+      });
+  ASSERT_TRUE(wrong.ok());
+  status = wrong->run(p, p, p, p, p, 128, 128, 128, nullptr);
+  EXPECT_NE(status.message().find("not the requested bm128_bn128_plain"),
+            std::string::npos)
+      << status.message();
+  EXPECT_FALSE(DenseGemm::createOnDemand({}, nullptr).ok());
+}

@@ -87,16 +87,6 @@ std::string parseConfig(StringRef text, fgemm::DenseConfiguration &config) {
   return "";
 }
 
-KernelConfig toKernelConfig(const fgemm::DenseConfiguration &c) {
-  KernelConfig config;
-  config.blockM = c.blockM;
-  config.blockN = c.blockN;
-  config.stages = 0; // the deepest that fits
-  config.schedule = c.persistent ? Schedule::Persistent : Schedule::Plain;
-  config.rasterGroup = c.rasterGroup;
-  return config;
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -135,7 +125,7 @@ int main(int argc, char **argv) {
     for (size_t i; (i = next++) < work.size();) {
       Job &job = work[i];
       CompileOptions options;
-      options.config = toKernelConfig(job.config);
+      options.config = fgemm::jit::toKernelConfig(job.config);
       options.ptxasPath = ptxasPath;
       auto start = std::chrono::steady_clock::now();
       Expected<fgemm::CachedKernel> kernel = fgemm::jit::compileCached(
