@@ -14,6 +14,7 @@
 #include "Runtime/Driver.h"
 #include "Runtime/Gemm.h"
 
+#include <cstring>
 #include <optional>
 #include <string>
 
@@ -103,6 +104,47 @@ fgemm_status fgemm_context_create(int device, const char *kernel_dir,
   Expected<DenseGemm> gemm = [&] {
     ScopedContext scope(**driver, primary->get());
     return DenseGemm::create(kernel_dir);
+  }();
+  if (!gemm.ok())
+    return fromStatus(gemm.status());
+  *out = new fgemm_context(**driver, std::move(*primary), std::move(*gemm));
+  return FGEMM_SUCCESS;
+}
+
+fgemm_status fgemm_context_create_on_demand(int device,
+                                            fgemm_kernel_provider provider,
+                                            void *user_data,
+                                            fgemm_context **out) {
+  if (!out)
+    return fail(FGEMM_ERROR_INVALID_ARGUMENT,
+                "fgemm_context_create_on_demand: out is NULL");
+  *out = nullptr;
+  if (!provider)
+    return fail(FGEMM_ERROR_INVALID_ARGUMENT,
+                "fgemm_context_create_on_demand: provider is NULL");
+  Expected<const Driver *> driver = Driver::get();
+  if (!driver.ok())
+    return fromStatus(driver.status());
+  Expected<PrimaryContext> primary = PrimaryContext::retain(**driver, device);
+  if (!primary.ok())
+    return fromStatus(primary.status(), FGEMM_ERROR_INVALID_ARGUMENT);
+  DenseGemm::KernelProvider adapter =
+      [provider,
+       user_data](const DenseConfiguration &config) -> Expected<std::string> {
+    fgemm_dense_config c{int32_t(config.blockM), int32_t(config.blockN),
+                         config.persistent ? 1 : 0,
+                         int32_t(config.rasterGroup)};
+    std::string base(4096, '\0');
+    fgemm_status status = provider(&c, base.data(), base.size(), user_data);
+    base.resize(::strnlen(base.data(), base.size()));
+    if (status != FGEMM_SUCCESS)
+      return Status::error(base.empty() ? "the kernel provider failed" : base);
+    return base;
+  };
+  Expected<DenseGemm> gemm = [&] {
+    ScopedContext scope(**driver, primary->get());
+    return DenseGemm::createOnDemand(denseConfigurationSet(),
+                                     std::move(adapter));
   }();
   if (!gemm.ok())
     return fromStatus(gemm.status());

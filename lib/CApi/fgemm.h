@@ -10,6 +10,7 @@
 #ifndef FGEMM_CAPI_FGEMM_H
 #define FGEMM_CAPI_FGEMM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -55,6 +56,29 @@ FGEMM_EXPORT const char *fgemm_last_error(void);
 FGEMM_EXPORT fgemm_status fgemm_context_create(int device,
                                                const char *kernel_dir,
                                                fgemm_context **out);
+/* One configuration of the dense kernel (the runtime's set; docs/API.md). */
+typedef struct fgemm_dense_config {
+  int32_t block_m, block_n;
+  int32_t persistent;   /* 0: one CTA per tile; 1: one CTA per SM, looping */
+  int32_t raster_group; /* tile rows walked together (0: row-major) */
+} fgemm_dense_config;
+
+/* Makes the kernel of `config` and writes BASE (of BASE.cubin + BASE.meta)
+ * into base[0, capacity); on failure returns an error code and writes the
+ * message there instead. Called at most once per configuration and context,
+ * the first time a call needs it (libfgemm_jit.so's compiles into the kernel
+ * cache). */
+typedef fgemm_status (*fgemm_kernel_provider)(const fgemm_dense_config *config,
+                                              char *base, size_t capacity,
+                                              void *user_data);
+
+/* A context whose kernels are made on first use by `provider` (which, with
+ * `user_data`, must outlive the context); the configuration choice picks
+ * among the runtime's set. */
+FGEMM_EXPORT fgemm_status
+fgemm_context_create_on_demand(int device, fgemm_kernel_provider provider,
+                               void *user_data, fgemm_context **out);
+
 /* NULL is allowed. Waits for nothing: finish the streams that use the
  * context's kernels first. */
 FGEMM_EXPORT void fgemm_context_destroy(fgemm_context *context);

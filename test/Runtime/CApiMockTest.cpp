@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -156,4 +157,60 @@ TEST_F(CApiMock, NumSms) {
   EXPECT_EQ(fgemm_context_num_sms(context), all);
   EXPECT_EQ(fgemm_context_set_num_sms(nullptr, 0),
             FGEMM_ERROR_INVALID_ARGUMENT);
+}
+
+namespace {
+/// A C provider that writes the requested kernel into the test's directory.
+struct FakeProvider {
+  fs::path dir;
+  int calls = 0;
+  bool fail = false;
+};
+
+fgemm_status fakeProvide(const fgemm_dense_config *config, char *base,
+                         size_t capacity, void *user) {
+  auto *state = static_cast<FakeProvider *>(user);
+  ++state->calls;
+  if (state->fail) {
+    std::snprintf(base, capacity, "ptxas: out of registers");
+    return FGEMM_ERROR_RUNTIME;
+  }
+  std::string stem = "bm" + std::to_string(config->block_m) + "_bn" +
+                     std::to_string(config->block_n) +
+                     (config->persistent ? "_persistent" : "_plain");
+  DenseConfig made;
+  made.kernel = "k_" + stem;
+  made.blockM = config->block_m;
+  made.blockN = config->block_n;
+  made.schedule = config->persistent ? "persistent" : "plain";
+  made.smemBytes = 165952;
+  fgemm::test::writeDenseKernel(state->dir, stem, made);
+  std::snprintf(base, capacity, "%s", (state->dir / stem).c_str());
+  return FGEMM_SUCCESS;
+}
+} // namespace
+
+TEST_F(CApiMock, OnDemandContextsAskTheProviderOnce) {
+  FakeProvider provider{dir};
+  ASSERT_EQ(fgemm_context_create_on_demand(0, fakeProvide, &provider, &context),
+            FGEMM_SUCCESS)
+      << fgemm_last_error();
+  EXPECT_EQ(provider.calls, 0);
+  ASSERT_EQ(gemm(4096, 7168, 7168), FGEMM_SUCCESS) << fgemm_last_error();
+  ASSERT_EQ(gemm(4096, 7168, 7168, /*a=*/0x60000), FGEMM_SUCCESS);
+  EXPECT_EQ(provider.calls, 1);
+  EXPECT_EQ(std::string(fgemmMockLastLaunch()->function).rfind("k_bm", 0), 0u);
+  EXPECT_EQ(fgemm_context_create_on_demand(0, nullptr, nullptr, &context),
+            FGEMM_ERROR_INVALID_ARGUMENT);
+}
+
+TEST_F(CApiMock, OnDemandFailuresReachTheCaller) {
+  FakeProvider provider{dir};
+  provider.fail = true;
+  ASSERT_EQ(fgemm_context_create_on_demand(0, fakeProvide, &provider, &context),
+            FGEMM_SUCCESS);
+  EXPECT_EQ(gemm(128, 128, 128), FGEMM_ERROR_RUNTIME);
+  EXPECT_NE(std::string(fgemm_last_error()).find("ptxas: out of registers"),
+            std::string::npos)
+      << fgemm_last_error();
 }
