@@ -1,0 +1,74 @@
+//===- JitCApiMockTest.cpp - compile on first use, through C -----*- C++
+//-*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// libfgemm_jit.so's contexts on the mock libcuda (which loads real cubins
+// and counts their launches): the first call of a configuration compiles it
+// into the kernel cache and launches it, later calls only launch, a second
+// context on the same cache compiles nothing. Running the kernels needs a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Jit/fgemm_jit.h"
+#include "MockCuda.h"
+#include "Target/PTX/PtxCompiler.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+int cacheEntries(const fs::path &dir) {
+  int entries = 0;
+  if (fs::exists(dir))
+    for (const auto &item : fs::directory_iterator(dir))
+      entries +=
+          item.is_directory() && item.path().filename().string().front() != '.';
+  return entries;
+}
+
+fgemm_status gemm(fgemm_context *context, int64_t m, int64_t n, int64_t k,
+                  uintptr_t a = 0x10000) {
+  auto p = [](uintptr_t v) { return reinterpret_cast<void *>(v); };
+  return fgemm_gemm_fp8_nt(context, p(a), p(0x20000), p(0x30000), p(0x40000),
+                           p(0x50000), m, n, k, nullptr);
+}
+
+} // namespace
+
+TEST(JitCApiMock, CompilesOnFirstUseIntoTheCache) {
+  if (!mlir::fgemm::ptxasVersion(""))
+    GTEST_SKIP() << "no ptxas";
+  fgemmMockSetComputeCapability(9, 0);
+  fs::path cache = fs::path(::testing::TempDir()) / "fgemm_jit_capi_cache";
+  fs::remove_all(cache);
+  fgemm_context *context = nullptr;
+  ASSERT_EQ(fgemm_jit_context_create(0, cache.c_str(), &context), FGEMM_SUCCESS)
+      << fgemm_last_error();
+  EXPECT_EQ(cacheEntries(cache), 0);
+  int launches = fgemmMockLaunchCount();
+  ASSERT_EQ(gemm(context, 4096, 7168, 7168), FGEMM_SUCCESS)
+      << fgemm_last_error();
+  EXPECT_EQ(cacheEntries(cache), 1);
+  EXPECT_EQ(fgemmMockLaunchCount(), launches + 1);
+  EXPECT_STREQ(fgemmMockLastLaunch()->function, "sm90_fp8_gemm_1d2d");
+  // Same configuration (other buffers): launch only. A small problem picks
+  // another configuration: one more compile.
+  ASSERT_EQ(gemm(context, 4096, 7168, 7168, /*a=*/0x60000), FGEMM_SUCCESS);
+  EXPECT_EQ(cacheEntries(cache), 1);
+  ASSERT_EQ(gemm(context, 64, 2112, 7168), FGEMM_SUCCESS);
+  EXPECT_EQ(cacheEntries(cache), 2);
+  // Another context on the same cache finds both.
+  fgemm_context *other = nullptr;
+  ASSERT_EQ(fgemm_jit_context_create(0, cache.c_str(), &other), FGEMM_SUCCESS);
+  ASSERT_EQ(gemm(other, 4096, 7168, 7168), FGEMM_SUCCESS);
+  ASSERT_EQ(gemm(other, 64, 2112, 7168), FGEMM_SUCCESS);
+  EXPECT_EQ(cacheEntries(cache), 2);
+  EXPECT_EQ(fgemmMockLaunchCount(), launches + 5);
+  fgemm_context_destroy(other);
+  fgemm_context_destroy(context);
+  fs::remove_all(cache);
+}
