@@ -88,9 +88,38 @@ def check(status):
     raise FgemmError(message)
 
 
+_jit = None
+
+
+def jit_library():
+    """libfgemm_jit.so (kernels compiled on first use; it carries the
+    compiler), or None: $FGEMM_JIT_LIBRARY, the package's _lib/, or the
+    checkout's build/lib/."""
+    global _jit
+    if _jit is not None:
+        return _jit
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = os.environ.get("FGEMM_JIT_LIBRARY")
+    candidates = [env] if env else [
+        os.path.join(here, "_lib", "libfgemm_jit.so"),
+        os.path.join(here, "..", "..", "build", "lib", "libfgemm_jit.so")]
+    library()  # first: libfgemm_jit.so uses this libfgemm.so's contexts
+    for path in candidates:
+        path = os.path.normpath(path)
+        if os.path.exists(path):
+            jit = ctypes.CDLL(path)
+            jit.fgemm_jit_context_create.restype = ctypes.c_int
+            jit.fgemm_jit_context_create.argtypes = [
+                ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
+            _jit = jit
+            return jit
+    return None
+
+
 def kernel_dir():
     """Where the compiled kernels are: $FGEMM_KERNEL_DIR, else the package's
-    kernels/ (filled at install time)."""
+    kernels/ (filled at install time). Without one, libfgemm_jit.so compiles
+    them on first use."""
     env = os.environ.get("FGEMM_KERNEL_DIR")
     if env:
         return env
@@ -107,12 +136,17 @@ class Context:
         lib = library()
         handle = ctypes.c_void_p()
         directory = kernel_dir()
-        if not os.path.isdir(directory):
+        if os.path.isdir(directory):
+            check(lib.fgemm_context_create(device, directory.encode(), ctypes.byref(handle)))
+        elif jit_library() is not None:
+            # Compile on first use into the kernel cache ($FGEMM_CACHE_DIR).
+            check(jit_library().fgemm_jit_context_create(device, None, ctypes.byref(handle)))
+        else:
             raise FgemmError(
-                f"no compiled kernels at '{directory}': set FGEMM_KERNEL_DIR to "
-                "a directory of NAME.cubin + NAME.meta (scripts/compile-kernels.sh "
-                "writes one)")
-        check(lib.fgemm_context_create(device, directory.encode(), ctypes.byref(handle)))
+                f"no compiled kernels at '{directory}' and no libfgemm_jit.so: set "
+                "FGEMM_KERNEL_DIR to a directory of NAME.cubin + NAME.meta "
+                "(fgemm-precompile --pack DIR writes one), or build with the "
+                "compiler for kernels compiled on first use")
         self.handle = handle
         self.device = device
         self.lock = threading.Lock()

@@ -55,6 +55,28 @@ class Library(unittest.TestCase):
             fgemm.m_grouped_fp8_gemm_nt_masked(None, None, None, None, 1)
 
 
+@unittest.skipUnless(os.environ.get("FGEMM_TEST_MOCK_CUDA"),
+                     "needs the mock libcuda (ctest python.jit-mock)")
+class JitOnMockDriver(unittest.TestCase):
+    """Kernels compiled on first use through libfgemm_jit.so, on the mock
+    libcuda that loads real cubins and counts launches (no GPU needed)."""
+
+    def test_first_call_compiles_into_the_cache(self):
+        cache = os.environ["FGEMM_CACHE_DIR"]
+        self.assertIsNotNone(_lib.jit_library(), "libfgemm_jit.so not found")
+        os.environ["FGEMM_KERNEL_DIR"] = os.path.join(cache, "no-such-dir")
+        ctx = _lib.Context(0)  # no kernel directory: the JIT
+        lib = _lib.library()
+        _lib.check(lib.fgemm_gemm_fp8_nt(ctx.handle, 0x10000, 0x20000, 0x30000, 0x40000,
+                                         0x50000, 4096, 7168, 7168, None))
+        entries = [e for e in os.listdir(cache) if not e.startswith(".")
+                   and os.path.isdir(os.path.join(cache, e))]
+        self.assertEqual(len(entries), 1)
+        with self.assertRaisesRegex(ValueError, "N = 100 is not a multiple of 8"):
+            _lib.check(lib.fgemm_gemm_fp8_nt(ctx.handle, 0x10000, 0x20000, 0x30000,
+                                             0x40000, 0x50000, 128, 100, 128, None))
+
+
 def make_inputs(m, n, k, seed=0):
     g = torch.Generator(device="cuda").manual_seed(seed)
     x = torch.randn((m, k), device="cuda", dtype=torch.bfloat16, generator=g)
