@@ -7,6 +7,8 @@ Runs under pytest or `python3 -m unittest`."""
 
 import ctypes
 import os
+import shutil
+import tempfile
 import unittest
 
 import fgemm
@@ -62,7 +64,8 @@ class JitOnMockDriver(unittest.TestCase):
     libcuda that loads real cubins and counts launches (no GPU needed)."""
 
     def test_first_call_compiles_into_the_cache(self):
-        cache = os.environ["FGEMM_CACHE_DIR"]
+        cache = tempfile.mkdtemp(prefix="fgemm-jit-mock-")
+        os.environ["FGEMM_CACHE_DIR"] = cache  # read when the context is made
         self.assertIsNotNone(_lib.jit_library(), "libfgemm_jit.so not found")
         os.environ["FGEMM_KERNEL_DIR"] = os.path.join(cache, "no-such-dir")
         ctx = _lib.Context(0)  # no kernel directory: the JIT
@@ -75,6 +78,7 @@ class JitOnMockDriver(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "N = 100 is not a multiple of 8"):
             _lib.check(lib.fgemm_gemm_fp8_nt(ctx.handle, 0x10000, 0x20000, 0x30000,
                                              0x40000, 0x50000, 128, 100, 128, None))
+        shutil.rmtree(cache)
 
 
 def make_inputs(m, n, k, seed=0):
