@@ -40,7 +40,8 @@ KernelMeta kernel(uint32_t blockM, uint32_t blockN, uint32_t stages = 4,
   return meta;
 }
 
-/// The six configurations scripts/compile-kernels.sh builds.
+/// Six configurations of the shapes the runtime chooses among (the older
+/// set its estimate was first fitted to; denseConfigurationSet is today's).
 std::vector<KernelMeta> shippedKernels() {
   return {kernel(128, 128), kernel(128, 64), kernel(64, 128),
           kernel(64, 64),   kernel(64, 32),  kernel(64, 16)};
