@@ -15,6 +15,7 @@
 #include "Runtime/Gemm.h"
 
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -77,6 +78,28 @@ std::string misaligned(const char *name, const void *pointer,
          std::to_string(reinterpret_cast<uintptr_t>(pointer)) + ")";
 }
 
+/// The shared tail of the context constructors: retains `device`'s primary
+/// context, makes it current while `makeGemm` loads or plans the kernels,
+/// and hands the caller the new context.
+fgemm_status
+createContext(int device, fgemm_context **out,
+              const std::function<Expected<DenseGemm>()> &makeGemm) {
+  Expected<const Driver *> driver = Driver::get();
+  if (!driver.ok())
+    return fromStatus(driver.status());
+  Expected<PrimaryContext> primary = PrimaryContext::retain(**driver, device);
+  if (!primary.ok())
+    return fromStatus(primary.status(), FGEMM_ERROR_INVALID_ARGUMENT);
+  Expected<DenseGemm> gemm = [&] {
+    ScopedContext scope(**driver, primary->get());
+    return makeGemm();
+  }();
+  if (!gemm.ok())
+    return fromStatus(gemm.status());
+  *out = new fgemm_context(**driver, std::move(*primary), std::move(*gemm));
+  return FGEMM_SUCCESS;
+}
+
 } // namespace
 
 extern "C" {
@@ -95,20 +118,8 @@ fgemm_status fgemm_context_create(int device, const char *kernel_dir,
     return fail(FGEMM_ERROR_INVALID_ARGUMENT,
                 "fgemm_context_create: kernel_dir is NULL or empty (a "
                 "directory of NAME.cubin + NAME.meta pairs)");
-  Expected<const Driver *> driver = Driver::get();
-  if (!driver.ok())
-    return fromStatus(driver.status());
-  Expected<PrimaryContext> primary = PrimaryContext::retain(**driver, device);
-  if (!primary.ok())
-    return fromStatus(primary.status(), FGEMM_ERROR_INVALID_ARGUMENT);
-  Expected<DenseGemm> gemm = [&] {
-    ScopedContext scope(**driver, primary->get());
-    return DenseGemm::create(kernel_dir);
-  }();
-  if (!gemm.ok())
-    return fromStatus(gemm.status());
-  *out = new fgemm_context(**driver, std::move(*primary), std::move(*gemm));
-  return FGEMM_SUCCESS;
+  return createContext(device, out,
+                       [&] { return DenseGemm::create(kernel_dir); });
 }
 
 fgemm_status fgemm_context_create_on_demand(int device,
@@ -122,12 +133,6 @@ fgemm_status fgemm_context_create_on_demand(int device,
   if (!provider)
     return fail(FGEMM_ERROR_INVALID_ARGUMENT,
                 "fgemm_context_create_on_demand: provider is NULL");
-  Expected<const Driver *> driver = Driver::get();
-  if (!driver.ok())
-    return fromStatus(driver.status());
-  Expected<PrimaryContext> primary = PrimaryContext::retain(**driver, device);
-  if (!primary.ok())
-    return fromStatus(primary.status(), FGEMM_ERROR_INVALID_ARGUMENT);
   DenseGemm::KernelProvider adapter =
       [provider,
        user_data](const DenseConfiguration &config) -> Expected<std::string> {
@@ -141,15 +146,10 @@ fgemm_status fgemm_context_create_on_demand(int device,
       return Status::error(base.empty() ? "the kernel provider failed" : base);
     return base;
   };
-  Expected<DenseGemm> gemm = [&] {
-    ScopedContext scope(**driver, primary->get());
+  return createContext(device, out, [&] {
     return DenseGemm::createOnDemand(denseConfigurationSet(),
                                      std::move(adapter));
-  }();
-  if (!gemm.ok())
-    return fromStatus(gemm.status());
-  *out = new fgemm_context(**driver, std::move(*primary), std::move(*gemm));
-  return FGEMM_SUCCESS;
+  });
 }
 
 void fgemm_context_destroy(fgemm_context *context) {

@@ -401,15 +401,10 @@ Status DenseGemm::run(CUdeviceptr a, CUdeviceptr sfa, CUdeviceptr b,
   problem.m = m;
   problem.n = n;
   problem.k = k;
-  auto same = [&](const DenseGemmProblem &other) {
-    return other.a == a && other.sfa == sfa && other.b == b &&
-           other.sfb == sfb && other.d == d && other.m == m && other.n == n &&
-           other.k == k;
-  };
   {
     std::lock_guard<std::mutex> guard(recent->mutex);
     for (const auto &[seen, prepared] : recent->entries)
-      if (same(seen))
+      if (seen == problem)
         return launch(prepared, stream);
   }
   Expected<Prepared> prepared = prepare(problem);

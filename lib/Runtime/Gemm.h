@@ -43,6 +43,11 @@ constexpr int64_t kMaxGemmDim = kMaxDimValue;
 struct DenseGemmProblem {
   CUdeviceptr a = 0, sfa = 0, b = 0, sfb = 0, d = 0;
   int64_t m = 0, n = 0, k = 0;
+
+  bool operator==(const DenseGemmProblem &o) const {
+    return a == o.a && sfa == o.sfa && b == o.b && sfb == o.sfb && d == o.d &&
+           m == o.m && n == o.n && k == o.k;
+  }
 };
 
 /// M rounded up to 4: SFA's padded M extent (16-byte TMA row stride).

@@ -33,13 +33,15 @@ std::string systemError(const std::string &what) {
   return what + ": " + std::strerror(errno);
 }
 
-bool isKey(const std::string &key) {
-  if (key.size() < 16 || key.size() > 128)
-    return false;
+/// Keys name directories: lowercase hex only, so no path can be smuggled in.
+Status checkKey(const std::string &key) {
+  bool hex = key.size() >= 16 && key.size() <= 128;
   for (char c : key)
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
-      return false;
-  return true;
+    hex &= (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+  if (!hex)
+    return Status::error("cache key '" + key +
+                         "' is not 16 to 128 lowercase hex digits");
+  return Status::success();
 }
 
 Expected<std::string> readFile(const fs::path &path) {
@@ -157,9 +159,7 @@ std::string KernelCache::defaultDirectory() {
 
 Expected<std::optional<CachedKernel>>
 KernelCache::lookup(const std::string &key) const {
-  if (!isKey(key))
-    return Status::error("cache key '" + key +
-                         "' is not 16 to 128 lowercase hex digits");
+  FGEMM_RETURN_IF_ERROR(checkKey(key));
   fs::path entry = fs::path(directory) / key;
   std::error_code error;
   if (!fs::exists(entry, error))
@@ -175,12 +175,11 @@ KernelCache::lookup(const std::string &key) const {
 Expected<CachedKernel> KernelCache::getOrBuild(
     const std::string &key,
     const std::function<Expected<KernelFiles>()> &build) const {
+  FGEMM_RETURN_IF_ERROR(checkKey(key));
   // Fast path: a valid entry needs no lock.
   if (Expected<std::optional<CachedKernel>> found = lookup(key);
       found.ok() && *found)
     return **found;
-  else if (!found.ok() && !isKey(key))
-    return found.takeStatus();
 
   std::error_code error;
   fs::create_directories(directory, error);

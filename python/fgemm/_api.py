@@ -122,10 +122,11 @@ def fp8_gemm_nt(a, b, d, c=None, recipe=None, compiled_dims="nk", disable_ue8m0_
         return d
     index = device.index if device.index is not None else torch.cuda.current_device()
     relayout = not is_mn_major_tma_aligned(sfa)
+    ctx = _lib.context(index)
     if len(_validated) >= _VALIDATED_MAX:
         _validated.clear()
-    _validated[_signature(A, sfa, B, sfb, d)] = (_lib.context(index), index, m, n, k, relayout)
-    _launch(_lib.context(index), index, A, sfa, B, sfb, d, m, n, k, relayout)
+    _validated[_signature(A, sfa, B, sfb, d)] = (ctx, index, m, n, k, relayout)
+    _launch(ctx, index, A, sfa, B, sfb, d, m, n, k, relayout)
     return d
 
 
