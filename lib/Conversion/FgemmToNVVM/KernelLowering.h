@@ -83,15 +83,19 @@ private:
   Type accumulatorType();
   /// One wgmma m64nN partial sum: block_n / 2 f32 per thread.
   Type partialType();
+  /// The 64-row block of the tile that wave `wave` of this thread's math
+  /// warpgroup owns: wave w of warpgroup g owns block w x math warpgroups +
+  /// g (i32).
+  Value waveBlock(int64_t wave) {
+    return arith::AddIOp::create(b, loc, mathWg,
+                                 constI32(wave * config.getMathWarpgroups()));
+  }
   /// First of this thread's two rows of wave `wave` in the tile (the other
-  /// is 8 below). Wave w of math warpgroup g owns rows (w x math warpgroups
-  /// + g) x 64 ... + 63; wgmma's m64 accumulator layout puts lane l of warp
-  /// q at row 16 q + l / 4 of those 64.
+  /// is 8 below): wgmma's m64 accumulator layout puts lane l of warp q at row
+  /// 16 q + l / 4 of the wave's 64-row block.
   Value accumulatorRow0(int64_t wave) {
-    Value rows =
-        mulI32(arith::AddIOp::create(
-                   b, loc, mathWg, constI32(wave * config.getMathWarpgroups())),
-               64);
+    // The row block first: this op order gives the PTX the H100 checked.
+    Value rows = mulI32(waveBlock(wave), 64);
     return arith::AddIOp::create(
         b, loc, arith::AddIOp::create(b, loc, rows, mulI32(warpInWg, 16)),
         arith::DivUIOp::create(b, loc, lane, constI32(4)));

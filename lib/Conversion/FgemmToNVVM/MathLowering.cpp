@@ -253,13 +253,11 @@ FailureOr<Value> KernelLowering::issueDot(ScaledDotOp op, int64_t wave,
   MLIRContext *ctx = b.getContext();
   Type accType = partialType();
 
-  // This wave's 64 rows of A (accumulatorRow0); 64 rows of 128 bytes keep
-  // the 1024-byte swizzle atom aligned.
-  Value waveRows = arith::AddIOp::create(
-      b, loc, mathWg, constI32(wave * config.getMathWarpgroups()));
+  // This wave's 64 rows of A; 64 rows of 128 bytes keep the 1024-byte
+  // swizzle atom aligned.
   Value aBase =
       LLVM::GEPOp::create(b, loc, aTile.getType(), b.getI8Type(), aTile,
-                          ValueRange{mulI32(waveRows, 64 * bk)});
+                          ValueRange{mulI32(waveBlock(wave), 64 * bk)});
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   // The first step ignores its input (scale-d 0). Feeding it the previous
   // wave's partial sum makes the wgmma rewrite that sum's registers, so
