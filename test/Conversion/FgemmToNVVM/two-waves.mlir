@@ -21,8 +21,15 @@
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// The descriptors: the low word (start address >> 4 | leading offset) is
+// built and stepped in 32 bits, then widened under the constant high word
+// (stride 1024 B, 128-byte swizzle).
 // CHECK: nvvm.wgmma.fence.aligned
-// CHECK: nvvm.wgmma.mma_async %{{.*}}, %[[DESC_B:.*]], %{{.*}}, <m = 64, n = 128, k = 32>, D[<f32>, <zero>]
+// CHECK: %[[LOW:.*]] = arith.ori %{{.*}}, %c65536_i32 : i32
+// CHECK: %[[WIDE:.*]] = arith.extui %[[LOW]] : i32 to i64
+// CHECK: %[[DESC_A:.*]] = arith.ori %[[WIDE]], %c4611686293305294848_i64 : i64
+// CHECK: nvvm.wgmma.mma_async %[[DESC_A]], %[[DESC_B:.*]], %{{.*}}, <m = 64, n = 128, k = 32>, D[<f32>, <zero>]
+// CHECK-NEXT: arith.addi %[[LOW]], %c2_i32 : i32
 // CHECK-COUNT-2: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
 // CHECK: %[[P0:.*]] = nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
