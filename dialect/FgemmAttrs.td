@@ -10,7 +10,9 @@ include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/EnumAttr.td"
 
 def Fgemm_TileSpaceKind : I32EnumAttr<"TileSpaceKind", "how output tiles map to groups", [
-    I32EnumAttrCase<"Dense", 0, "dense">
+    I32EnumAttrCase<"Dense", 0, "dense">,
+    I32EnumAttrCase<"GroupedContiguous", 1, "grouped_contiguous">,
+    I32EnumAttrCase<"GroupedMasked", 2, "grouped_masked">
   ]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::fgemm";

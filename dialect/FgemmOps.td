@@ -81,13 +81,28 @@ def Fgemm_TileSpaceOp : Fgemm_Op<"tile_space", [RecursiveMemoryEffects,
     SingleBlock]> {
   let summary = "the set of output tiles; the body computes one of them";
   let description = [{
-    Runs the body once for every tile of `output`, in no specified order. The
-    entry block's arguments are the tile's block indices along the output's
-    two dimensions (tile `(i, j)` covers rows `[i*bm, (i+1)*bm)` and columns
-    `[j*bn, (j+1)*bn)`, clipped to the tensor). `dense` maps every tile to the
-    one problem; grouped layouts add kinds. `fgemm-schedule-tiles` decides
-    which CTA computes which tile.
+    Runs the body once for every tile of `output`, in no specified order.
+    `fgemm-schedule-tiles` decides which CTA computes which tile.
 
+    `dense`: one problem. The body takes the tile's block indices along the
+    output's two dimensions: tile `(i, j)` covers rows `[i*bm, (i+1)*bm)` and
+    columns `[j*bn, (j+1)*bn)`, clipped to the tensor.
+
+    Grouped kinds (mixture-of-experts layouts) take a 1-D i32 tensor that
+    says which group each tile belongs to, and the body takes
+    `(%group, %tm, %tn, %rows_begin, %rows_end)`: the tile's group, its block
+    indices along the output's last two dimensions, and the rows of the
+    output's row dimension that belong to the group. A tile whose rows do not
+    meet `[rows_begin, rows_end)` runs no K blocks (its k_loop yields its
+    init), so padding costs neither loads nor math.
+    - `grouped_contiguous(%m_indices)`: output `[m, n]`, groups stacked along
+      m in blocks of bm rows; `m_indices[r]` is row r's group, -1 on padding
+      rows. A tile's group is that of its first row; a first row of -1 (or a
+      group outside `[0, g)`) makes a tile of no group (rows empty). The rows
+      range is the tile's own rows.
+    - `grouped_masked(%masked_m)`: output `[g, m, n]`; group g's valid rows
+      are `[0, masked_m[g])`, clamped to `[0, m]` on the GPU so that a bad
+      count cannot reach another group's rows.
     Example:
     ```mlir
     fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
@@ -95,19 +110,33 @@ def Fgemm_TileSpaceOp : Fgemm_Op<"tile_space", [RecursiveMemoryEffects,
       ...
       fgemm.yield
     }
+    fgemm.tile_space grouped_masked(%masked_m : !fgemm.tensor<[g], i32>)
+        over %d : !fgemm.tensor<[g, m, n], bf16> {
+    ^bb0(%grp: index, %tm: index, %tn: index, %rows_begin: index, %rows_end: index):
+      ...
+    }
     ```
   }];
-  let arguments = (ins Fgemm_TileSpaceKindAttr:$kind, AnyType:$output);
+  let arguments = (ins Fgemm_TileSpaceKindAttr:$kind, Optional<AnyType>:$groups,
+                       AnyType:$output);
   let regions = (region SizedRegion<1>:$body);
-  let assemblyFormat = "$kind `over` $output attr-dict `:` type($output) $body";
+  let assemblyFormat = [{
+    $kind (`(` $groups^ `:` type($groups) `)`)? `over` $output attr-dict `:` type($output) $body
+  }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    bool isGrouped() { return getKind() != TileSpaceKind::Dense; }
+  }];
 }
 
-def Fgemm_KLoopOp : Fgemm_Op<"k_loop", [RecursiveMemoryEffects, SingleBlock]> {
+def Fgemm_KLoopOp : Fgemm_Op<"k_loop", [RecursiveMemoryEffects, SingleBlock,
+    AttrSizedOperandSegments]> {
   let summary = "a loop over the blocks of a reduction dimension";
   let description = [{
     Runs the body for `kb = 0 .. ceil(dim / bk) - 1` in order, carrying
-    `init` through `fgemm.yield`. The entry block's arguments are `kb` (an
+    `init` through `fgemm.yield`. `blocks(%n)`, set by `fgemm-schedule-tiles`
+    in grouped tile spaces, runs `kb = 0 .. n - 1` instead (0 for a tile with
+    no rows of its group). The entry block's arguments are `kb` (an
     index) and the carried values. The last block may be partial; loads of it
     are zero-filled past the end, so it adds nothing beyond `dim`.
 
@@ -120,14 +149,14 @@ def Fgemm_KLoopOp : Fgemm_Op<"k_loop", [RecursiveMemoryEffects, SingleBlock]> {
     } -> !fgemm.tile<[bm, bn], f32>
     ```
   }];
-  let arguments = (ins StrAttr:$dim, Variadic<AnyType>:$inits);
+  let arguments = (ins StrAttr:$dim, Optional<Index>:$blocks, Variadic<AnyType>:$inits);
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$body);
   // The body and the result types in one custom directive, so that a parse
   // error after the body cannot free it while an earlier op uses one of its
   // block arguments (FgemmOps.cpp, parseBodyAndResults).
   let assemblyFormat = [{
-    $dim (`init` `(` $inits^ `:` type($inits) `)`)? attr-dict-with-keyword
+    $dim (`blocks` `(` $blocks^ `)`)? (`init` `(` $inits^ `:` type($inits) `)`)? attr-dict-with-keyword
     custom<BodyAndResults>($body, type($results))
   }];
   let hasVerifier = 1;
@@ -142,7 +171,9 @@ def Fgemm_LoadOp : Fgemm_Op<"load", [MemoryEffects<[MemRead]>]> {
   let description = [{
     Loads the tile at block indices `(row, col)` of `source`: rows
     `[row*b0, (row+1)*b0)`, columns `[col*b1, (col+1)*b1)`, where `b0 x b1` is
-    the result tile's shape. Elements past the tensor's end read as zero. On
+    the result tile's shape. Elements past the tensor's end read as zero. A
+    3-D tensor `[g, rows, cols]` takes a leading group index (an element
+    index, not a block index): `%b[%grp, %tn, %kb]`. On
     sm_90 this becomes a TMA load (`cp.async.bulk.tensor`) into shared memory
     with a 128-byte swizzle.
 
@@ -152,10 +183,16 @@ def Fgemm_LoadOp : Fgemm_Op<"load", [MemoryEffects<[MemRead]>]> {
 
     Example: `%ta = fgemm.load %a[%tm, %kb] : !fgemm.tensor<[m, k], f8E4M3FN> -> !fgemm.tile<[bm, bk], f8E4M3FN>`
   }];
-  let arguments = (ins Fgemm_TensorType:$source, Index:$row, Index:$col, UnitAttr:$multicast);
+  let arguments = (ins Fgemm_TensorType:$source, Variadic<Index>:$indices, UnitAttr:$multicast);
   let results = (outs Fgemm_TileType:$result);
-  let assemblyFormat = "$source `[` $row `,` $col `]` attr-dict `:` type($source) `->` type($result)";
+  let assemblyFormat = "$source `[` $indices `]` attr-dict `:` type($source) `->` type($result)";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Value getRow() { return getIndices()[getIndices().size() - 2]; }
+    ::mlir::Value getCol() { return getIndices().back(); }
+    /// The group index of a 3-D source, else null.
+    ::mlir::Value getGroup() { return getIndices().size() == 3 ? getIndices()[0] : ::mlir::Value(); }
+  }];
 }
 
 def Fgemm_LoadScalesOp : Fgemm_Op<"load_scales", [MemoryEffects<[MemRead]>]> {
@@ -169,25 +206,67 @@ def Fgemm_LoadScalesOp : Fgemm_Op<"load_scales", [MemoryEffects<[MemRead]>]> {
     value per tile when the tile lies in one 128-row block and are read from
     global memory by the math threads.
 
+    Scales of a 3-D (grouped) operand take a leading group index.
     Example: `%sa = fgemm.load_scales %sfa[%tm, %kb] : !fgemm.scales<[m, k], f32, block = [1, 128], mn_major> -> !fgemm.tile<[bm], f32>`
   }];
-  let arguments = (ins Fgemm_ScalesType:$source, Index:$index, Index:$kb);
+  let arguments = (ins Fgemm_ScalesType:$source, Variadic<Index>:$indices);
   let results = (outs Fgemm_TileType:$result);
-  let assemblyFormat = "$source `[` $index `,` $kb `]` attr-dict `:` type($source) `->` type($result)";
+  let assemblyFormat = "$source `[` $indices `]` attr-dict `:` type($source) `->` type($result)";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Value getIndex() { return getIndices()[getIndices().size() - 2]; }
+    ::mlir::Value getKb() { return getIndices().back(); }
+    /// The group index of 3-D scales, else null.
+    ::mlir::Value getGroup() { return getIndices().size() == 3 ? getIndices()[0] : ::mlir::Value(); }
+  }];
 }
 
-def Fgemm_StoreOp : Fgemm_Op<"store", [MemoryEffects<[MemWrite]>]> {
+def Fgemm_StoreOp : Fgemm_Op<"store", [MemoryEffects<[MemWrite]>, AttrSizedOperandSegments]> {
   let summary = "converts an accumulator tile and stores it to a global tensor";
   let description = [{
     Rounds `value` to the destination's element type (round to nearest even)
-    and writes it at block indices `(row, col)`. Elements past the tensor's end
-    are not written. On sm_90: registers -> shared memory -> TMA store.
+    and writes it at block indices `(row, col)` (a 3-D destination takes a
+    leading group index). Elements past the tensor's end are not written.
+    `rows(%begin, %end)` writes only the rows `[begin, end)` of the row
+    dimension and leaves the tile's other rows untouched. On sm_90:
+    registers -> shared memory -> TMA store (a tile cut by `rows` is copied
+    out by the math threads instead).
 
     Example: `fgemm.store %acc, %d[%tm, %tn] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>`
   }];
-  let arguments = (ins Fgemm_TileType:$value, Fgemm_TensorType:$dest, Index:$row, Index:$col);
-  let assemblyFormat = "$value `,` $dest `[` $row `,` $col `]` attr-dict `:` type($value) `,` type($dest)";
+  let arguments = (ins Fgemm_TileType:$value, Fgemm_TensorType:$dest, Variadic<Index>:$indices,
+                       Optional<Index>:$rows_begin, Optional<Index>:$rows_end);
+  let assemblyFormat = [{
+    $value `,` $dest `[` $indices `]` (`rows` `(` $rows_begin^ `,` $rows_end `)`)? attr-dict `:` type($value) `,` type($dest)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Value getRow() { return getIndices()[getIndices().size() - 2]; }
+    ::mlir::Value getCol() { return getIndices().back(); }
+    ::mlir::Value getGroup() { return getIndices().size() == 3 ? getIndices()[0] : ::mlir::Value(); }
+  }];
+}
+
+def Fgemm_ReadOp : Fgemm_Op<"read", [MemoryEffects<[MemRead]>]> {
+  let summary = "reads one element of a 1-D i32 index tensor";
+  let description = [{
+    Every thread that needs the value reads it from global memory (the
+    group of a tile, a group's row count). The index must be in bounds: the
+    scheduling passes only read rows of tiles that exist.
+    Example: `%g = fgemm.read %m_indices[%row] : !fgemm.tensor<[m], i32> -> i32`
+  }];
+  let arguments = (ins Fgemm_TensorType:$source, Index:$index);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$source `[` $index `]` attr-dict `:` type($source) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Fgemm_DimOp : Fgemm_Op<"dim", [Pure]> {
+  let summary = "the launch value of a kernel dimension symbol";
+  let description = "Example: `%m = fgemm.dim \"m\"`";
+  let arguments = (ins StrAttr:$dim);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$dim attr-dict";
   let hasVerifier = 1;
 }
 
@@ -200,6 +279,24 @@ def Fgemm_ZerosOp : Fgemm_Op<"zeros", [Pure]> {
   let description = "Example: `%z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>`";
   let results = (outs Fgemm_TileType:$result);
   let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Fgemm_ZeroRowsOp : Fgemm_Op<"zero_rows", [MemoryEffects<[MemRead]>,
+    AllTypesMatch<["value", "result"]>]> {
+  let summary = "zeroes the rows of a tile whose index-tensor entry is negative";
+  let description = [{
+    Row `r` of the tile at row block `row` (tensor row `row * bm + r`)
+    becomes zero where `indices[row * bm + r] < 0`, and where that row is
+    past the index tensor's end. The contiguous grouped GEMM writes its
+    padding rows (m_indices = -1) as zeros with it, whatever A holds there.
+    Example: `%z = fgemm.zero_rows %acc, %m_indices[%tm] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m], i32>`
+  }];
+  let arguments = (ins Fgemm_TileType:$value, Fgemm_TensorType:$indices, Index:$row);
+  let results = (outs Fgemm_TileType:$result);
+  let assemblyFormat = [{
+    $value `,` $indices `[` $row `]` attr-dict `:` type($value) `,` type($indices)
+  }];
+  let hasVerifier = 1;
 }
 
 def Fgemm_ScaledDotOp : Fgemm_Op<"scaled_dot", [Pure, AllTypesMatch<["acc", "result"]>]> {

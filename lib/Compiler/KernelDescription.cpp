@@ -137,8 +137,10 @@ mlir::fgemm::takeKernelDescription(ModuleOp module) {
   llvm::interleave(
       grid.getDims(), os,
       [&](StringAttr dim) {
-        os << dim.getValue() << "/"
-           << getTileDimExtent(("b" + dim.getValue()).str(), config);
+        // A group dimension has no block size: one group per tile.
+        int64_t block =
+            getTileDimExtent(("b" + dim.getValue()).str(), config);
+        os << dim.getValue() << "/" << std::max<int64_t>(block, 1);
       },
       ",");
   os << "\n";

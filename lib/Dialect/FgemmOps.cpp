@@ -143,17 +143,65 @@ LogicalResult KernelOp::verify() {
 // Structured regions
 //===----------------------------------------------------------------------===//
 
+/// The row count a grouped tile space's layout tensor is indexed by: the
+/// output's row dimension (m_indices, one entry per row) or its group
+/// dimension (masked_m, one per group).
+static StringAttr groupsDimension(TileSpaceKind kind,
+                                  ArrayRef<StringAttr> outDims) {
+  switch (kind) {
+  case TileSpaceKind::GroupedContiguous:
+    return outDims.size() == 2 ? outDims[0] : StringAttr();
+  case TileSpaceKind::GroupedMasked:
+    return outDims.size() == 3 ? outDims[0] : StringAttr();
+  case TileSpaceKind::Dense:
+    break;
+  }
+  return StringAttr();
+}
+
 LogicalResult TileSpaceOp::verify() {
   auto out = dyn_cast<GlobalTensorType>(getOutput().getType());
   if (!out)
     return emitOpError("iterates over the tiles of an !fgemm.tensor output");
   Block &body = getBody().front();
-  if (body.getNumArguments() != 2 ||
-      !llvm::all_of(body.getArgumentTypes(),
-                    [](Type t) { return t.isIndex(); }))
-    return emitOpError(
-        "body takes two index arguments: the tile's row and column block "
-        "indices");
+  bool allIndex = llvm::all_of(body.getArgumentTypes(),
+                               [](Type t) { return t.isIndex(); });
+  if (!isGrouped()) {
+    if (getGroups())
+      return emitOpError("a dense tile space takes no groups tensor");
+    if (out.getDims().size() != 2)
+      return emitOpError("a dense tile space covers a 2-D output [m, n]; got ")
+             << formatDims(out.getDims());
+    if (body.getNumArguments() != 2 || !allIndex)
+      return emitOpError(
+          "body takes two index arguments: the tile's row and column block "
+          "indices");
+  } else {
+    StringRef kind = stringifyTileSpaceKind(getKind());
+    size_t rank = getKind() == TileSpaceKind::GroupedMasked ? 3 : 2;
+    if (out.getDims().size() != rank)
+      return emitOpError("a ")
+             << kind << " tile space covers a "
+             << (rank == 3 ? "3-D output [g, m, n]" : "2-D output [m, n]")
+             << "; got " << formatDims(out.getDims());
+    auto groups = dyn_cast_or_null<GlobalTensorType>(
+        getGroups() ? getGroups().getType() : Type());
+    StringAttr expected = groupsDimension(getKind(), out.getDims());
+    if (!groups || !groups.getElementType().isInteger(32) ||
+        groups.getDims().size() != 1 || groups.getDims()[0] != expected)
+      return emitOpError("a ")
+             << kind << " tile space takes a 1-D i32 tensor ["
+             << expected.getValue() << "] of "
+             << (getKind() == TileSpaceKind::GroupedMasked
+                     ? "valid rows per group (masked_m)"
+                     : "row groups (m_indices)")
+             << ": `" << kind << "(%t : !fgemm.tensor<["
+             << expected.getValue() << "], i32>)`";
+    if (body.getNumArguments() != 5 || !allIndex)
+      return emitOpError("body of a grouped tile space takes five index "
+                         "arguments: the tile's group, its row and column "
+                         "block indices, and the group's first and end row");
+  }
   auto yield = dyn_cast<YieldOp>(body.getTerminator());
   if (!yield || !yield.getValues().empty())
     return emitOpError("body must end with an `fgemm.yield` without values");
@@ -258,50 +306,82 @@ static LogicalResult verifyBlockedDims(Operation *op, ArrayRef<StringAttr> dims,
   return success();
 }
 
-/// The dimension a tile index stands for where the program says so: the
-/// arguments of fgemm.tile_space's body index its output's dimensions in
-/// order, the first argument of fgemm.k_loop's body its dimension. Indices
-/// computed by the scheduling passes (or a variant's own arithmetic) bind
-/// nothing and are not checked here.
+/// What an index of a tensor access must be: the group index (the leading
+/// dimension of a 3-D tensor) or a block index of a named dimension.
+static constexpr StringLiteral kGroupRole = "<group>";
+
+/// The role of a tile index where the program says so: the arguments of
+/// fgemm.tile_space's body index its output's dimensions in order (in a
+/// grouped space: the group, then the output's last two dimensions), the
+/// first argument of fgemm.k_loop's body its dimension. Indices computed by
+/// the scheduling passes (or a variant's own arithmetic) bind nothing and are
+/// not checked here.
 static std::optional<std::pair<StringRef, StringRef>>
 getBoundDimension(Value index) {
   auto arg = dyn_cast<BlockArgument>(index);
   if (!arg)
     return std::nullopt;
   Operation *owner = arg.getOwner()->getParentOp();
+  unsigned n = arg.getArgNumber();
   if (auto space = dyn_cast_or_null<TileSpaceOp>(owner)) {
     auto out = dyn_cast<GlobalTensorType>(space.getOutput().getType());
-    if (out && arg.getArgNumber() < out.getDims().size())
-      return std::make_pair(out.getDims()[arg.getArgNumber()].getValue(),
-                            StringRef("fgemm.tile_space"));
+    if (!out)
+      return std::nullopt;
+    StringRef what = "fgemm.tile_space";
+    ArrayRef<StringAttr> dims = out.getDims();
+    if (!space.isGrouped())
+      return n < dims.size() ? std::make_optional(std::make_pair(
+                                   dims[n].getValue(), what))
+                             : std::nullopt;
+    if (n == 0)
+      return std::make_pair(StringRef(kGroupRole), what);
+    if ((n == 1 || n == 2) && dims.size() >= 2)
+      return std::make_pair(dims[dims.size() - 3 + n].getValue(), what);
+    // The group's row range is rows, not block indices.
+    return std::make_pair(StringRef("<rows>"), what);
   }
-  if (auto loop = dyn_cast_or_null<KLoopOp>(owner);
-      loop && arg.getArgNumber() == 0)
+  if (auto loop = dyn_cast_or_null<KLoopOp>(owner); loop && n == 0)
     return std::make_pair(loop.getDim(), StringRef("fgemm.k_loop"));
   return std::nullopt;
 }
 
 /// Index discipline: index i of an access must be the tile index of the
-/// accessed tensor's dimension i (B loaded with the M tile index, or a store
-/// at [%tn, %tm], would compile to a silently wrong kernel).
+/// accessed tensor's dimension i, and the group index for the leading
+/// dimension of a 3-D tensor (B loaded with the M tile index, or a store at
+/// [%tn, %tm], would compile to a silently wrong kernel).
 static LogicalResult verifyIndices(Operation *op, Value tensor,
                                    ArrayRef<StringAttr> dims,
                                    ValueRange indices) {
+  std::string tensorName = "the tensor";
+  if (auto arg = dyn_cast<BlockArgument>(tensor))
+    tensorName = "kernel argument #" + std::to_string(arg.getArgNumber());
+  if (indices.size() != dims.size())
+    return op->emitOpError("takes ")
+           << dims.size() << " indices for " << tensorName << " "
+           << formatDims(dims)
+           << (dims.size() == 3 ? " (the group, then two block indices)" : "")
+           << "; got " << indices.size();
   for (auto [i, index] : llvm::enumerate(indices)) {
-    if (i >= dims.size())
-      break;
+    bool groupIndex = dims.size() == 3 && i == 0;
+    StringRef expected = groupIndex ? StringRef(kGroupRole) : dims[i].getValue();
     std::optional<std::pair<StringRef, StringRef>> bound =
         getBoundDimension(index);
-    if (!bound || bound->first == dims[i].getValue())
+    if (!bound || bound->first == expected)
       continue;
-    std::string tensorName = "the tensor";
-    if (auto arg = dyn_cast<BlockArgument>(tensor))
-      tensorName = "kernel argument #" + std::to_string(arg.getArgNumber());
-    return op->emitOpError("index ")
-           << i << " is the " << bound->second << " index of dimension '"
-           << bound->first << "', but dimension " << i << " of " << tensorName
-           << " " << formatDims(dims) << " is '" << dims[i].getValue()
-           << "': use the index bound to '" << dims[i].getValue() << "'";
+    auto describe = [](StringRef role) {
+      return role == kGroupRole ? std::string("the group")
+                                : "dimension '" + role.str() + "'";
+    };
+    auto diag = op->emitOpError("index ")
+                << i << " is the " << bound->second << " index of "
+                << describe(bound->first) << ", but ";
+    if (groupIndex)
+      return diag << "index 0 of " << tensorName << " " << formatDims(dims)
+                  << " is its group: use the tile's group (the first "
+                     "argument of a grouped fgemm.tile_space)";
+    return diag << "dimension " << i << " of " << tensorName << " "
+                << formatDims(dims) << " is '" << expected
+                << "': use the index bound to '" << expected << "'";
   }
   return success();
 }
@@ -315,10 +395,9 @@ LogicalResult LoadOp::verify() {
            << src.getElementType();
   if (!isFp8(src.getElementType()))
     return emitOpError("loads FP8 operand tiles; got ") << src.getElementType();
-  if (failed(verifyIndices(*this, getSource(), src.getDims(),
-                           {getRow(), getCol()})))
+  if (failed(verifyIndices(*this, getSource(), src.getDims(), getIndices())))
     return failure();
-  return verifyBlockedDims(*this, src.getDims(), tile, "a tile");
+  return verifyBlockedDims(*this, src.getDims().take_back(2), tile, "a tile");
 }
 
 LogicalResult LoadScalesOp::verify() {
@@ -326,11 +405,10 @@ LogicalResult LoadScalesOp::verify() {
   auto tile = getResult().getType();
   if (!tile.getElementType().isF32() || tile.getDims().size() != 1)
     return emitOpError("yields one f32 scale per tile row: !fgemm.tile<[b")
-           << src.getDims()[0].getValue() << "], f32>";
-  if (failed(verifyIndices(*this, getSource(), src.getDims(),
-                           {getIndex(), getKb()})))
+           << src.getDims().take_back(2)[0].getValue() << "], f32>";
+  if (failed(verifyIndices(*this, getSource(), src.getDims(), getIndices())))
     return failure();
-  return verifyBlockedDims(*this, src.getDims().take_front(), tile,
+  return verifyBlockedDims(*this, src.getDims().take_back(2).take_front(), tile,
                            "the scales of rows");
 }
 
@@ -348,10 +426,44 @@ LogicalResult StoreOp::verify() {
     return emitOpError("is inside fgemm.k_loop, so it would store a partial "
                        "sum every K block: store the k_loop's result after "
                        "the loop");
-  if (failed(verifyIndices(*this, getDest(), dest.getDims(),
-                           {getRow(), getCol()})))
+  if (static_cast<bool>(getRowsBegin()) != static_cast<bool>(getRowsEnd()))
+    return emitOpError("rows(...) needs both the first and the end row");
+  if (failed(verifyIndices(*this, getDest(), dest.getDims(), getIndices())))
     return failure();
-  return verifyBlockedDims(*this, dest.getDims(), tile, "an output tile");
+  return verifyBlockedDims(*this, dest.getDims().take_back(2), tile,
+                           "an output tile");
+}
+
+LogicalResult ReadOp::verify() {
+  auto src = getSource().getType();
+  if (src.getDims().size() != 1 || !src.getElementType().isInteger(32))
+    return emitOpError("reads 1-D i32 index tensors; got ") << src;
+  return success();
+}
+
+LogicalResult DimOp::verify() {
+  auto kernel = (*this)->getParentOfType<KernelOp>();
+  if (kernel && !llvm::is_contained(
+                    kernel.getDims().getAsValueRange<StringAttr>(), getDim()))
+    return emitOpError("'") << getDim() << "' is not a kernel dimension";
+  return success();
+}
+
+LogicalResult ZeroRowsOp::verify() {
+  auto indices = getIndices().getType();
+  TileType tile = getValue().getType();
+  if (indices.getDims().size() != 1 || !indices.getElementType().isInteger(32))
+    return emitOpError("takes a 1-D i32 index tensor; got ") << indices;
+  if (tile.getDims().size() != 2 || !tile.getElementType().isF32())
+    return emitOpError("zeroes rows of a 2-D f32 accumulator tile; got ")
+           << tile;
+  std::string rows = blockSymbol(indices.getDims()[0]);
+  if (tile.getDims()[0].getValue() != rows)
+    return emitOpError("the tile's rows ")
+           << tile.getDims()[0].getValue() << " must block the index tensor's "
+           << formatDims(indices.getDims()) << " (" << rows << ")";
+  return verifyIndices(*this, getIndices(), indices.getDims(),
+                       ValueRange{getRow()});
 }
 
 LogicalResult ScaledDotOp::verify() {

@@ -104,21 +104,34 @@ void GlobalTensorType::print(AsmPrinter &printer) const {
 LogicalResult
 GlobalTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
                          ArrayRef<StringAttr> dims, Type elementType) {
-  if (dims.size() != 2)
-    return emitError() << "fgemm tensors are 2-D (row-major [rows, cols]); got "
+  if (dims.empty() || dims.size() > 3)
+    return emitError() << "fgemm tensors have 1 to 3 dimensions (row-major; "
+                          "with 3 the first is a group dimension); got "
                        << dims.size() << " dimensions";
   for (StringAttr d : dims)
     if (!llvm::isAlpha(d.getValue().front()))
       return emitError() << "tensor dimensions are symbols bound at launch "
                             "(e.g. [m, k]); got '"
                          << d.getValue() << "'";
-  if (dims[0] == dims[1])
-    return emitError() << "tensor dimensions must be distinct symbols, got '"
-                       << dims[0].getValue() << "' twice";
+  for (size_t i = 0; i < dims.size(); ++i)
+    for (size_t j = i + 1; j < dims.size(); ++j)
+      if (dims[i] == dims[j])
+        return emitError()
+               << "tensor dimensions must be distinct symbols, got '"
+               << dims[i].getValue() << "' twice";
+  if (elementType.isInteger(32)) {
+    if (dims.size() != 1)
+      return emitError() << "i32 tensors are 1-D index arrays read by "
+                            "fgemm.read and fgemm.zero_rows; got "
+                         << dims.size() << " dimensions";
+    return success();
+  }
+  if (dims.size() == 1)
+    return emitError() << "1-D tensors are i32 index arrays; got " << elementType;
   if (!isFp8(elementType) && !elementType.isBF16() && !elementType.isF32())
     return emitError()
-           << "tensor element type must be f8E4M3FN or f8E5M2 (operands) or "
-              "bf16 or f32 (outputs), got "
+           << "tensor element type must be f8E4M3FN or f8E5M2 (operands), "
+              "bf16 or f32 (outputs) or i32 (1-D index arrays), got "
            << elementType;
   return success();
 }
@@ -160,9 +173,10 @@ void ScalesType::print(AsmPrinter &printer) const {
 LogicalResult ScalesType::verify(function_ref<InFlightDiagnostic()> emitError,
                                  ArrayRef<StringAttr> dims, Type elementType,
                                  ArrayRef<int64_t> block, bool mnMajor) {
-  if (dims.size() != 2)
-    return emitError() << "scales describe a 2-D operand; got " << dims.size()
-                       << " dimensions";
+  if (dims.size() != 2 && dims.size() != 3)
+    return emitError() << "scales describe a 2-D operand, or a 3-D one whose "
+                          "first dimension is a group; got "
+                       << dims.size() << " dimensions";
   if (!elementType.isF32())
     return emitError() << "scales must be f32, got " << elementType;
   if (block.size() != 2 || block[0] <= 0 || block[1] <= 0)

@@ -32,11 +32,25 @@
 //     tm = G * group + (t mod (G * tiles_n)) mod rows
 //     tn = (t mod (G * tiles_n)) / rows
 //
-// The kernel records `grid = #fgemm.tile_grid<kind, [x dim, y dim]>`, from
-// which the runtime sizes the launch (docs/ABI.md).
+// Grouped tile spaces (plain grid) add what a tile knows about its group,
+// computed on the GPU from the layout tensor:
 //
-// Limitations: dense tile spaces only; clusters only with the plain grid
-// (fgemm-specialize refuses the rest).
+//   grouped_masked(%masked_m), output [g, m, n]: grid z is the group;
+//     rows = [0, clamp(masked_m[grp], 0, m))
+//   grouped_contiguous(%m_indices), output [m, n]: grp = m_indices[tm * bm];
+//     a value outside [0, g) makes a tile of no group (grp 0 for in-bounds
+//     addresses, rows empty); else rows = the tile's rows
+//
+// and the K loop runs `blocks(select(tile meets rows, ceil(k / bk), 0))`, so
+// tiles past a group's rows (masked) or of no group (padding blocks) issue
+// neither loads nor wgmmas. With a cluster (multicast = a) the CTAs of a
+// cluster share the M tile and so the group.
+//
+// The kernel records `grid = #fgemm.tile_grid<kind, [x dim, y dim(, z)]>`,
+// from which the runtime sizes the launch (docs/ABI.md).
+//
+// Limitations: clusters only with the plain grid (fgemm-specialize refuses
+// the rest); grouped tile spaces only with the plain grid, multicast = a.
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,6 +99,82 @@ static std::pair<Value, Value> emitTileOrder(RewriterBase &rewriter,
   return {tm, tn};
 }
 
+namespace {
+/// What a tile of a grouped tile space knows about its group (index values).
+struct GroupedTile {
+  Value group, rowsBegin, rowsEnd;
+};
+} // namespace
+
+/// The group dimension of a grouped tile space: the leading dimension of the
+/// tensors the body indexes with the tile's group.
+static FailureOr<StringAttr> getGroupDimension(TileSpaceOp space) {
+  Value groupArg = space.getBody().front().getArgument(0);
+  StringAttr dim;
+  space.walk([&](Operation *op) {
+    Value group, source;
+    if (auto load = dyn_cast<LoadOp>(op))
+      group = load.getGroup(), source = load.getSource();
+    else if (auto scales = dyn_cast<LoadScalesOp>(op))
+      group = scales.getGroup(), source = scales.getSource();
+    if (!dim && group == groupArg && groupArg)
+      dim = isa<GlobalTensorType>(source.getType())
+                ? cast<GlobalTensorType>(source.getType()).getDims()[0]
+                : cast<ScalesType>(source.getType()).getDims()[0];
+  });
+  if (!dim)
+    return space.emitError("no load of the ")
+           << stringifyTileSpaceKind(space.getKind())
+           << " tile space uses the tile's group (the first body argument): "
+              "index a 3-D operand [g, n, k] with it";
+  return dim;
+}
+
+/// The group and the group's rows of the tile in row block `tm`, read from
+/// the tile space's layout tensor.
+static FailureOr<GroupedTile> emitGroupedTile(RewriterBase &rewriter,
+                                              TileSpaceOp space, Value tm) {
+  Location loc = space.getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+  Type index = rewriter.getIndexType(), i32 = rewriter.getI32Type();
+  auto out = cast<GlobalTensorType>(space.getOutput().getType());
+  StringAttr dimM = out.getDims().take_back(2)[0];
+  Value rowsM = DimOp::create(rewriter, loc, index, dimM);
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  auto toIndex = [&](Value v) {
+    return arith::IndexCastOp::create(rewriter, loc, index, v);
+  };
+  if (space.getKind() == TileSpaceKind::GroupedMasked) {
+    // Grid z runs over the groups; masked_m is clamped to [0, m].
+    Value group = ProgramIdOp::create(rewriter, loc, index,
+                                      DimAttr::get(ctx, Dim::Z));
+    Value count = ReadOp::create(rewriter, loc, i32, space.getGroups(), group);
+    Value nonNegative = arith::MaxSIOp::create(
+        rewriter, loc, count, arith::ConstantIntOp::create(rewriter, loc, 0, 32));
+    Value rowsEnd =
+        arith::MinUIOp::create(rewriter, loc, toIndex(nonNegative), rowsM);
+    return GroupedTile{group, zero, rowsEnd};
+  }
+  FailureOr<StringAttr> dimG = getGroupDimension(space);
+  if (failed(dimG))
+    return failure();
+  Value blockM = arith::ConstantIndexOp::create(
+      rewriter, loc, space->getParentOfType<KernelOp>().getConfigAttr().getBlockM());
+  Value first = arith::MulIOp::create(rewriter, loc, tm, blockM);
+  Value raw = ReadOp::create(rewriter, loc, i32, space.getGroups(), first);
+  Value groups = arith::IndexCastOp::create(
+      rewriter, loc, i32, DimOp::create(rewriter, loc, index, *dimG));
+  // 0 <= raw < g as one unsigned compare (-1 wraps to the top).
+  Value valid = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
+                                      raw, groups);
+  Value group = arith::SelectOp::create(
+      rewriter, loc, valid, toIndex(raw), zero);
+  Value tileEnd = arith::MinUIOp::create(
+      rewriter, loc, arith::AddIOp::create(rewriter, loc, first, blockM), rowsM);
+  Value rowsEnd = arith::SelectOp::create(rewriter, loc, valid, tileEnd, first);
+  return GroupedTile{group, first, rowsEnd};
+}
+
 LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
                                          KernelOp kernel) {
   ConfigAttr config = kernel.getConfigAttr();
@@ -101,12 +191,20 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
     return spaces[1].emitError("a kernel has one tile space; found ")
            << spaces.size();
   TileSpaceOp space = spaces.front();
-  if (space.getKind() != TileSpaceKind::Dense)
-    return space.emitError("only the dense tile space can be scheduled");
   auto out = cast<GlobalTensorType>(space.getOutput().getType());
-  if (out.getDims().size() != 2)
-    return space.emitError("the dense tile space covers a 2-D output");
-  StringAttr dimM = out.getDims()[0], dimN = out.getDims()[1];
+  ArrayRef<StringAttr> outDims = out.getDims().take_back(2);
+  StringAttr dimM = outDims[0], dimN = outDims[1];
+  if (space.isGrouped()) {
+    if (config.isPersistent())
+      return space.emitError("a ")
+             << stringifyTileSpaceKind(space.getKind())
+             << " tile space is scheduled on a plain grid only (schedule = "
+                "persistent is not implemented for grouped layouts)";
+    if (config.getCluster() > 1 && config.getMulticast() == Multicast::B)
+      return space.emitError("a grouped tile space multicasts A only "
+                             "(multicast = a): the CTAs sharing B would need "
+                             "M tiles of one group");
+  }
   for (StringAttr d : {dimM, dimN})
     if (getTileDimExtent(("b" + d.getValue()).str(), config) <= 0)
       return space.emitError("output dimension '")
@@ -114,7 +212,8 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
              << "' has no block size (the output must be [m, n])";
 
   Block &body = space.getBody().front();
-  Value argM = body.getArgument(0), argN = body.getArgument(1);
+  unsigned tileArg = space.isGrouped() ? 1 : 0;
+  Value argM = body.getArgument(tileArg), argN = body.getArgument(tileArg + 1);
   rewriter.setInsertionPoint(space);
   Location loc = space.getLoc();
   MLIRContext *ctx = rewriter.getContext();
@@ -181,8 +280,9 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
     Value varying = clusterAlongM ? argM : argN;
     bool any = false;
     space.walk([&](LoadOp load) {
-      if (!dependsOn(load.getRow(), varying) &&
-          !dependsOn(load.getCol(), varying)) {
+      if (llvm::none_of(load.getIndices(), [&](Value index) {
+            return dependsOn(index, varying);
+          })) {
         load.setMulticast(true);
         any = true;
       }
@@ -193,12 +293,41 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
              << " with multicast = " << getKnobValueName(config.getMulticast())
              << ": no operand tile is the same for every CTA of the cluster";
   }
+  SmallVector<StringAttr> gridDims = {clusterAlongM ? dimM : dimN,
+                                      clusterAlongM ? dimN : dimM};
+  SmallVector<Value> tileValues = {tm, tn};
+  if (space.isGrouped()) {
+    FailureOr<GroupedTile> grouped = emitGroupedTile(rewriter, space, tm);
+    if (failed(grouped))
+      return failure();
+    tileValues = {grouped->group, tm, tn, grouped->rowsBegin,
+                  grouped->rowsEnd};
+    if (space.getKind() == TileSpaceKind::GroupedMasked)
+      gridDims.push_back(out.getDims()[0]);
+    // Every K loop of the tile runs only if the tile has rows of its group.
+    Value blockM = arith::ConstantIndexOp::create(rewriter, loc,
+                                                  config.getBlockM());
+    Value first = arith::MulIOp::create(rewriter, loc, tm, blockM);
+    Value last = arith::AddIOp::create(rewriter, loc, first, blockM);
+    Value lo = arith::MaxUIOp::create(rewriter, loc, first, grouped->rowsBegin);
+    Value hi = arith::MinUIOp::create(rewriter, loc, last, grouped->rowsEnd);
+    Value hasRows =
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, lo, hi);
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    space.walk([&](KLoopOp loop) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPoint(space);
+      Value all = NumBlocksOp::create(rewriter, loc, index, loop.getDimAttr(),
+                                      rewriter.getStringAttr("bk"));
+      Value blocks =
+          arith::SelectOp::create(rewriter, loc, hasRows, all, zero);
+      rewriter.modifyOpInPlace(
+          loop, [&] { loop.getBlocksMutable().assign(blocks); });
+    });
+  }
   rewriter.eraseOp(body.getTerminator());
-  rewriter.inlineBlockBefore(&body, space, ValueRange{tm, tn});
-  kernel.setGridAttr(TileGridAttr::get(ctx, space.getKind(),
-                                       clusterAlongM
-                                           ? ArrayRef<StringAttr>{dimM, dimN}
-                                           : ArrayRef<StringAttr>{dimN, dimM}));
+  rewriter.inlineBlockBefore(&body, space, tileValues);
+  kernel.setGridAttr(TileGridAttr::get(ctx, space.getKind(), gridDims));
   rewriter.eraseOp(space);
   return success();
 }

@@ -133,8 +133,9 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
         rewriter.clone(op, mapping);
     }
   }
-  auto producerLoop = KLoopOp::create(rewriter, loc, TypeRange(),
-                                      loop.getDimAttr(), ValueRange());
+  auto producerLoop =
+      KLoopOp::create(rewriter, loc, TypeRange(), loop.getDimAttr(),
+                      loop.getBlocks(), ValueRange());
   Block *pBody = rewriter.createBlock(&producerLoop.getBody(), {},
                                       rewriter.getIndexType(), loc);
   mapping.map(kb, pBody->getArgument(0));

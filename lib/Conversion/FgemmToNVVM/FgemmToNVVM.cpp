@@ -87,8 +87,14 @@ LogicalResult KernelLowering::buildFunction() {
       addUnique(tmaArgs, v.getDefiningOp()->getOperand(0));
   });
   kernel.walk([&](StoreOp store) { addUnique(tmaArgs, store.getDest()); });
+  // Outputs a store cuts by rows are also written by the threads directly.
+  DenseSet<Value> directOutputs;
+  kernel.walk([&](StoreOp store) {
+    if (store.getRowsBegin())
+      directOutputs.insert(store.getDest());
+  });
   for (BlockArgument arg : entry.getArguments())
-    if (!llvm::is_contained(tmaArgs, arg))
+    if (!llvm::is_contained(tmaArgs, arg) || directOutputs.contains(arg))
       ptrArgs.push_back(arg);
   for (Value v : tmaArgs)
     if (!isa<BlockArgument>(v))
@@ -196,7 +202,7 @@ LogicalResult KernelLowering::buildFunction() {
   for (Value v : tmaArgs)
     argParams[v] = body->getArgument(next++);
   for (Value v : ptrArgs)
-    argParams[v] = body->getArgument(next++);
+    argPointers[v] = body->getArgument(next++);
   for (auto [i, name] :
        llvm::enumerate(kernel.getDims().getAsValueRange<StringAttr>())) {
     Value value = body->getArgument(next++);
@@ -313,6 +319,23 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
         return lowerScaledDot(d, release);
       })
       .Case([&](StoreOp s) { return lowerStore(s); })
+      .Case([&](ReadOp r) {
+        Value ptr = LLVM::GEPOp::create(
+            b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1),
+            b.getI32Type(), argPointers.lookup(r.getSource()),
+            ValueRange{toI32(lookup(r.getIndex()))});
+        mapping[r] = LLVM::LoadOp::create(b, loc, b.getI32Type(), ptr,
+                                          /*alignment=*/4);
+        return success();
+      })
+      .Case([&](DimOp d) -> LogicalResult {
+        Value value = dims.lookup(d.getDim());
+        if (!value)
+          return d.emitError("unknown dimension '") << d.getDim() << "'";
+        mapping[d] = value;
+        return success();
+      })
+      .Case([&](ZeroRowsOp z) { return lowerZeroRows(z); })
       .Case([&](YieldOp) { return success(); }) // handled by the region's owner
       .Case([&](ReturnOp) { return success(); })
       .Default([&](Operation *other) {
@@ -414,17 +437,35 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
   // Two partial sums and the accumulator (3 x block_n / 2 registers) must
   // leave room for addresses and scales under setmaxnreg: measured with
   // ptxas 13.0, block_n 96 fits in 232 registers and 112 spills.
-  Value extentValue = dims.lookup(op.getDim());
-  if (!extentValue)
-    return op.emitError("unknown dimension '") << op.getDim() << "'";
+  FailureOr<Value> numBlocksOr = kLoopBlocks(op);
+  if (failed(numBlocksOr))
+    return failure();
+  Value numBlocks = *numBlocksOr;
   int64_t accumulatorRegs = 3 * config.getBlockN() / 2;
   if (config.getOverlapPromotion() && config.getWaves() == 1 && stages >= 2 &&
       accumulatorRegs + kOverlapRegisterReserve <= consumerRegs)
-    for (auto dot : op.getBody().getOps<ScaledDotOp>())
-      return lowerOverlappedDotLoop(op, dot);
-  int64_t bk = config.getBlockK();
-  Value numBlocks =
-      arith::CeilDivUIOp::create(b, loc, extentValue, constIndex(bk));
+    for (auto dot : op.getBody().getOps<ScaledDotOp>()) {
+      if (!op.getBlocks())
+        return lowerOverlappedDotLoop(op, dot);
+      // The overlapped loop issues block 0 before its loop: a tile that runs
+      // no K blocks skips it and keeps its init.
+      Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                        numBlocks, constIndex(0));
+      Value init = lookup(op.getInits()[0]);
+      auto ifOp = scf::IfOp::create(b, loc, TypeRange{init.getType()}, any,
+                                    /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+        if (failed(lowerOverlappedDotLoop(op, dot)))
+          return failure();
+        scf::YieldOp::create(b, loc, lookup(op.getResult(0)));
+        b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+        scf::YieldOp::create(b, loc, init);
+      }
+      mapping[op.getResult(0)] = ifOp.getResult(0);
+      return success();
+    }
   SmallVector<Value> inits =
       llvm::map_to_vector(op.getInits(), [&](Value v) { return lookup(v); });
   Block &body = op.getBody().front();
@@ -495,6 +536,16 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
   return success();
 }
 
+FailureOr<Value> KernelLowering::kLoopBlocks(KLoopOp op) {
+  if (Value blocks = op.getBlocks())
+    return lookup(blocks);
+  Value extentValue = dims.lookup(op.getDim());
+  if (!extentValue)
+    return op.emitError("unknown dimension '") << op.getDim() << "'";
+  return Value(arith::CeilDivUIOp::create(b, loc, extentValue,
+                                          constIndex(config.getBlockK())));
+}
+
 /// Persistent schedule: CTA p of P runs the linear tiles p, p + P, ... <
 /// count; the body (from fgemm-schedule-tiles) maps them to coordinates.
 LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
@@ -538,6 +589,8 @@ LogicalResult KernelLowering::lowerRingPut(RingPutOp op) {
       ArrayRef<StringAttr> tdims = tile.getResult().getType().getDims();
       coords.push_back(mulI32(toI32(lookup(tile.getCol())), extent(tdims[1])));
       coords.push_back(mulI32(toI32(lookup(tile.getRow())), extent(tdims[0])));
+      if (Value group = tile.getGroup())
+        coords.push_back(toI32(lookup(group))); // one group per copy
       if (config.getCluster() > 1 && tile.getMulticast()) {
         // CTA r of the cluster loads rows [r, r + 1) * rows/cluster of the
         // shared tile into every CTA (TMA multicast); the tensor map's box
@@ -574,6 +627,8 @@ LogicalResult KernelLowering::lowerRingPut(RingPutOp op) {
       int64_t rows = extent(scales.getResult().getType().getDims()[0]);
       coords.push_back(mulI32(toI32(lookup(scales.getIndex())), rows));
       coords.push_back(toI32(lookup(scales.getKb())));
+      if (Value group = scales.getGroup())
+        coords.push_back(toI32(lookup(group)));
     }
     NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
         b, loc, dst, desc, coords, full, /*im2colOffsets=*/ValueRange(),
@@ -678,16 +733,35 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
   NVVM::BarrierOp::create(b, loc, Type(), constI32(kMathBarrierId),
                           constI32(128 * config.getMathWarpgroups()), nullptr,
                           Value());
+  OpBuilder::InsertionGuard guard(b);
+  Value coordN = mulI32(toI32(lookup(op.getCol())), bn);
+  Value coordM = mulI32(toI32(lookup(op.getRow())), bm);
+  SmallVector<Value> coords = {coordN, coordM};
+  if (Value group = op.getGroup())
+    coords.push_back(toI32(lookup(group)));
+  if (op.getRowsBegin()) {
+    // A tile wholly inside the rows goes out by TMA; one the rows cut is
+    // copied out by the math threads, row by row.
+    Value begin = toI32(lookup(op.getRowsBegin()));
+    Value end = toI32(lookup(op.getRowsEnd()));
+    Value whole = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, begin, coordM),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                              arith::AddIOp::create(b, loc, coordM,
+                                                    constI32(bm)),
+                              end));
+    auto cut = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/true);
+    b.setInsertionPointToStart(&cut.getElseRegion().front());
+    copyOutRows(op, begin, end);
+    b.setInsertionPointToStart(&cut.getThenRegion().front());
+  }
   Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                         mathTid, constI32(0));
   auto ifOp = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(ifOp.thenBlock());
-  Value coordN = mulI32(toI32(lookup(op.getCol())), bn);
-  Value coordM = mulI32(toI32(lookup(op.getRow())), bm);
   NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-      b, loc, argParams.lookup(op.getDest()), smemAt(outputOffset),
-      ValueRange{coordN, coordM},
+      b, loc, argParams.lookup(op.getDest()), smemAt(outputOffset), coords,
       /*l2CacheHint=*/Value(),
       NVVM::TMAStoreModeAttr::get(ctx, NVVM::TMAStoreMode::TILE),
       /*predicate=*/Value());
@@ -695,6 +769,114 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
   // The shared-memory source must stay valid until TMA has read it.
   NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0),
                                        b.getUnitAttr());
+  return success();
+}
+
+/// The staged tile (row-major bm x bn bf16 at outputOffset) goes out in
+/// 16-byte pieces, each math thread taking every (128 x warpgroups)-th
+/// piece: rows outside [rowsBegin, rowsEnd) and the tensor, and columns past
+/// N, are skipped. (N is a multiple of 8, which D's tensor map needs anyway,
+/// so a piece never straddles the end of a row.)
+void KernelLowering::copyOutRows(StoreOp op, Value rowsBegin, Value rowsEnd) {
+  int64_t bm = config.getBlockM(), bn = config.getBlockN();
+  ArrayRef<StringAttr> destDims = op.getDest().getType().getDims();
+  Value rowsM = toI32(dims.lookup(destDims.take_back(2)[0]));
+  Value colsN = toI32(dims.lookup(destDims.back()));
+  Value end = arith::MinUIOp::create(b, loc, rowsEnd, rowsM);
+  Value firstRow = mulI32(toI32(lookup(op.getRow())), bm);
+  Value firstCol = mulI32(toI32(lookup(op.getCol())), bn);
+  // Rows of earlier groups come first in a 3-D destination.
+  Value groupRows = constI32(0);
+  if (Value group = op.getGroup())
+    groupRows = arith::MulIOp::create(b, loc, toI32(lookup(group)), rowsM);
+  int64_t piecesPerRow = bn / 8;
+  int64_t threads = 128 * config.getMathWarpgroups();
+  auto forOp = scf::ForOp::create(b, loc, toIndex(mathTid),
+                                  constIndex(bm * piecesPerRow),
+                                  constIndex(threads));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(forOp.getBody()->getTerminator());
+  Value piece = toI32(forOp.getInductionVar());
+  Value row = arith::DivUIOp::create(b, loc, piece, constI32(piecesPerRow));
+  Value col = mulI32(
+      arith::RemUIOp::create(b, loc, piece, constI32(piecesPerRow)), 8);
+  Value globalRow = arith::AddIOp::create(b, loc, firstRow, row);
+  Value globalCol = arith::AddIOp::create(b, loc, firstCol, col);
+  auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  };
+  Value inside = arith::AndIOp::create(
+      b, loc,
+      arith::AndIOp::create(
+          b, loc, cmp(arith::CmpIPredicate::ule, rowsBegin, globalRow),
+          cmp(arith::CmpIPredicate::ult, globalRow, end)),
+      cmp(arith::CmpIPredicate::ult, globalCol, colsN));
+  auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  auto v4i32 = VectorType::get({4}, b.getI32Type());
+  Value staged = smemAt(arith::AddIOp::create(
+      b, loc, constI32(outputOffset),
+      mulI32(arith::AddIOp::create(b, loc, mulI32(row, bn), col), 2)));
+  Value data = LLVM::LoadOp::create(b, loc, v4i32, staged, /*alignment=*/16);
+  // Element offsets in 64 bits: G x M x N can pass 2^31.
+  auto wide = [&](Value v) {
+    return arith::ExtUIOp::create(b, loc, b.getI64Type(), v);
+  };
+  Value element = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(
+          b, loc, wide(arith::AddIOp::create(b, loc, groupRows, globalRow)),
+          wide(colsN)),
+      wide(globalCol));
+  Value target = LLVM::GEPOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), b.getBF16Type(),
+      argPointers.lookup(op.getDest()), ValueRange{element});
+  LLVM::StoreOp::create(b, loc, data, target, /*alignment=*/16);
+}
+
+/// Each thread reads the index entries of its accumulator rows (two per
+/// wave) and zeroes the fragments of rows whose entry is negative or past
+/// the index tensor.
+LogicalResult KernelLowering::lowerZeroRows(ZeroRowsOp op) {
+  int64_t bm = config.getBlockM(), bn = config.getBlockN();
+  Value acc = lookup(op.getValue());
+  Value length = toI32(dims.lookup(op.getIndices().getType().getDims()[0]));
+  Value lastEntry = arith::SubIOp::create(b, loc, length, constI32(1));
+  Value firstRow = mulI32(toI32(lookup(op.getRow())), bm);
+  Value zero = LLVM::ConstantOp::create(b, loc, b.getF32Type(),
+                                        b.getF32FloatAttr(0.0f));
+  for (int64_t wave = 0; wave < config.getWaves(); ++wave) {
+    Value keep[2];
+    for (int64_t half = 0; half < 2; ++half) {
+      Value row = arith::AddIOp::create(
+          b, loc, firstRow,
+          arith::AddIOp::create(b, loc, accumulatorRow0(wave),
+                                constI32(8 * half)));
+      Value inside =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, length);
+      Value ptr = LLVM::GEPOp::create(
+          b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1),
+          b.getI32Type(), argPointers.lookup(op.getIndices()),
+          ValueRange{arith::MinUIOp::create(b, loc, row, lastEntry)});
+      Value entry = LLVM::LoadOp::create(b, loc, b.getI32Type(), ptr,
+                                         /*alignment=*/4);
+      keep[half] = arith::AndIOp::create(
+          b, loc, inside,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, entry,
+                                constI32(0)));
+    }
+    int64_t first = wave * bn / 2;
+    for (int64_t i = 0; i < bn / 8; ++i)
+      for (int64_t half = 0; half < 2; ++half)
+        for (int64_t j = 0; j < 2; ++j) {
+          int64_t field = first + 4 * i + 2 * half + j;
+          Value v = LLVM::ExtractValueOp::create(b, loc, acc, field);
+          acc = LLVM::InsertValueOp::create(
+              b, loc, acc, arith::SelectOp::create(b, loc, keep[half], v, zero),
+              field);
+        }
+  }
+  mapping[op] = acc;
   return success();
 }
 

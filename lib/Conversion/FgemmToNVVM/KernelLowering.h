@@ -135,6 +135,12 @@ private:
   LogicalResult lowerOverlappedDotLoop(KLoopOp op, ScaledDotOp dot);
   Value fenceFields(Value value, int64_t first, int64_t count);
   LogicalResult lowerStore(StoreOp op);
+  /// Copies the staged output tile to global memory row by row, writing only
+  /// the rows in [rowsBegin, rowsEnd) (a store cut by `rows`).
+  void copyOutRows(StoreOp op, Value rowsBegin, Value rowsEnd);
+  LogicalResult lowerZeroRows(ZeroRowsOp op);
+  /// The K loop's trip count: its `blocks` operand, else ceil(dim / bk).
+  FailureOr<Value> kLoopBlocks(KLoopOp op);
 
   Value lookup(Value v) { return mapping.lookup(v); }
   int64_t extent(StringAttr symbol) {
@@ -148,9 +154,11 @@ private:
   Location loc;
   LLVM::LLVMFuncOp func;
   DenseMap<Value, Value> mapping;
-  /// Kernel argument -> its TMA descriptor (generic pointer to the param) or,
-  /// for arguments read directly, its global pointer.
+  /// Kernel argument -> its TMA descriptor (generic pointer to the param).
   DenseMap<Value, Value> argParams;
+  /// Kernel argument -> its global pointer, for arguments the threads read
+  /// or write directly.
+  DenseMap<Value, Value> argPointers;
   /// Dimension symbol -> its runtime value (index).
   llvm::StringMap<Value> dims;
   Value smemBase;

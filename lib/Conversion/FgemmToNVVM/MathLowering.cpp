@@ -70,11 +70,10 @@ LogicalResult KernelLowering::lowerOverlappedDotLoop(KLoopOp op,
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, pending);
   };
 
-  Value extentValue = dims.lookup(op.getDim());
-  if (!extentValue)
-    return op.emitError("unknown dimension '") << op.getDim() << "'";
-  Value numBlocks = arith::CeilDivUIOp::create(b, loc, extentValue,
-                                               constIndex(config.getBlockK()));
+  FailureOr<Value> numBlocksOr = kLoopBlocks(op);
+  if (failed(numBlocksOr))
+    return failure();
+  Value numBlocks = *numBlocksOr;
   FailureOr<Value> first = issue(constIndex(0));
   if (failed(first))
     return failure();
@@ -160,10 +159,17 @@ LogicalResult KernelLowering::lowerLoadScales(LoadScalesOp op) {
   if (type.getBlock()[0] != 128)
     return op.emitError(
         "per-row scales must be MN-major so that TMA can load them");
+  ArrayRef<StringAttr> operandDims = type.getDims().take_back(2);
   Value kBlocks = arith::CeilDivUIOp::create(
-      b, loc, toI32(dims.lookup(type.getDims()[1])), constI32(128));
+      b, loc, toI32(dims.lookup(operandDims[1])), constI32(128));
   Value rowBlocks = arith::CeilDivUIOp::create(
-      b, loc, toI32(dims.lookup(type.getDims()[0])), constI32(128));
+      b, loc, toI32(dims.lookup(operandDims[0])), constI32(128));
+  // A group's scales follow the previous group's: [g, rowBlocks, kBlocks].
+  Value groupBase = constI32(0);
+  if (Value group = op.getGroup())
+    groupBase = arith::MulIOp::create(
+        b, loc, toI32(lookup(group)),
+        arith::MulIOp::create(b, loc, rowBlocks, kBlocks));
   Value lastBlock = arith::SubIOp::create(b, loc, rowBlocks, constI32(1));
   Value firstRow = mulI32(toI32(lookup(op.getIndex())), rows);
   Value firstBlock = arith::DivUIOp::create(b, loc, firstRow, constI32(128));
@@ -174,11 +180,13 @@ LogicalResult KernelLowering::lowerLoadScales(LoadScalesOp op) {
         b, loc, arith::AddIOp::create(b, loc, firstBlock, constI32(j)),
         lastBlock);
     Value element = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, block, kBlocks),
+        b, loc,
+        arith::AddIOp::create(b, loc, groupBase,
+                              arith::MulIOp::create(b, loc, block, kBlocks)),
         toI32(lookup(op.getKb())));
     Value ptr = LLVM::GEPOp::create(
         b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), b.getF32Type(),
-        argParams.lookup(op.getSource()), ValueRange{element});
+        argPointers.lookup(op.getSource()), ValueRange{element});
     scales.values.push_back(
         LLVM::LoadOp::create(b, loc, b.getF32Type(), ptr,
                              /*alignment=*/4, /*isVolatile=*/false,

@@ -1,15 +1,15 @@
 // RUN: fgemm-opt %s --split-input-file --verify-diagnostics --allow-unregistered-dialect
 // Verifier and type diagnostics of the fgemm dialect.
 
-// A 3-D global tensor: fgemm tensors are row-major matrices.
-// expected-error @below {{fgemm tensors are 2-D (row-major [rows, cols]); got 3 dimensions}}
-fgemm.kernel @rank(%a: !fgemm.tensor<[m, k, j], f8E4M3FN>) attributes {dims = ["m", "k", "j"]} {
+// A 4-D global tensor: at most a group dimension and a matrix.
+// expected-error @below {{fgemm tensors have 1 to 3 dimensions (row-major; with 3 the first is a group dimension); got 4 dimensions}}
+fgemm.kernel @rank(%a: !fgemm.tensor<[g, m, k, j], f8E4M3FN>) attributes {dims = ["g", "m", "k", "j"]} {
   fgemm.return
 }
 
 // -----
 
-// expected-error @below {{tensor element type must be f8E4M3FN or f8E5M2 (operands) or bf16 or f32 (outputs), got 'i8'}}
+// expected-error @below {{tensor element type must be f8E4M3FN or f8E5M2 (operands), bf16 or f32 (outputs) or i32 (1-D index arrays), got 'i8'}}
 fgemm.kernel @elem(%a: !fgemm.tensor<[m, k], i8>) attributes {dims = ["m", "k"]} {
   fgemm.return
 }
