@@ -1,0 +1,49 @@
+// RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_masked_1d2d.mlir --fgemm-specialize="block-m=64 block-n=64 stages=4" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=MASKED
+// RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_1d2d.mlir --fgemm-specialize="block-m=64 block-n=64 stages=4" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=CONTIGUOUS
+// convert-fgemm-to-nvvm on the grouped kernels: group coordinates on the
+// TMA copies, the layout tensor read by every thread, per-group SFB offsets,
+// a store cut by rows copied out by the math threads, padding rows zeroed.
+
+// The masked output is both a TMA store target and a pointer (for tiles the
+// group's rows cut); masked_m is a pointer.
+// MASKED: llvm.func @sm90_m_grouped_fp8_gemm_masked_1d2d(
+// MASKED-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 64], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 64], swizzle = 128>, #fgemm.tensor_map_param<arg = 2, box = [64, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 5, box = [64, 64], swizzle = 0>, #fgemm.pointer_param<arg = 3>, #fgemm.pointer_param<arg = 4>, #fgemm.pointer_param<arg = 5>, #fgemm.dim_param<"m">, #fgemm.dim_param<"n">, #fgemm.dim_param<"k">, #fgemm.dim_param<"g">]
+// MASKED: %[[G:.*]] = nvvm.read.ptx.sreg.ctaid.z : i32
+// MASKED: %[[COUNT:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// MASKED: arith.maxsi %[[COUNT]]
+// The producer runs the tile's K blocks (none past the group's rows); A, B
+// and SFA copies carry the group as their third coordinate.
+// MASKED: scf.for %{{.*}} = %c0 to %[[BLOCKS:.*]] step %c1 {
+// MASKED: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg0, %{{.*}}, box[%{{.*}}, %{{.*}}, %[[GC:.*]]]
+// MASKED: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg1, %{{.*}}, box[%{{.*}}, %{{.*}}, %[[GC]]]
+// MASKED: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg2, %{{.*}}, box[%{{.*}}, %{{.*}}, %[[GC]]]
+// SFB of group g starts g x ceil(n/128) x ceil(k/128) scales in.
+// MASKED: %[[SFB_GROUP:.*]] = arith.muli %[[GC]], %{{.*}} : i32
+// MASKED: arith.addi %[[SFB_GROUP]]
+// MASKED: llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// MASKED: scf.for %{{.*}} = %c0 to %[[BLOCKS]] step %c1 iter_args(
+// A tile inside the rows: TMA store at (n, m, group); else 16-byte pieces
+// of the rows inside, by all math threads.
+// MASKED: scf.if
+// MASKED: nvvm.cp.async.bulk.tensor.global.shared.cta %arg3, %{{.*}}, box[%{{.*}}, %{{.*}}, %[[GC]]]
+// MASKED: } else {
+// MASKED: scf.for %{{.*}} = %{{.*}} to %c512 step %c128 {
+// MASKED: scf.if
+// MASKED: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
+// MASKED: llvm.getelementptr %arg6[%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, bf16
+// MASKED: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<1>
+
+// Contiguous: m_indices of the tile's first row picks B; A is 2-D. Each math
+// thread reads m_indices of its two rows and zeroes the fragments of rows
+// marked -1 before the TMA store.
+// CONTIGUOUS: llvm.func @sm90_m_grouped_fp8_gemm_contiguous_1d2d(
+// CONTIGUOUS: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// CONTIGUOUS: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg0, %{{.*}}, box[%{{.*}}, %{{.*}}] {isCTAOnly = true}
+// CONTIGUOUS: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg1, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}] {isCTAOnly = true}
+// CONTIGUOUS: %[[ROW0:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// CONTIGUOUS: arith.cmpi sge, %[[ROW0]], %c0_i32
+// CONTIGUOUS: %[[ROW8:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// CONTIGUOUS: arith.cmpi sge, %[[ROW8]], %c0_i32
+// CONTIGUOUS: arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CONTIGUOUS: nvvm.cp.async.bulk.tensor.global.shared.cta
+// CONTIGUOUS-NOT: vector<4xi32>

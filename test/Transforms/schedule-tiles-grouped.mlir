@@ -1,0 +1,90 @@
+// RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_masked_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4" --fgemm-schedule-tiles | FileCheck %s --check-prefix=MASKED
+// RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 cluster=2" --fgemm-schedule-tiles | FileCheck %s --check-prefix=CONTIGUOUS
+// RUN: fgemm-opt %s --split-input-file --fgemm-schedule-tiles --verify-diagnostics
+// fgemm-schedule-tiles on grouped tile spaces: what a tile knows about its
+// group, read from the layout tensor on the GPU, and a K loop that runs no
+// blocks for a tile without rows of its group.
+
+// Masked: grid z is the group; masked_m[group] clamped to [0, m] ends the
+// group's rows; the store keeps to them.
+// MASKED: grid = #fgemm.tile_grid<grouped_masked, ["n", "m", "g"]>
+// MASKED: %[[TN:.*]] = fgemm.program_id x
+// MASKED: %[[TM:.*]] = fgemm.program_id y
+// MASKED: %[[M:.*]] = fgemm.dim "m"
+// MASKED: %[[ZERO:.*]] = arith.constant 0 : index
+// MASKED: %[[G:.*]] = fgemm.program_id z
+// MASKED: %[[COUNT:.*]] = fgemm.read %{{.*}}[%[[G]]] : <[g], i32> -> i32
+// MASKED: %[[POS:.*]] = arith.maxsi %[[COUNT]], %{{.*}} : i32
+// MASKED: %[[POSI:.*]] = arith.index_cast %[[POS]] : i32 to index
+// MASKED: %[[END:.*]] = arith.minui %[[POSI]], %[[M]] : index
+// MASKED: %[[HAS:.*]] = arith.cmpi ult
+// MASKED: %[[ALL:.*]] = fgemm.num_blocks "k" by "bk"
+// MASKED: %[[BLOCKS:.*]] = arith.select %[[HAS]], %[[ALL]], %{{.*}} : index
+// MASKED: fgemm.k_loop "k" blocks(%[[BLOCKS]])
+// MASKED: fgemm.load %{{.*}}[%[[G]], %[[TM]], %{{.*}}] : <[g, m, k], f8E4M3FN>
+// MASKED: fgemm.load %{{.*}}[%[[G]], %[[TN]], %{{.*}}] : <[g, n, k], f8E4M3FN>
+// MASKED: fgemm.store %{{.*}}, %{{.*}}[%[[G]], %[[TM]], %[[TN]]] rows(%[[ZERO]], %[[END]])
+
+// Contiguous: the group of the tile's first row; -1 or a value >= g (one
+// unsigned compare) gives group 0 for in-bounds addresses and no rows. The
+// cluster shares A (the M tile, hence the group).
+// CONTIGUOUS: grid = #fgemm.tile_grid<grouped_contiguous, ["n", "m"]>
+// CONTIGUOUS: %[[TM:.*]] = fgemm.program_id y
+// CONTIGUOUS: %[[FIRST:.*]] = arith.muli %[[TM]], %c128
+// CONTIGUOUS: %[[RAW:.*]] = fgemm.read %{{.*}}[%[[FIRST]]] : <[m], i32> -> i32
+// CONTIGUOUS: %[[GROUPS:.*]] = fgemm.dim "g"
+// CONTIGUOUS: %[[GROUPS32:.*]] = arith.index_cast %[[GROUPS]] : index to i32
+// CONTIGUOUS: %[[VALID:.*]] = arith.cmpi ult, %[[RAW]], %[[GROUPS32]] : i32
+// CONTIGUOUS: %[[RAWI:.*]] = arith.index_cast %[[RAW]] : i32 to index
+// CONTIGUOUS: %[[G:.*]] = arith.select %[[VALID]], %[[RAWI]], %{{.*}} : index
+// CONTIGUOUS: fgemm.k_loop "k" blocks(
+// CONTIGUOUS: fgemm.load %{{.*}}[%[[TM]], %{{.*}}] {multicast} : <[m, k], f8E4M3FN>
+// CONTIGUOUS: fgemm.load %{{.*}}[%[[G]], %{{.*}}, %{{.*}}] : <[g, n, k], f8E4M3FN>
+// CONTIGUOUS: fgemm.zero_rows %{{.*}}, %{{.*}}[%[[TM]]]
+// CONTIGUOUS-NOT: rows(
+
+// A grouped tile space on a persistent grid is not implemented.
+fgemm.kernel @persistent(%b: !fgemm.tensor<[g, n, k], f8E4M3FN>, %mm: !fgemm.tensor<[g], i32>,
+    %d: !fgemm.tensor<[g, m, n], bf16>) attributes {dims = ["m", "n", "k", "g"],
+    config = #fgemm.config<block_m = 128, block_n = 128, block_k = 128, stages = 4, math_warpgroups = 2, cluster = 1, multicast = a, schedule = persistent, raster_group = 0, fixed_n = 0, fixed_k = 0, overlap_promotion = false, sass_policy = off, sass_every_n = 4>} {
+  // expected-error @below {{a grouped_masked tile space is scheduled on a plain grid only (schedule = persistent is not implemented for grouped layouts)}}
+  fgemm.tile_space grouped_masked(%mm : !fgemm.tensor<[g], i32>) over %d : !fgemm.tensor<[g, m, n], bf16> {
+  ^bb0(%g: index, %tm: index, %tn: index, %lo: index, %hi: index):
+    %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+    fgemm.store %z, %d[%g, %tm, %tn] rows(%lo, %hi) : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[g, m, n], bf16>
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
+// CTAs sharing B would need M tiles of one group.
+fgemm.kernel @multicast_b(%mm: !fgemm.tensor<[g], i32>, %d: !fgemm.tensor<[g, m, n], bf16>)
+    attributes {dims = ["m", "n", "k", "g"],
+    config = #fgemm.config<block_m = 128, block_n = 128, block_k = 128, stages = 4, math_warpgroups = 2, cluster = 2, multicast = b, schedule = plain, raster_group = 0, fixed_n = 0, fixed_k = 0, overlap_promotion = false, sass_policy = off, sass_every_n = 4>} {
+  // expected-error @below {{a grouped tile space multicasts A only (multicast = a): the CTAs sharing B would need M tiles of one group}}
+  fgemm.tile_space grouped_masked(%mm : !fgemm.tensor<[g], i32>) over %d : !fgemm.tensor<[g, m, n], bf16> {
+  ^bb0(%g: index, %tm: index, %tn: index, %lo: index, %hi: index):
+    %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+    fgemm.store %z, %d[%g, %tm, %tn] rows(%lo, %hi) : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[g, m, n], bf16>
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
+// The contiguous layout finds the group count from the operand it indexes.
+fgemm.kernel @no_group_use(%idx: !fgemm.tensor<[m], i32>, %d: !fgemm.tensor<[m, n], bf16>)
+    attributes {dims = ["m", "n", "k"],
+    config = #fgemm.config<block_m = 128, block_n = 128, block_k = 128, stages = 4, math_warpgroups = 2, cluster = 1, multicast = a, schedule = plain, raster_group = 0, fixed_n = 0, fixed_k = 0, overlap_promotion = false, sass_policy = off, sass_every_n = 4>} {
+  // expected-error @below {{no load of the grouped_contiguous tile space uses the tile's group (the first body argument): index a 3-D operand [g, n, k] with it}}
+  fgemm.tile_space grouped_contiguous(%idx : !fgemm.tensor<[m], i32>) over %d : !fgemm.tensor<[m, n], bf16> {
+  ^bb0(%g: index, %tm: index, %tn: index, %lo: index, %hi: index):
+    %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+    fgemm.store %z, %d[%tm, %tn] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>
+    fgemm.yield
+  }
+  fgemm.return
+}
