@@ -13,6 +13,7 @@
 #include "Runtime/Device.h"
 #include "Runtime/Driver.h"
 #include "Runtime/Gemm.h"
+#include "Runtime/GroupedGemm.h"
 
 #include <cstring>
 #include <functional>
@@ -22,11 +23,15 @@
 using namespace fgemm;
 
 struct fgemm_context {
-  fgemm_context(const Driver &driver, PrimaryContext primary, DenseGemm gemm)
-      : driver(&driver), primary(std::move(primary)), gemm(std::move(gemm)) {}
+  fgemm_context(const Driver &driver, PrimaryContext primary, DenseGemm gemm,
+                std::optional<GroupedGemm> grouped)
+      : driver(&driver), primary(std::move(primary)), gemm(std::move(gemm)),
+        grouped(std::move(grouped)) {}
   const Driver *driver;
   PrimaryContext primary;
   DenseGemm gemm;
+  /// The directory's M-grouped kernels, if it has any.
+  std::optional<GroupedGemm> grouped;
 };
 
 namespace {
@@ -83,20 +88,29 @@ std::string misaligned(const char *name, const void *pointer,
 /// and hands the caller the new context.
 fgemm_status
 createContext(int device, fgemm_context **out,
-              const std::function<Expected<DenseGemm>()> &makeGemm) {
+              const std::function<Expected<DenseGemm>()> &makeGemm,
+              const std::string &groupedDir = "") {
   Expected<const Driver *> driver = Driver::get();
   if (!driver.ok())
     return fromStatus(driver.status());
   Expected<PrimaryContext> primary = PrimaryContext::retain(**driver, device);
   if (!primary.ok())
     return fromStatus(primary.status(), FGEMM_ERROR_INVALID_ARGUMENT);
-  Expected<DenseGemm> gemm = [&] {
-    ScopedContext scope(**driver, primary->get());
-    return makeGemm();
-  }();
+  ScopedContext scope(**driver, primary->get());
+  Expected<DenseGemm> gemm = makeGemm();
   if (!gemm.ok())
     return fromStatus(gemm.status());
-  *out = new fgemm_context(**driver, std::move(*primary), std::move(*gemm));
+  std::optional<GroupedGemm> grouped;
+  if (!groupedDir.empty()) {
+    // A directory without grouped kernels is fine; broken ones are not.
+    Expected<GroupedGemm> loaded = GroupedGemm::create(groupedDir);
+    if (loaded.ok())
+      grouped.emplace(std::move(*loaded));
+    else if (loaded.status().message().rfind("no grouped kernels", 0) != 0)
+      return fromStatus(loaded.status());
+  }
+  *out = new fgemm_context(**driver, std::move(*primary), std::move(*gemm),
+                           std::move(grouped));
   return FGEMM_SUCCESS;
 }
 
@@ -118,8 +132,8 @@ fgemm_status fgemm_context_create(int device, const char *kernel_dir,
     return fail(FGEMM_ERROR_INVALID_ARGUMENT,
                 "fgemm_context_create: kernel_dir is NULL or empty (a "
                 "directory of NAME.cubin + NAME.meta pairs)");
-  return createContext(device, out,
-                       [&] { return DenseGemm::create(kernel_dir); });
+  return createContext(
+      device, out, [&] { return DenseGemm::create(kernel_dir); }, kernel_dir);
 }
 
 fgemm_status fgemm_context_create_on_demand(int device,
@@ -207,6 +221,118 @@ fgemm_status fgemm_gemm_fp8_nt(fgemm_context *context, const void *a,
   return fromStatus(context->gemm.run(ptr(a), ptr(sfa), ptr(b), ptr(sfb),
                                       ptr(d), m, n, k,
                                       static_cast<CUstream>(stream)));
+}
+
+int fgemm_context_num_grouped_kernels(const fgemm_context *context) {
+  return context && context->grouped
+             ? static_cast<int>(context->grouped->kernels().size())
+             : 0;
+}
+
+} // extern "C"
+
+namespace {
+/// The checks and the launch both grouped entry points share.
+fgemm_status runGrouped(const char *function, fgemm_context *context,
+                        const GroupedGemmProblem &problem, CUstream stream) {
+  if (!context)
+    return fail(FGEMM_ERROR_INVALID_ARGUMENT,
+                std::string(function) + ": context is NULL");
+  Status shape = validateGroupedGemmShape(problem);
+  if (!shape.ok())
+    return fromStatus(std::move(shape).withContext(function),
+                      FGEMM_ERROR_INVALID_ARGUMENT);
+  if (problem.m == 0 || problem.n == 0 || problem.groups == 0)
+    return FGEMM_SUCCESS;
+  const char *rowsName = problem.layout == GroupedLayout::Contiguous
+                             ? "m_indices"
+                             : "masked_m";
+  const std::pair<const char *, CUdeviceptr> pointers[] = {
+      {"a", problem.a},   {"sfa", problem.sfa}, {"b", problem.b},
+      {"sfb", problem.sfb}, {"d", problem.d},   {rowsName, problem.groupRows}};
+  for (const auto &[name, pointer] : pointers) {
+    const void *raw = reinterpret_cast<const void *>(uintptr_t(pointer));
+    if (!pointer)
+      return fail(FGEMM_ERROR_INVALID_ARGUMENT,
+                  std::string(function) + ": " + name + " is NULL");
+    // sfb and the int32 row arrays are read with 4-byte loads, the rest by
+    // TMA (and D's cut tiles by 16-byte stores).
+    bool words = pointer == problem.sfb || pointer == problem.groupRows;
+    std::string problemText = misaligned(name, raw, words ? 4 : 16);
+    if (!problemText.empty())
+      return fail(FGEMM_ERROR_INVALID_ARGUMENT,
+                  std::string(function) + ": " + problemText);
+  }
+  if (!context->grouped)
+    return fail(FGEMM_ERROR_RUNTIME,
+                std::string(function) +
+                    ": the context has no M-grouped kernels (compile "
+                    "kernels/sm90_m_grouped_fp8_gemm_*_1d2d.mlir into its "
+                    "kernel directory: fgemm-precompile --pack)");
+  ScopedContext scope(*context->driver, context->primary.get());
+  return fromStatus(context->grouped->run(problem, stream));
+}
+
+CUdeviceptr devicePointer(const void *p) {
+  return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p));
+}
+} // namespace
+
+extern "C" {
+
+fgemm_status fgemm_m_grouped_gemm_fp8_nt_contiguous(
+    fgemm_context *context, const void *a, const void *sfa, const void *b,
+    const void *sfb, void *d, const int32_t *m_indices, int64_t m, int64_t n,
+    int64_t k, int64_t num_groups, void *stream) {
+  GroupedGemmProblem problem;
+  problem.layout = GroupedLayout::Contiguous;
+  problem.a = devicePointer(a);
+  problem.sfa = devicePointer(sfa);
+  problem.b = devicePointer(b);
+  problem.sfb = devicePointer(sfb);
+  problem.d = devicePointer(d);
+  problem.groupRows = devicePointer(m_indices);
+  problem.m = m;
+  problem.n = n;
+  problem.k = k;
+  problem.groups = num_groups;
+  return runGrouped("fgemm_m_grouped_gemm_fp8_nt_contiguous", context,
+                    problem, static_cast<CUstream>(stream));
+}
+
+fgemm_status fgemm_m_grouped_gemm_fp8_nt_masked(
+    fgemm_context *context, const void *a, const void *sfa, const void *b,
+    const void *sfb, void *d, const int32_t *masked_m, int64_t num_groups,
+    int64_t max_m, int64_t n, int64_t k, int64_t expected_m, void *stream) {
+  GroupedGemmProblem problem;
+  problem.layout = GroupedLayout::Masked;
+  problem.a = devicePointer(a);
+  problem.sfa = devicePointer(sfa);
+  problem.b = devicePointer(b);
+  problem.sfb = devicePointer(sfb);
+  problem.d = devicePointer(d);
+  problem.groupRows = devicePointer(masked_m);
+  problem.m = max_m;
+  problem.n = n;
+  problem.k = k;
+  problem.groups = num_groups;
+  problem.expectedM = expected_m;
+  return runGrouped("fgemm_m_grouped_gemm_fp8_nt_masked", context, problem,
+                    static_cast<CUstream>(stream));
+}
+
+fgemm_status fgemm_m_grouped_validate_m_indices(fgemm_context *context,
+                                                const int32_t *m_indices,
+                                                int64_t m,
+                                                int64_t num_groups) {
+  if (!context)
+    return fail(FGEMM_ERROR_INVALID_ARGUMENT,
+                "fgemm_m_grouped_validate_m_indices: context is NULL");
+  ScopedContext scope(*context->driver, context->primary.get());
+  return fromStatus(validateContiguousIndicesOnDevice(devicePointer(m_indices),
+                                                      m, num_groups)
+                        .withContext("fgemm_m_grouped_validate_m_indices"),
+                    FGEMM_ERROR_INVALID_ARGUMENT);
 }
 
 } // extern "C"

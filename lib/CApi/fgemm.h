@@ -25,8 +25,9 @@ extern "C" {
 #endif
 
 /* The version of this interface. It changes when a function's meaning or
- * signature does; callers check fgemm_api_version() == FGEMM_API_VERSION. */
-#define FGEMM_API_VERSION 1
+ * signature does, or functions are added (2: the M-grouped GEMMs); callers
+ * check fgemm_api_version() == FGEMM_API_VERSION. */
+#define FGEMM_API_VERSION 2
 
 typedef enum fgemm_status {
   FGEMM_SUCCESS = 0,
@@ -51,8 +52,10 @@ FGEMM_EXPORT int fgemm_api_version(void);
 FGEMM_EXPORT const char *fgemm_last_error(void);
 
 /* Loads every NAME.cubin + NAME.meta pair of `kernel_dir` (written by
- * `fgemmc --emit=cubin` or scripts/compile-kernels.sh) on device `device`.
- * The device must be sm_90 (Hopper). */
+ * `fgemmc --emit=cubin`, fgemm-precompile --pack or
+ * scripts/compile-kernels.sh) on device `device`: the dense kernels, and the
+ * M-grouped ones where the directory has them. The device must be sm_90
+ * (Hopper). */
 FGEMM_EXPORT fgemm_status fgemm_context_create(int device,
                                                const char *kernel_dir,
                                                fgemm_context **out);
@@ -106,6 +109,48 @@ FGEMM_EXPORT fgemm_status fgemm_gemm_fp8_nt(fgemm_context *context,
                                             const void *b, const void *sfb,
                                             void *d, int64_t m, int64_t n,
                                             int64_t k, void *stream);
+
+/* How many M-grouped kernels (contiguous and masked) the context holds; 0
+ * for a context made on demand (grouped kernels come only from a kernel
+ * directory for now). */
+FGEMM_EXPORT int fgemm_context_num_grouped_kernels(const fgemm_context *context);
+
+/* The M-grouped contiguous GEMM (mixture of experts, DeepGEMM's
+ * m_grouped_fp8_gemm_nt_contiguous): for every row r of group
+ * g = m_indices[r] (int32 on the GPU),
+ *   D[r, :] = A[r, :] @ B[g]^T with the 1x128 / 128x128 scales,
+ * a [m, k] e4m3, sfa as in fgemm_gemm_fp8_nt over m rows, b [num_groups, n, k]
+ * e4m3, sfb FP32 [num_groups, ceil(n/128), ceil(k/128)], d [m, n] bf16.
+ * Each group's rows start on a multiple of 128 (m % 128 == 0); rows with
+ * m_indices -1 are padding and are written as zeros whatever A holds. A
+ * m_indices outside the contract never makes the kernel leave its tensors
+ * (fgemm_m_grouped_validate_m_indices says what is wrong). Asynchronous. */
+FGEMM_EXPORT fgemm_status fgemm_m_grouped_gemm_fp8_nt_contiguous(
+    fgemm_context *context, const void *a, const void *sfa, const void *b,
+    const void *sfb, void *d, const int32_t *m_indices, int64_t m, int64_t n,
+    int64_t k, int64_t num_groups, void *stream);
+
+/* The M-grouped masked GEMM (DeepGEMM's m_grouped_fp8_gemm_nt_masked): for
+ * each group g and row r < masked_m[g] (int32 on the GPU, clamped to
+ * [0, max_m] there), D[g, r, :] = A[g, r, :] @ B[g]^T; rows at or past
+ * masked_m[g] are left untouched. a [num_groups, max_m, k] e4m3, sfa FP32
+ * [num_groups, ceil(k/128), ceil(max_m/4)*4] (each group's MN-major
+ * TMA-aligned scales), b and sfb as for the contiguous layout, d
+ * [num_groups, max_m, n] bf16. expected_m (> 0), the expected rows per
+ * group, only picks the configuration. Asynchronous: nothing is read back
+ * to the host, so it can be captured in a CUDA graph. */
+FGEMM_EXPORT fgemm_status fgemm_m_grouped_gemm_fp8_nt_masked(
+    fgemm_context *context, const void *a, const void *sfa, const void *b,
+    const void *sfb, void *d, const int32_t *masked_m, int64_t num_groups,
+    int64_t max_m, int64_t n, int64_t k, int64_t expected_m, void *stream);
+
+/* Debug check of m_indices (copied to the host: it synchronizes) against
+ * the contiguous layout's contract: values in [-1, num_groups), one group
+ * per 128-row block, -1 only at a block's end. FGEMM_ERROR_INVALID_ARGUMENT
+ * with the first offending row otherwise. */
+FGEMM_EXPORT fgemm_status fgemm_m_grouped_validate_m_indices(
+    fgemm_context *context, const int32_t *m_indices, int64_t m,
+    int64_t num_groups);
 
 #ifdef __cplusplus
 }

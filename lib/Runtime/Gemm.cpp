@@ -200,16 +200,8 @@ KernelBindings fgemm::denseBindings(const DenseGemmProblem &problem) {
 // DenseGemm
 //===----------------------------------------------------------------------===//
 
-Expected<DenseGemm> DenseGemm::create(const std::string &directory) {
-  Expected<const Driver *> driver = Driver::get();
-  if (!driver.ok())
-    return driver.takeStatus();
-  const Driver &cu = **driver;
-  Expected<DeviceInfo> device = currentDevice(cu);
-  if (!device.ok())
-    return device.takeStatus();
-  FGEMM_RETURN_IF_ERROR(checkHopper(*device));
-
+Expected<std::vector<std::string>>
+fgemm::listKernelDirectory(const std::string &directory) {
   namespace fs = std::filesystem;
   std::error_code error;
   fs::directory_iterator it(directory, error);
@@ -244,9 +236,27 @@ Expected<DenseGemm> DenseGemm::create(const std::string &directory) {
                          directory +
                          "'; scripts/compile-kernels.sh writes them to "
                          "OUT/<kernel>/");
+  return std::vector<std::string>(cubins.begin(), cubins.end());
+}
+
+
+Expected<DenseGemm> DenseGemm::create(const std::string &directory) {
+  Expected<const Driver *> driver = Driver::get();
+  if (!driver.ok())
+    return driver.takeStatus();
+  const Driver &cu = **driver;
+  Expected<DeviceInfo> device = currentDevice(cu);
+  if (!device.ok())
+    return device.takeStatus();
+  FGEMM_RETURN_IF_ERROR(checkHopper(*device));
+
+  Expected<std::vector<std::string>> stems = listKernelDirectory(directory);
+  if (!stems.ok())
+    return stems.takeStatus();
+  namespace fs = std::filesystem;
 
   DenseGemm gemm(std::move(*device));
-  for (const std::string &stem : cubins) {
+  for (const std::string &stem : *stems) {
     std::string base = (fs::path(directory) / stem).string();
     Expected<KernelMeta> meta = readKernelMeta(base + ".meta");
     if (!meta.ok())

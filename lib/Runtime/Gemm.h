@@ -112,6 +112,11 @@ Expected<size_t> selectDenseKernel(const std::vector<KernelMeta> &kernels,
                                    int64_t m, int64_t n, int64_t k,
                                    int smCount);
 
+/// The NAMEs of the NAME.cubin + NAME.meta pairs in `directory`, sorted; an
+/// error for an unreadable directory, a file without its pair, or no pairs.
+Expected<std::vector<std::string>>
+listKernelDirectory(const std::string &directory);
+
 /// The dense GEMM over a directory of compiled kernels.
 class DenseGemm {
 public:

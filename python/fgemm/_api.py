@@ -168,15 +168,117 @@ def gemm_fp8_fp8_bf16_nt(lhs, rhs, out):
     return fp8_gemm_nt(lhs, rhs, out)
 
 
-def _not_yet(name):
-    def entry(*args, **kwargs):
-        raise NotImplementedError(
-            f"{name}: the M-grouped GEMMs are not implemented in fgemm yet (issue 10)")
-    entry.__name__ = name
-    return entry
+def _check_grouped(a, b, d, rows, rows_name, masked):
+    """Checks a grouped call's tensors; returns (A, SFA in the kernels'
+    layout, B, SFB, device index, (m, n, k, groups))."""
+    import torch
+
+    A, sfa = _unpack("a", a)
+    B, sfb = _unpack("b", b)
+    if not isinstance(A, torch.Tensor):
+        raise TypeError(f"A must be a torch.Tensor, got {type(A).__name__}")
+    device = A.device
+    for name, t in (("A", A), ("SFA", sfa), ("B", B), ("SFB", sfb), ("D", d), (rows_name, rows)):
+        _check_cuda(name, t, device)
+    for name, t, dtype in (("A", A, torch.float8_e4m3fn), ("B", B, torch.float8_e4m3fn),
+                           ("SFA", sfa, torch.float32), ("SFB", sfb, torch.float32),
+                           ("D", d, torch.bfloat16), (rows_name, rows, torch.int32)):
+        _check_dtype(name, t, dtype)
+    _require(B.dim() == 3, f"B must be 3-D [G, N, K], got shape {tuple(B.shape)}")
+    groups, n, k = B.shape
+    if masked:
+        _require(A.dim() == 3, f"A must be 3-D [G, M, K] (M rows per group), got shape {tuple(A.shape)}")
+        _require(A.shape[0] == groups and A.shape[2] == k,
+                 f"A is {tuple(A.shape)} but B is [G, N, K] = {tuple(B.shape)}: G or K differs")
+        m = A.shape[1]
+        _require(tuple(d.shape) == (groups, m, n), f"D must be [G, M, N] = ({groups}, {m}, {n}), got {tuple(d.shape)}")
+        _require(tuple(sfa.shape) == (groups, m, ceil_div(k, 128)),
+                 f"SFA must be [G, M, ceil(K/128)] = ({groups}, {m}, {ceil_div(k, 128)}), got {tuple(sfa.shape)}")
+        _require(tuple(rows.shape) == (groups,), f"masked_m must be [G] = ({groups},), got {tuple(rows.shape)}")
+    else:
+        _require(A.dim() == 2, f"A must be 2-D [M, K] (all groups' rows), got shape {tuple(A.shape)}")
+        m = A.shape[0]
+        _require(A.shape[1] == k, f"A is [M, K] = {tuple(A.shape)} and B is [G, N, K] = {tuple(B.shape)}: K differs")
+        _require(tuple(d.shape) == (m, n), f"D must be [M, N] = ({m}, {n}), got {tuple(d.shape)}")
+        _require(tuple(sfa.shape) == (m, ceil_div(k, 128)),
+                 f"SFA must be [M, ceil(K/128)] = ({m}, {ceil_div(k, 128)}), got {tuple(sfa.shape)}")
+        _require(tuple(rows.shape) == (m,), f"m_indices must be [M] = ({m},), got {tuple(rows.shape)}")
+        _require(m % 128 == 0, f"M = {m} is not a multiple of 128: every group's rows are padded to "
+                 "128 (get_m_alignment_for_contiguous_layout()), padding rows marked -1 in m_indices")
+    _require(tuple(sfb.shape) == (groups, ceil_div(n, 128), ceil_div(k, 128)),
+             f"SFB must be [G, ceil(N/128), ceil(K/128)] = ({groups}, {ceil_div(n, 128)}, "
+             f"{ceil_div(k, 128)}), got {tuple(sfb.shape)}")
+    _require(n % 8 == 0, f"N = {n} is not a multiple of 8 (D's bf16 rows must be a multiple of 16 bytes)")
+    _require(k % 16 == 0 and k > 0, f"K = {k} is not a positive multiple of 16 (A's and B's e4m3 rows "
+             "must be a multiple of 16 bytes)")
+    for name, t in (("A", A), ("B", B), ("D", d), ("SFB", sfb), (rows_name, rows)):
+        _require(t.is_contiguous(), f"{name} must be contiguous (row-major), got stride {t.stride()}")
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    return A, get_mn_major_tma_aligned_tensor(sfa), B, sfb, index, (m, n, k, groups)
 
 
-m_grouped_fp8_gemm_nt_contiguous = _not_yet("m_grouped_fp8_gemm_nt_contiguous")
-m_grouped_gemm_fp8_fp8_bf16_nt_contiguous = _not_yet("m_grouped_gemm_fp8_fp8_bf16_nt_contiguous")
-m_grouped_fp8_gemm_nt_masked = _not_yet("m_grouped_fp8_gemm_nt_masked")
-m_grouped_gemm_fp8_fp8_bf16_nt_masked = _not_yet("m_grouped_gemm_fp8_fp8_bf16_nt_masked")
+def _check_psum(use_psum_layout):
+    if use_psum_layout:
+        raise NotImplementedError("use_psum_layout=True: the psum form of the grouped layouts is not "
+                                  "implemented in fgemm yet; pass m_indices / masked_m")
+
+
+def m_grouped_fp8_gemm_nt_contiguous(a, b, d, m_indices, recipe=None, compiled_dims="nk",
+                                     disable_ue8m0_cast=False, use_psum_layout=False,
+                                     validate=False):
+    """The M-grouped contiguous GEMM: a = (A [M, K] e4m3, SFA [M, ceil(K/128)]
+    FP32) holds every group's rows, each group starting on a multiple of 128;
+    b = (B [G, N, K] e4m3, SFB [G, ceil(N/128), ceil(K/128)] FP32); m_indices
+    [M] int32 gives each row's group, -1 on padding rows (written as zeros).
+    D [M, N] bf16 is written in place on the current CUDA stream.
+    validate=True first checks m_indices against the layout's contract on the
+    host (it synchronizes; a debug option)."""
+    _check_psum(use_psum_layout)
+    if recipe is not None and tuple(recipe) != (1, 128, 128):
+        raise ValueError(f"recipe {tuple(recipe)} is not supported; allowed: None or (1, 128, 128)")
+    A, sfa, B, sfb, index, (m, n, k, groups) = _check_grouped(a, b, d, m_indices, "m_indices", False)
+    ctx = _lib.context(index)
+    lib = _lib.library()
+    if validate:
+        with ctx.lock:
+            _lib.check(lib.fgemm_m_grouped_validate_m_indices(ctx.handle, m_indices.data_ptr(), m, groups))
+    stream = _current_stream(index)
+    with ctx.lock:
+        _lib.check(lib.fgemm_m_grouped_gemm_fp8_nt_contiguous(
+            ctx.handle, A.data_ptr(), sfa.data_ptr(), B.data_ptr(), sfb.data_ptr(), d.data_ptr(),
+            m_indices.data_ptr(), m, n, k, groups, stream))
+    return d
+
+
+def m_grouped_fp8_gemm_nt_masked(a, b, d, masked_m, expected_m, recipe=None, compiled_dims="nk",
+                                 disable_ue8m0_cast=False, use_psum_layout=False):
+    """The M-grouped masked GEMM: a = (A [G, M, K] e4m3, SFA [G, M,
+    ceil(K/128)] FP32), b = (B [G, N, K], SFB [G, ceil(N/128), ceil(K/128)]);
+    group g computes its rows [0, masked_m[g]) (masked_m [G] int32 on the GPU,
+    clamped to [0, M] there) into D [G, M, N] bf16 and leaves the other rows
+    untouched. expected_m (> 0), the expected rows per group, only picks the
+    configuration. Nothing is read back: it can be captured in a CUDA graph."""
+    _check_psum(use_psum_layout)
+    if recipe is not None and tuple(recipe) != (1, 128, 128):
+        raise ValueError(f"recipe {tuple(recipe)} is not supported; allowed: None or (1, 128, 128)")
+    if not isinstance(expected_m, int) or isinstance(expected_m, bool):
+        raise TypeError(f"expected_m must be an int, got {type(expected_m).__name__}")
+    _require(expected_m > 0, f"expected_m = {expected_m} must be > 0 (the expected rows per group)")
+    A, sfa, B, sfb, index, (m, n, k, groups) = _check_grouped(a, b, d, masked_m, "masked_m", True)
+    ctx = _lib.context(index)
+    stream = _current_stream(index)
+    with ctx.lock:
+        _lib.check(_lib.library().fgemm_m_grouped_gemm_fp8_nt_masked(
+            ctx.handle, A.data_ptr(), sfa.data_ptr(), B.data_ptr(), sfb.data_ptr(), d.data_ptr(),
+            masked_m.data_ptr(), groups, m, n, k, expected_m, stream))
+    return d
+
+
+def m_grouped_gemm_fp8_fp8_bf16_nt_contiguous(lhs, rhs, out, m_indices):
+    """DeepGEMM's older name of m_grouped_fp8_gemm_nt_contiguous."""
+    return m_grouped_fp8_gemm_nt_contiguous(lhs, rhs, out, m_indices)
+
+
+def m_grouped_gemm_fp8_fp8_bf16_nt_masked(lhs, rhs, out, masked_m, expected_m):
+    """DeepGEMM's older name of m_grouped_fp8_gemm_nt_masked."""
+    return m_grouped_fp8_gemm_nt_masked(lhs, rhs, out, masked_m, expected_m)

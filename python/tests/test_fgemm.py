@@ -52,9 +52,11 @@ class Library(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "must divide 16"):
             fgemm.get_tma_aligned_size(8, 3)
 
-    def test_grouped_entry_points_say_not_yet(self):
-        with self.assertRaisesRegex(NotImplementedError, "issue 10"):
-            fgemm.m_grouped_fp8_gemm_nt_masked(None, None, None, None, 1)
+    def test_grouped_arguments_checked_before_tensors(self):
+        with self.assertRaisesRegex(ValueError, "expected_m = 0 must be > 0"):
+            fgemm.m_grouped_fp8_gemm_nt_masked(None, None, None, None, 0)
+        with self.assertRaisesRegex(NotImplementedError, "use_psum_layout=True"):
+            fgemm.m_grouped_fp8_gemm_nt_contiguous(None, None, None, None, use_psum_layout=True)
 
 
 @unittest.skipUnless(os.environ.get("FGEMM_TEST_MOCK_CUDA"),

@@ -9,12 +9,14 @@
 // warm. Processes that precompile the same keys at once compile each once.
 //
 //   fgemm-precompile kernels/sm90_fp8_gemm_1d2d.mlir [--cache-dir D]
-//       [--config 256x128:persistent:r8 ...] [--pack DIR] [--jobs N]
+//       [--set dense|contiguous|masked] [--config 256x128:persistent:r8 ...]
+//       [--pack DIR] [--jobs N]
 //
 //===----------------------------------------------------------------------===//
 
 #include "Jit/Jit.h"
 #include "Runtime/Gemm.h"
+#include "Runtime/GroupedGemm.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -44,6 +46,12 @@ static cl::list<std::string> configs(
     cl::desc("BMxBN[:persistent][:rG] (repeatable; default: the runtime's "
              "configuration set)"),
     cl::cat(category));
+static cl::opt<std::string> configurationSet(
+    "set",
+    cl::desc("The runtime's configuration set to compile without --config: "
+             "dense (default), contiguous or masked (the M-grouped kernels; "
+             "packed as contiguous_NAME / masked_NAME)"),
+    cl::init("dense"), cl::cat(category));
 static cl::opt<std::string>
     packDir("pack",
             cl::desc("Also copy each kernel to DIR/NAME.cubin + NAME.meta (a "
@@ -101,8 +109,25 @@ int main(int argc, char **argv) {
     return 2;
   }
   std::vector<Job> work;
+  const std::vector<fgemm::DenseConfiguration> *set = nullptr;
+  if (configurationSet == "dense")
+    set = &fgemm::denseConfigurationSet();
+  else if (configurationSet == "contiguous")
+    set = &fgemm::groupedConfigurationSet(fgemm::GroupedLayout::Contiguous);
+  else if (configurationSet == "masked")
+    set = &fgemm::groupedConfigurationSet(fgemm::GroupedLayout::Masked);
+  if (!set) {
+    errs() << "fgemm-precompile: --set " << configurationSet
+           << " is not a configuration set (allowed: dense, contiguous, "
+              "masked)\n";
+    return 2;
+  }
+  // Grouped kernels' packed names say their layout, so one directory holds
+  // every variant.
+  std::string prefix =
+      configurationSet == "dense" ? "" : configurationSet + "_";
   if (configs.empty())
-    for (const fgemm::DenseConfiguration &c : fgemm::denseConfigurationSet())
+    for (const fgemm::DenseConfiguration &c : *set)
       work.push_back({c, "", false, 0, ""});
   for (const std::string &text : configs) {
     Job job;
@@ -172,7 +197,7 @@ int main(int argc, char **argv) {
     sys::fs::create_directories(packDir);
     for (const char *ext : {".cubin", ".meta"}) {
       SmallString<256> to(packDir);
-      sys::path::append(to, job.config.stem() + ext);
+      sys::path::append(to, prefix + job.config.stem() + ext);
       if (std::error_code ec = sys::fs::copy_file(job.base + ext, to)) {
         errs() << "fgemm-precompile: cannot copy to '" << to
                << "': " << ec.message() << "\n";

@@ -1,0 +1,298 @@
+//===- GroupedGemm.cpp - M-grouped FP8 GEMMs (MoE) --------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+
+#include "Runtime/GroupedGemm.h"
+
+#include "Runtime/Gemm.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <tuple>
+
+using namespace fgemm;
+
+const char *fgemm::groupedVariant(GroupedLayout layout) {
+  return layout == GroupedLayout::Contiguous ? "grouped_contiguous"
+                                             : "grouped_masked";
+}
+
+static std::string number(int64_t v) { return std::to_string(v); }
+
+const std::vector<DenseConfiguration> &
+fgemm::groupedConfigurationSet(GroupedLayout layout) {
+  // Contiguous: at most 128 rows (a tile stays in one group's 128-row
+  // block), raster groups of 16 tile rows as the dense plain grids. Masked:
+  // 64-row tiles for a few rows per group, row-major inside each group.
+  static const std::vector<DenseConfiguration> contiguous = {
+      {128, 192, false, 16},
+      {128, 128, false, 16},
+      {128, 96, false, 16},
+      {128, 64, false, 16},
+      {64, 128, false, 0}};
+  static const std::vector<DenseConfiguration> masked = {
+      {128, 192, false, 0}, {128, 128, false, 0}, {128, 96, false, 0},
+      {128, 64, false, 0},  {64, 128, false, 0},  {64, 64, false, 0}};
+  return layout == GroupedLayout::Contiguous ? contiguous : masked;
+}
+
+Status fgemm::validateGroupedGemmShape(const GroupedGemmProblem &p) {
+  bool masked = p.layout == GroupedLayout::Masked;
+  const std::pair<const char *, int64_t> sizes[] = {
+      {masked ? "M (rows per group)" : "M", p.m},
+      {"N", p.n},
+      {"K", p.k},
+      {"G (groups)", p.groups}};
+  for (const auto &[name, value] : sizes) {
+    if (value < 0)
+      return Status::error(std::string(name) + " = " + number(value) +
+                           " is negative (sizes must be >= 0)");
+    if (value > kMaxGemmDim)
+      return Status::error(std::string(name) + " = " + number(value) +
+                           " is too large (at most 2^31-1: TMA coordinates "
+                           "are 32-bit)");
+  }
+  if (p.groups == 0 && p.m > 0)
+    return Status::error("G = 0 groups but M = " + number(p.m) +
+                         " rows (allowed: G >= 1)");
+  if (p.n % 8 != 0)
+    return Status::error("N = " + number(p.n) +
+                         " is not a multiple of 8 (D's bf16 rows must be a "
+                         "multiple of 16 bytes; allowed: N % 8 == 0)");
+  if (p.k == 0 || p.k % 16 != 0)
+    return Status::error("K = " + number(p.k) +
+                         " is not a positive multiple of 16 (A's and B's "
+                         "e4m3 rows must be a multiple of 16 bytes)");
+  if (!masked && p.m % kContiguousGroupAlignment != 0)
+    return Status::error(
+        "M = " + number(p.m) + " is not a multiple of " +
+        number(kContiguousGroupAlignment) +
+        ": the contiguous layout pads every group to 128 rows "
+        "(allowed: M % 128 == 0, padding rows marked -1 in m_indices)");
+  if (masked && p.expectedM <= 0)
+    return Status::error("expected_m = " + number(p.expectedM) +
+                         " must be > 0 (the expected rows per group, a "
+                         "configuration hint)");
+  // G x M x N elements of D and G x M x K of A are addressed in 64 bits,
+  // but the masked layout's 3-D tensor maps need every extent below 2^32.
+  return Status::success();
+}
+
+/// The grouped variants' arguments as their descriptions spell them.
+static const char *const kGroupedArgNames[6] = {"A",   "B",          "SFA",
+                                                "SFB", "group rows", "D"};
+static const char *const kContiguousArgs[6] = {
+    "tensor e4m3 m,k",
+    "tensor e4m3 g,n,k",
+    "scales f32 m,k block=1x128 mn_major",
+    "scales f32 g,n,k block=128x128",
+    "tensor i32 m",
+    "tensor bf16 m,n"};
+static const char *const kMaskedArgs[6] = {
+    "tensor e4m3 g,m,k",
+    "tensor e4m3 g,n,k",
+    "scales f32 g,m,k block=1x128 mn_major",
+    "scales f32 g,n,k block=128x128",
+    "tensor i32 g",
+    "tensor bf16 g,m,n"};
+
+Status fgemm::checkGroupedKernel(const KernelMeta &meta,
+                                 GroupedLayout layout) {
+  std::string variant = groupedVariant(layout);
+  if (meta.variant != variant)
+    return Status::error("variant='" + meta.variant + "' is not " + variant);
+  const char *const *expected =
+      layout == GroupedLayout::Contiguous ? kContiguousArgs : kMaskedArgs;
+  if (meta.args.size() != 6)
+    return Status::error("a " + variant +
+                         " kernel has 6 arguments (A, B, SFA, SFB, group "
+                         "rows, D), this one " +
+                         number(int64_t(meta.args.size())));
+  for (size_t i = 0; i < 6; ++i) {
+    std::string arg = formatKernelArg(meta.args[i]);
+    if (arg != expected[i])
+      return Status::error("arg." + std::to_string(i) + " (" +
+                           kGroupedArgNames[i] + ") is '" + arg + "' but a " +
+                           variant + " kernel's is '" + expected[i] +
+                           "' (docs/ABI.md)");
+  }
+  std::vector<std::string> dims = meta.dims;
+  std::sort(dims.begin(), dims.end());
+  if (dims != std::vector<std::string>{"g", "k", "m", "n"})
+    return Status::error("a " + variant + " kernel's dims are m, n, k, g");
+  if (layout == GroupedLayout::Contiguous &&
+      meta.blockM > kContiguousGroupAlignment)
+    return Status::error("block_m = " + number(meta.blockM) +
+                         ": a contiguous kernel's tiles must not span two "
+                         "128-row group blocks (block_m <= 128)");
+  return Status::success();
+}
+
+static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+Expected<size_t>
+fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
+                           const GroupedGemmProblem &p, int smCount) {
+  const int64_t sms = std::max(smCount, 1);
+  bool masked = p.layout == GroupedLayout::Masked;
+  // Rows of one group's tiles that hold data: all of M for the contiguous
+  // layout (one M range), expected_m per group for the masked one.
+  int64_t rows = masked ? std::min(p.expectedM, std::max<int64_t>(p.m, 1))
+                        : std::max<int64_t>(p.m, 1);
+  int64_t groupsTiled = masked ? std::max<int64_t>(p.groups, 1) : 1;
+  using Cost = std::tuple<int, int64_t, int64_t, int64_t, size_t>;
+  std::optional<Cost> best;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const KernelMeta &meta = kernels[i];
+    if (meta.variant != groupedVariant(p.layout))
+      continue;
+    if ((meta.fixedN && meta.fixedN != p.n) ||
+        (meta.fixedK && meta.fixedK != p.k))
+      continue;
+    // As for dense GEMMs: a tile at least half empty streams B for nothing.
+    int wastedRows = meta.blockM > 64 && 2 * rows <= meta.blockM ? 1 : 0;
+    int64_t tiles = groupsTiled * ceilDiv(rows, meta.blockM) *
+                    ceilDiv(std::max<int64_t>(p.n, 1), meta.blockN);
+    double time = double(ceilDiv(tiles, sms)) * meta.blockM * meta.blockN /
+                  estimateTileRate(meta.blockM, meta.blockN);
+    Cost cost{wastedRows, int64_t(time * 1000), -int64_t(meta.blockN),
+              -int64_t(meta.stages), i};
+    if (!best || cost < *best)
+      best = cost;
+  }
+  if (!best)
+    return Status::error(std::string("no loaded ") + groupedVariant(p.layout) +
+                         " kernel accepts N = " + number(p.n) +
+                         ", K = " + number(p.k));
+  return std::get<4>(*best);
+}
+
+Status fgemm::validateContiguousIndices(const std::vector<int32_t> &mIndices,
+                                        int64_t groups) {
+  const int64_t block = kContiguousGroupAlignment;
+  for (int64_t start = 0; start < int64_t(mIndices.size()); start += block) {
+    int64_t end = std::min<int64_t>(start + block, int64_t(mIndices.size()));
+    int32_t group = mIndices[size_t(start)];
+    bool padding = false;
+    for (int64_t row = start; row < end; ++row) {
+      int32_t value = mIndices[size_t(row)];
+      std::string at = "m_indices[" + number(row) + "] = " + number(value);
+      if (value < -1 || value >= groups)
+        return Status::error(at + " is not a group (allowed: -1 for padding, "
+                                  "or 0 <= g < G = " +
+                             number(groups) + ")");
+      if (value == -1) {
+        padding = true;
+      } else if (padding) {
+        return Status::error(at + " follows a padding row (-1) of its "
+                                  "128-row block: padding is allowed only at "
+                                  "the end of a block");
+      } else if (value != group) {
+        return Status::error(at + " but row " + number(start) +
+                             " of its 128-row block is group " +
+                             number(group) +
+                             ": every block holds one group's rows");
+      }
+    }
+  }
+  return Status::success();
+}
+
+Expected<GroupedGemm> GroupedGemm::create(const std::string &directory) {
+  Expected<const Driver *> driver = Driver::get();
+  if (!driver.ok())
+    return driver.takeStatus();
+  Expected<DeviceInfo> device = currentDevice(**driver);
+  if (!device.ok())
+    return device.takeStatus();
+  FGEMM_RETURN_IF_ERROR(checkHopper(*device));
+  Expected<std::vector<std::string>> stems = listKernelDirectory(directory);
+  if (!stems.ok())
+    return stems.takeStatus();
+  GroupedGemm gemm(std::move(*device));
+  for (const std::string &stem : *stems) {
+    std::string base = (std::filesystem::path(directory) / stem).string();
+    Expected<KernelMeta> meta = readKernelMeta(base + ".meta");
+    if (!meta.ok())
+      return meta.takeStatus();
+    std::optional<GroupedLayout> layout;
+    for (GroupedLayout l : {GroupedLayout::Contiguous, GroupedLayout::Masked})
+      if (meta->variant == groupedVariant(l))
+        layout = l;
+    if (!layout)
+      continue; // another variant's kernel
+    Status grouped = checkGroupedKernel(*meta, *layout);
+    if (!grouped.ok())
+      return std::move(grouped).withContext(base + ".meta");
+    Expected<Kernel> kernel = Kernel::load(**driver, base + ".cubin", *meta);
+    if (!kernel.ok())
+      return kernel.takeStatus();
+    gemm.metas.push_back(std::move(*meta));
+    gemm.loaded.push_back(std::move(*kernel));
+  }
+  if (gemm.loaded.empty())
+    return Status::error("no grouped kernels in '" + directory + "'");
+  return gemm;
+}
+
+Expected<GroupedGemm::Prepared>
+GroupedGemm::prepare(const GroupedGemmProblem &p) const {
+  FGEMM_RETURN_IF_ERROR(validateGroupedGemmShape(p));
+  Prepared prepared;
+  if (p.m == 0 || p.n == 0 || p.groups == 0) {
+    prepared.launch.empty = true;
+    return prepared;
+  }
+  Expected<size_t> index = selectGroupedKernel(metas, p, deviceInfo.smCount);
+  if (!index.ok())
+    return index.takeStatus();
+  prepared.kernel = *index;
+  KernelBindings bindings;
+  bindings.args = {p.a, p.b, p.sfa, p.sfb, p.groupRows, p.d};
+  bindings.dims = {{"m", p.m}, {"n", p.n}, {"k", p.k}, {"g", p.groups}};
+  bindings.argNames.assign(std::begin(kGroupedArgNames),
+                           std::end(kGroupedArgNames));
+  bindings.argNames[4] =
+      p.layout == GroupedLayout::Contiguous ? "m_indices" : "masked_m";
+  Expected<PreparedLaunch> launch = loaded[*index].prepare(bindings);
+  if (!launch.ok())
+    return launch.takeStatus();
+  prepared.launch = std::move(*launch);
+  return prepared;
+}
+
+Status GroupedGemm::launch(const Prepared &prepared, CUstream stream) const {
+  if (prepared.launch.empty)
+    return Status::success();
+  if (prepared.kernel >= loaded.size())
+    return Status::error("prepared launch names kernel " +
+                         std::to_string(prepared.kernel) + " of " +
+                         std::to_string(loaded.size()));
+  return loaded[prepared.kernel].launch(prepared.launch, stream);
+}
+
+Status GroupedGemm::run(const GroupedGemmProblem &problem,
+                        CUstream stream) const {
+  Expected<Prepared> prepared = prepare(problem);
+  if (!prepared.ok())
+    return prepared.takeStatus();
+  return launch(*prepared, stream);
+}
+
+Status fgemm::validateContiguousIndicesOnDevice(CUdeviceptr mIndices,
+                                                int64_t m, int64_t groups) {
+  if (m < 0 || groups < 1)
+    return Status::error("m = " + number(m) + ", G = " + number(groups) +
+                         " (allowed: m >= 0, G >= 1)");
+  if (m == 0)
+    return Status::success();
+  if (!mIndices)
+    return Status::error("m_indices is a null pointer");
+  Expected<const Driver *> driver = Driver::get();
+  if (!driver.ok())
+    return driver.takeStatus();
+  std::vector<int32_t> host(static_cast<size_t>(m));
+  FGEMM_CU_CHECK((*driver)->cuMemcpyDtoH(host.data(), mIndices,
+                                         host.size() * sizeof(int32_t)));
+  return validateContiguousIndices(host, groups);
+}

@@ -1,0 +1,129 @@
+//===- GroupedGemm.h - M-grouped FP8 GEMMs (MoE) ----------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// The mixture-of-experts GEMMs, DeepGEMM's two M-grouped layouts
+// (NUMERICS.md 3.6-3.7), over a directory of compiled grouped kernels
+// (kernels/sm90_m_grouped_fp8_gemm_{contiguous,masked}_1d2d.mlir):
+//
+//   contiguous: A [M, K], SFA [ceil(K/128), align(M, 4)], B [G, N, K],
+//     SFB [G, ceil(N/128), ceil(K/128)], D [M, N], m_indices [M] (int32 on
+//     the GPU, the group of each row, -1 on padding rows; each group's rows
+//     start on a multiple of 128). Padding rows are written as zeros.
+//   masked: A [G, M, K], SFA [G, ceil(K/128), align(M, 4)], B, SFB as above,
+//     D [G, M, N], masked_m [G] (int32 on the GPU): group g's valid rows are
+//     [0, masked_m[g]) (clamped to [0, M] on the GPU); rows past them are
+//     left untouched. expected_m, a host hint of the rows per group, picks
+//     the configuration only.
+//
+// Sizes are validated before any launch; the kernel is launched by its
+// description through the generic path of Launch.h (docs/ABI.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FGEMM_RUNTIME_GROUPEDGEMM_H
+#define FGEMM_RUNTIME_GROUPEDGEMM_H
+
+#include "Runtime/Device.h"
+#include "Runtime/Gemm.h"
+#include "Runtime/KernelMeta.h"
+#include "Runtime/Launch.h"
+#include "Runtime/Status.h"
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fgemm {
+
+/// Row alignment of each group in the contiguous layout (DeepGEMM's
+/// get_mk_alignment_for_contiguous_layout).
+constexpr int64_t kContiguousGroupAlignment = 128;
+
+enum class GroupedLayout { Contiguous, Masked };
+
+/// "grouped_contiguous" or "grouped_masked": the kernels' `variant`.
+const char *groupedVariant(GroupedLayout layout);
+
+/// One M-grouped problem: device pointers and sizes. `groupRows` is the
+/// m_indices (contiguous) or masked_m (masked) array on the GPU.
+struct GroupedGemmProblem {
+  GroupedLayout layout = GroupedLayout::Contiguous;
+  CUdeviceptr a = 0, sfa = 0, b = 0, sfb = 0, d = 0, groupRows = 0;
+  /// Contiguous: the total rows of A and D. Masked: the rows per group.
+  int64_t m = 0;
+  int64_t n = 0, k = 0, groups = 0;
+  /// Masked only: the expected rows per group (> 0), for the configuration.
+  int64_t expectedM = 0;
+};
+
+/// The configurations fgemm-precompile --set contiguous|masked compiles and
+/// scripts/gpu-prepare.sh ships (plain grids: grouped tile spaces are not
+/// scheduled persistently yet).
+const std::vector<DenseConfiguration> &
+groupedConfigurationSet(GroupedLayout layout);
+
+/// Checks the sizes: G >= 1, N % 8 == 0, K % 16 == 0 and K > 0, every size
+/// in [0, 2^31-1]; contiguous M % 128 == 0; masked expected_m > 0.
+Status validateGroupedGemmShape(const GroupedGemmProblem &problem);
+
+/// Checks that `meta` is a kernel of `layout` with the argument list
+/// GroupedGemm binds (A, B, SFA, SFB, m_indices or masked_m, D) and dims m,
+/// n, k, g; contiguous kernels need block_m <= 128 (a tile must not span two
+/// groups' 128-row blocks).
+Status checkGroupedKernel(const KernelMeta &meta, GroupedLayout layout);
+
+/// Index into `kernels` (all of `problem.layout`) of the kernel to run it
+/// on: the estimated time of the tiles that hold rows (contiguous: all of
+/// M; masked: expected_m per group) on `smCount` SMs, then wider block_n.
+Expected<size_t> selectGroupedKernel(const std::vector<KernelMeta> &kernels,
+                                     const GroupedGemmProblem &problem,
+                                     int smCount);
+
+/// Debug check of a host copy of m_indices against the contiguous layout's
+/// contract: values in [-1, G), one group per 128-row block, -1 only as a
+/// block's tail. The kernel stays in bounds either way; this says what is
+/// wrong (the first offending row).
+Status validateContiguousIndices(const std::vector<int32_t> &mIndices,
+                                 int64_t groups);
+
+/// Copies `m` entries of m_indices from the device (the current context's)
+/// and runs validateContiguousIndices: a debug option, it synchronizes.
+Status validateContiguousIndicesOnDevice(CUdeviceptr mIndices, int64_t m,
+                                         int64_t groups);
+
+/// The M-grouped GEMMs over a directory of compiled kernels.
+class GroupedGemm {
+public:
+  /// Loads every NAME.cubin whose NAME.meta describes a grouped kernel in
+  /// `directory` (kernels of other variants are skipped) into the calling
+  /// thread's current context, whose device must be sm_90.
+  static Expected<GroupedGemm> create(const std::string &directory);
+
+  /// Validates, selects a kernel of the problem's layout and launches on
+  /// `stream`. An empty output (M, N or G = 0) launches nothing.
+  Status run(const GroupedGemmProblem &problem, CUstream stream) const;
+
+  struct Prepared {
+    PreparedLaunch launch; ///< `launch.empty`: nothing to launch
+    size_t kernel = 0;     ///< index into kernels()
+  };
+  Expected<Prepared> prepare(const GroupedGemmProblem &problem) const;
+  Status launch(const Prepared &prepared, CUstream stream) const;
+
+  const std::vector<KernelMeta> &kernels() const { return metas; }
+  const DeviceInfo &device() const { return deviceInfo; }
+
+private:
+  explicit GroupedGemm(DeviceInfo device) : deviceInfo(std::move(device)) {}
+  DeviceInfo deviceInfo;
+  std::vector<KernelMeta> metas;
+  std::vector<Kernel> loaded;
+};
+
+} // namespace fgemm
+
+#endif // FGEMM_RUNTIME_GROUPEDGEMM_H
