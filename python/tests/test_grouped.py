@@ -21,7 +21,12 @@ except ImportError:  # the CPU-only CI machine
 
 import fgemm  # noqa: E402
 
-NAN_BITS = -1  # 0xffff: a bf16 NaN, as int16
+NAN_BITS = -1  # 0xffff as int16: a bf16 NaN the kernels never produce (theirs is 0x7fff)
+
+
+def poisoned(*shape):
+    """A bf16 tensor of 0xffff NaNs: an element still 0xffff was not written."""
+    return torch.empty(shape, device="cuda", dtype=torch.int16).fill_(NAN_BITS).view(torch.bfloat16)
 
 
 def quantize_groups(y):
@@ -106,7 +111,7 @@ def contiguous_case(rows, n, k, seed):
 class Masked(unittest.TestCase, GroupedChecks):
     def run_masked(self, groups, max_m, n, k, masked, expected=None, seed=0):
         x, (aq, sfa), y, (bq, sfb) = masked_case(groups, max_m, n, k, masked, seed)
-        d = torch.full((groups, max_m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+        d = poisoned(groups, max_m, n)
         masked_m = torch.tensor(masked, device="cuda", dtype=torch.int32)
         fgemm.m_grouped_fp8_gemm_nt_masked((aq, sfa), (bq, sfb), d, masked_m,
                                            expected or max(1, sum(masked) // groups))
@@ -160,15 +165,15 @@ class Masked(unittest.TestCase, GroupedChecks):
             with torch.cuda.graph(graph, stream=stream):
                 fgemm.m_grouped_fp8_gemm_nt_masked((aq, sfa), (bq, sfb), d, masked_m, 128)
         for counts in ([256, 0, 100, 7], [1, 255, 0, 64], [0, 0, 0, 0], [128, 129, 130, 131]):
-            d.fill_(float("nan"))
+            d.view(torch.int16).fill_(NAN_BITS)
             masked_m.copy_(torch.tensor(counts, dtype=torch.int32))
             graph.replay()
             torch.cuda.synchronize()
             for g in range(groups):
                 r = counts[g]
-                expected = torch.full((max_m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+                expected = poisoned(max_m, n)
                 eager_m = torch.tensor([r] * groups, device="cuda", dtype=torch.int32)
-                eager = torch.full((groups, max_m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+                eager = poisoned(groups, max_m, n)
                 fgemm.m_grouped_fp8_gemm_nt_masked((aq, sfa), (bq, sfb), eager, eager_m, 128)
                 expected[:r] = eager[g, :r]
                 self.assertTrue(torch.equal(d[g].view(torch.int16), expected.view(torch.int16)),
@@ -180,7 +185,7 @@ class Contiguous(unittest.TestCase, GroupedChecks):
     def run_contiguous(self, rows, n, k, seed=0, validate=True):
         x, (aq, sfa), y, (bq, sfb), m_indices, spans = contiguous_case(rows, n, k, seed)
         m = aq.shape[0]
-        d = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+        d = poisoned(m, n)
         fgemm.m_grouped_fp8_gemm_nt_contiguous((aq, sfa), (bq, sfb), d, m_indices, validate=validate)
         torch.cuda.synchronize()
         for g, (start, r) in enumerate(spans):
@@ -221,7 +226,7 @@ class Contiguous(unittest.TestCase, GroupedChecks):
                         .view(torch.float8_e4m3fn)])
         sfa = torch.cat([sfa, torch.full((extra, 4), float("nan"), device="cuda")])
         m_indices = torch.cat([m_indices, torch.full((extra,), -1, device="cuda", dtype=torch.int32)])
-        d = torch.full((aq.shape[0], 256), float("nan"), device="cuda", dtype=torch.bfloat16)
+        d = poisoned(aq.shape[0], 256)
         fgemm.m_grouped_fp8_gemm_nt_contiguous((aq, sfa), (bq, sfb), d, m_indices)
         torch.cuda.synchronize()
         self.assertTrue((d[m_indices < 0].float() == 0).all().item())
@@ -256,9 +261,9 @@ class Contiguous(unittest.TestCase, GroupedChecks):
         for layout in layouts:
             new = torch.tensor(layout, device="cuda", dtype=torch.int32)
             m_indices.copy_(new)
-            d.fill_(float("nan"))
+            d.view(torch.int16).fill_(NAN_BITS)
             graph.replay()
-            eager = torch.full_like(d, float("nan"))
+            eager = poisoned(*d.shape)
             fgemm.m_grouped_fp8_gemm_nt_contiguous((aq, sfa), (bq, sfb), eager, new)
             torch.cuda.synchronize()
             self.assertTrue(torch.equal(d.view(torch.int16), eager.view(torch.int16)),
