@@ -331,6 +331,21 @@ def Fgemm_ScaledDotOp : Fgemm_Op<"scaled_dot", [Pure, AllTypesMatch<["acc", "res
 // Scheduling, warp roles and pipelining (created by the fgemm passes)
 //===----------------------------------------------------------------------===//
 
+def Fgemm_SkipTileIfOp : Fgemm_Op<"skip_tile_if", [HasParent<"KernelOp">]> {
+  let summary = "the CTA's tile has nothing to compute or store: the CTA ends";
+  let description = [{
+    Created by `fgemm-schedule-tiles` for plain grids of grouped tile spaces
+    whose empty tiles write nothing (masked rows past masked_m): where
+    `condition` holds, the CTA ends before it sets up its pipeline, so a
+    grid sized for the capacity costs little more than the rows it holds.
+    Every CTA of a cluster computes the same condition (they share the M
+    tile and the group).
+    Example: `fgemm.skip_tile_if %empty`
+  }];
+  let arguments = (ins I1:$condition);
+  let assemblyFormat = "$condition attr-dict";
+}
+
 def Fgemm_ProgramIdOp : Fgemm_Op<"program_id", [Pure]> {
   let summary = "the index of this CTA in the launch grid";
   let description = [{

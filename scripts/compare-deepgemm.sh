@@ -116,41 +116,11 @@ bench=$fgdir/bin/fgemm-bench
 [[ -x $bench && -d $fgdir/all ]] || note "no $bench or $fgdir/all (scripts/gpu-prepare.sh makes them): no fgemm column"
 
 # ---- 1. DeepGEMM build (background) ----------------------------------------
-build_dg() {
-  set -e
-  rm -rf "$dgdir"
-  cp -r "$dgsrc" "$dgdir"
-  cd "$dgdir"
-  # develop.sh: CUTLASS's include folders linked into deep_gemm/include (the
-  # JIT's -I), the extension built in place and linked into deep_gemm/.
-  ln -sfn "$dgdir/third-party/cutlass/include/cutlass" deep_gemm/include/cutlass
-  ln -sfn "$dgdir/third-party/cutlass/include/cute" deep_gemm/include/cute
-  # torch >= 2.12 wants C++20 for its headers; DeepGEMM's setup.py says C++17.
-  if python3 -c 'import sys, torch; v = torch.__version__.split("+")[0].split(".")
-sys.exit(0 if (int(v[0]), int(v[1])) >= (2, 12) else 1)'; then
-    sed -i "s/'-std=c++17'/'-std=c++20'/" setup.py
-    echo "torch >= 2.12: the extension is built as C++20"
-  fi
-  # Newer wheel packages dropped wheel.bdist_wheel (setuptools has it).
-  if ! python3 -c 'import wheel.bdist_wheel' 2>/dev/null; then
-    sed -i 's/^from wheel.bdist_wheel import bdist_wheel as _bdist_wheel$/from setuptools.command.bdist_wheel import bdist_wheel as _bdist_wheel/' setup.py
-    echo "no wheel.bdist_wheel: setup.py takes setuptools' bdist_wheel"
-  fi
-  local cc=/usr/bin/gcc cxx=/usr/bin/g++
-  [[ -x $cxx ]] || { cc=gcc; cxx=g++; echo "no /usr/bin/g++: using $(command -v g++)"; }
-  CC=$cc CXX=$cxx DG_USE_LOCAL_VERSION=0 python3 setup.py build
-  so=$(find build -name '_C*.so' -type f | head -1)
-  [[ -n $so ]] || { echo "no _C*.so under build/"; exit 1; }
-  ln -sf "../$so" deep_gemm/
-  ldd "$so" | grep -E 'stdc|nvrtc|cudart|not found' || true
-}
-export -f build_dg
-export dgdir dgsrc
 dg_build_pid=
 if [[ -f $dgsrc/setup.py ]]; then
   say "== DeepGEMM build (background, log work/dg_build.log)"
   dg_build_start=$(date +%s)
-  timeout -k 5 "$(cap 330 150)" bash -c build_dg >"$work/dg_build.log" 2>&1 &
+  timeout -k 5 "$(cap 330 150)" bash "$root/scripts/build-deepgemm.sh" "$dgsrc" "$dgdir" >"$work/dg_build.log" 2>&1 &
   dg_build_pid=$!
 else
   note "no DeepGEMM sources at $dgsrc: no DeepGEMM column"

@@ -42,8 +42,9 @@
 //     addresses, rows empty); else rows = the tile's rows
 //
 // and the K loop runs `blocks(select(tile meets rows, ceil(k / bk), 0))`, so
-// tiles past a group's rows (masked) or of no group (padding blocks) issue
-// neither loads nor wgmmas. With a cluster (multicast = a) the CTAs of a
+// tiles of no group (padding blocks) issue neither loads nor wgmmas; a
+// masked tile past its group's rows ends its CTA at once
+// (fgemm.skip_tile_if), before any pipeline set-up. With a cluster (multicast = a) the CTAs of a
 // cluster share the M tile and so the group.
 //
 // The kernel records `grid = #fgemm.tile_grid<kind, [x dim, y dim(, z)]>`,
@@ -313,6 +314,14 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
     Value hi = arith::MinUIOp::create(rewriter, loc, last, grouped->rowsEnd);
     Value hasRows =
         arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, lo, hi);
+    // A masked tile past its group's rows writes nothing: its CTA ends at
+    // once. (A contiguous padding tile still stores its zeros.)
+    if (space.getKind() == TileSpaceKind::GroupedMasked)
+      SkipTileIfOp::create(
+          rewriter, loc,
+          arith::XOrIOp::create(
+              rewriter, loc, hasRows,
+              arith::ConstantIntOp::create(rewriter, loc, 1, 1)));
     Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
     space.walk([&](KLoopOp loop) {
       OpBuilder::InsertionGuard guard(rewriter);

@@ -18,6 +18,9 @@
 // MASKED: %[[POSI:.*]] = arith.index_cast %[[POS]] : i32 to index
 // MASKED: %[[END:.*]] = arith.minui %[[POSI]], %[[M]] : index
 // MASKED: %[[HAS:.*]] = arith.cmpi ult
+// A tile past its group's rows ends its CTA at once.
+// MASKED: %[[EMPTY:.*]] = arith.xori %[[HAS]], %true
+// MASKED: fgemm.skip_tile_if %[[EMPTY]]
 // MASKED: %[[ALL:.*]] = fgemm.num_blocks "k" by "bk"
 // MASKED: %[[BLOCKS:.*]] = arith.select %[[HAS]], %[[ALL]], %{{.*}} : index
 // MASKED: fgemm.k_loop "k" blocks(%[[BLOCKS]])
@@ -37,6 +40,7 @@
 // CONTIGUOUS: %[[VALID:.*]] = arith.cmpi ult, %[[RAW]], %[[GROUPS32]] : i32
 // CONTIGUOUS: %[[RAWI:.*]] = arith.index_cast %[[RAW]] : i32 to index
 // CONTIGUOUS: %[[G:.*]] = arith.select %[[VALID]], %[[RAWI]], %{{.*}} : index
+// CONTIGUOUS-NOT: fgemm.skip_tile_if
 // CONTIGUOUS: fgemm.k_loop "k" blocks(
 // CONTIGUOUS: fgemm.load %{{.*}}[%[[TM]], %{{.*}}] {multicast} : <[m, k], f8E4M3FN>
 // CONTIGUOUS: fgemm.load %{{.*}}[%[[G]], %{{.*}}, %{{.*}}] : <[g, n, k], f8E4M3FN>

@@ -241,6 +241,8 @@ LogicalResult KernelLowering::run() {
   // are done.
   if (config.getCluster() > 1)
     clusterSync();
+  if (skippedTile)
+    b.setInsertionPointAfter(skippedTile);
   LLVM::ReturnOp::create(b, loc, ValueRange());
   return success();
 }
@@ -336,6 +338,18 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
         return success();
       })
       .Case([&](ZeroRowsOp z) { return lowerZeroRows(z); })
+      .Case([&](SkipTileIfOp skip) -> LogicalResult {
+        // The rest of the kernel runs inside `if (!condition)`.
+        if (skippedTile)
+          return skip.emitError("a kernel skips its tile at most once");
+        Value run = arith::XOrIOp::create(
+            b, loc, lookup(skip.getCondition()),
+            arith::ConstantIntOp::create(b, loc, 1, 1));
+        auto ifOp = scf::IfOp::create(b, loc, run, /*withElseRegion=*/false);
+        b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+        skippedTile = ifOp;
+        return success();
+      })
       .Case([&](YieldOp) { return success(); }) // handled by the region's owner
       .Case([&](ReturnOp) { return success(); })
       .Default([&](Operation *other) {

@@ -169,6 +169,8 @@ private:
   // warp_specialize.
   Value mathTid, mathWg, warpInWg, lane;
   Operation *skipOp = nullptr; // a ring.release fused into the preceding dot
+  /// The scf.if the kernel's remaining work runs in (fgemm.skip_tile_if).
+  Operation *skippedTile = nullptr;
   /// Per-block scale loads already issued one K block ahead (lowerKLoop).
   llvm::SmallPtrSet<Operation *, 4> preloaded;
   /// Set while re-deriving a ring entry's slots whose full barrier was

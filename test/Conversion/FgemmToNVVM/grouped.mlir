@@ -11,6 +11,11 @@
 // MASKED: %[[G:.*]] = nvvm.read.ptx.sreg.ctaid.z : i32
 // MASKED: %[[COUNT:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32
 // MASKED: arith.maxsi %[[COUNT]]
+// A CTA whose tile has no rows of its group does nothing else.
+// MASKED: %[[HAS:.*]] = arith.cmpi ult
+// MASKED-NEXT: scf.if %[[HAS]] {
+// MASKED-NOT: nvvm.read.ptx.sreg.ctaid
+// MASKED: nvvm.mbarrier.init
 // The producer runs the tile's K blocks (none past the group's rows); A, B
 // and SFA copies carry the group as their third coordinate.
 // MASKED: scf.for %{{.*}} = %c0 to %[[BLOCKS:.*]] step %c1 {

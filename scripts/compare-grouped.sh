@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+# fgemm against DeepGEMM on the M-grouped shapes, in one GPU call
+# (scripts/compare_grouped.py says how both are checked and timed):
+#   run: bash scripts/compare-grouped.sh   carry: [".device/fgemm", ".device/deepgemm"]
+# DIR (default .device/fgemm) is what scripts/gpu-prepare.sh gathers; DeepGEMM
+# is built from .device/deepgemm (scripts/build-deepgemm.sh), then its JIT
+# warmed for every row in parallel processes, then one process measures.
+# $OUT gets grouped.md, grouped.json and the logs.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+dir=$(cd "${1:-$root/.device/fgemm}" && pwd)
+dgsrc=${2:-$root/.device/deepgemm}
+out=${OUT:-$PWD/grouped-logs}
+tmp=${COMPARE_TMP:-/tmp/fgemm-grouped}
+mkdir -p "$out" "$tmp"
+start=$(date +%s)
+say() { echo "[+$(($(date +%s) - start))s] $*"; }
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
+say "DeepGEMM build"
+timeout -k 5 "${BUILD_BUDGET:-300}" bash "$root/scripts/build-deepgemm.sh" "$dgsrc" "$tmp/deepgemm" \
+  >"$out/dg_build.log" 2>&1 || say "DeepGEMM build failed (exit $?): fgemm only; see dg_build.log"
+export PYTHONPATH=$tmp/deepgemm:$root/python FGEMM_KERNEL_DIR=$dir/all FGEMM_LIBRARY=$dir/lib/libfgemm.so
+export DG_JIT_CACHE_DIR=$tmp/dg-jit PYTHONUNBUFFERED=1 NVCC_PREPEND_FLAGS=-ccbin=/usr/bin/g++
+[[ -d /usr/local/cuda ]] && export CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+rows=$(python3 -c "import sys; sys.path.insert(0, '$root/scripts'); import compare_grouped as c; print(len(c.CONTIGUOUS) + 2 * len(c.MASKED))")
+say "warming DeepGEMM's JIT: $rows rows, 6 at a time"
+seq 0 $((rows - 1)) | xargs -P 6 -I{} timeout -k 5 "${WARM_BUDGET:-240}" \
+  python3 "$root/scripts/compare_grouped.py" --only {} >"$out/warm.log" 2>&1
+say "measuring"
+python3 "$root/scripts/compare_grouped.py" --out "$out" 2>"$out/compare_grouped.log"
+say "done"

@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""fgemm against DeepGEMM on the M-grouped GEMMs (DESIGN.md section 5), in one
+process on one GPU: per shape the same inputs go to both libraries, both
+outputs are checked against the FP32 product of the unquantized inputs (per
+group's valid rows), and both are timed the same way, kernel only: the torch
+profiler's (CUPTI) durations of the GEMM kernels over --reps calls, each call
+after a 256 MiB memset that flushes L2 (DeepGEMM's bench_kineto method); the
+median is reported.
+
+  scripts/compare_grouped.py [--reps N] [--out DIR] [--quick]
+
+Shapes (G, M per group, N, K): contiguous rows per group drawn from 0.7-1.3x
+M and padded to 128 (DeepGEMM's generator); masked counts drawn the same way,
+clamped to the capacity, for two capacities: 4096 rows per group (DeepGEMM's
+test) and the tight one, align(1.3 M, 128). expected_m = M for both
+libraries. TFLOPS count valid rows only (2 x valid rows x N x K / t).
+"""
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+
+CONTIGUOUS = [(4, 8192, 4096, 7168), (4, 8192, 7168, 2048), (8, 4096, 4096, 7168), (8, 4096, 7168, 2048)]
+MASKED = [(1, 1024, 4096, 7168), (1, 1024, 7168, 2048), (2, 512, 4096, 7168), (2, 512, 7168, 2048),
+          (4, 256, 4096, 7168), (4, 256, 7168, 2048)]
+FLUSH_BYTES = 256 << 20
+
+
+def align(x, a):
+    return (x + a - 1) // a * a
+
+
+def calc_diff(x, y):
+    x, y = x.double(), y.double()
+    den = (x * x + y * y).sum()
+    return 0.0 if float(den) == 0 else float(1 - 2 * (x * y).sum() / den)
+
+
+def quantize(fgemm, torch, x_rows, y_groups):
+    a, sfa = fgemm.per_token_cast_to_fp8(x_rows)
+    parts = [fgemm.per_block_cast_to_fp8(y_groups[g]) for g in range(y_groups.shape[0])]
+    return a, sfa, torch.stack([p[0] for p in parts]), torch.stack([p[1] for p in parts])
+
+
+def kernel_times(torch, fn, reps, exclude=("memset", "Memset", "fill", "Fill", "vectorized_elementwise")):
+    """Per call, the summed CUPTI durations (us) of the kernels fn launches
+    after an L2 flush; the median over reps."""
+    from torch.profiler import ProfilerActivity, profile
+    flush = torch.empty(FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
+    fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(reps):
+            flush.zero_()
+            fn()
+        torch.cuda.synchronize()
+    events = [e for e in prof.events() if getattr(e, "device_type", None) is not None
+              and str(e.device_type).endswith("CUDA")]
+    kernels = [e for e in events if not any(x in e.name for x in exclude)]
+    names = sorted({e.name for e in kernels})
+    if not kernels or len(kernels) % reps:
+        return None, names
+    per_call = len(kernels) // reps
+    kernels.sort(key=lambda e: e.time_range.start)
+    times = [sum(e.time_range.elapsed_us() for e in kernels[i * per_call:(i + 1) * per_call])
+             for i in range(reps)]
+    return statistics.median(times), names
+
+
+def run_contiguous(fgemm, dg, torch, shape, reps, seed):
+    groups, m_per, n, k = shape
+    rng = random.Random(seed)
+    rows = [int(m_per * rng.uniform(0.7, 1.3)) for _ in range(groups)]
+    spans, indices, start = [], [], 0
+    for g, r in enumerate(rows):
+        padded = align(r, 128)
+        spans.append((start, r))
+        indices += [g] * r + [-1] * (padded - r)
+        start += padded
+    m = start
+    torch.manual_seed(seed)
+    x = torch.randn((m, k), device="cuda", dtype=torch.bfloat16)
+    m_indices = torch.tensor(indices, device="cuda", dtype=torch.int32)
+    x[m_indices < 0] = 0  # DeepGEMM's generator zeroes A's padding rows
+    y = torch.randn((groups, n, k), device="cuda", dtype=torch.bfloat16)
+    a, sfa, b, sfb = quantize(fgemm, torch, x, y)
+    sfa = fgemm.get_mn_major_tma_aligned_tensor(sfa)
+    ref = torch.empty((m, n), device="cuda", dtype=torch.float32)
+    for g, (s, r) in enumerate(spans):
+        ref[s:s + r] = x[s:s + r].float() @ y[g].float().t()
+    valid = m_indices >= 0
+    calls = {
+        "fgemm": lambda d: fgemm.m_grouped_fp8_gemm_nt_contiguous((a, sfa), (b, sfb), d, m_indices),
+    }
+    if dg is not None:
+        calls["deepgemm"] = lambda d: dg.m_grouped_fp8_gemm_nt_contiguous(
+            (a, sfa), (b, sfb), d, m_indices, disable_ue8m0_cast=True)
+    row = {"layout": "contiguous", "shape": list(shape), "rows": rows, "m": m,
+           "flops": 2.0 * sum(rows) * n * k}
+    for name, call in calls.items():
+        d = torch.empty((m, n), device="cuda", dtype=torch.bfloat16)
+        try:
+            call(d)
+            torch.cuda.synchronize()
+            row[name + "_diff"] = calc_diff(d[valid].float(), ref[valid])
+            row[name + "_padding_zero"] = bool((d[~valid].float() == 0).all().item())
+            t, names = kernel_times(torch, lambda: call(d), reps)
+            row[name + "_us"], row[name + "_kernels"] = t, names
+        except Exception as e:  # report and go on with the other library
+            row[name + "_error"] = "%s: %s" % (type(e).__name__, e)
+    return row
+
+
+def run_masked(fgemm, dg, torch, shape, capacity, reps, seed):
+    groups, m_per, n, k = shape
+    rng = random.Random(seed)
+    counts = [min(capacity, int(m_per * rng.uniform(0.7, 1.3))) for _ in range(groups)]
+    torch.manual_seed(seed)
+    x = torch.randn((groups * capacity, k), device="cuda", dtype=torch.bfloat16)
+    y = torch.randn((groups, n, k), device="cuda", dtype=torch.bfloat16)
+    a, sfa, b, sfb = quantize(fgemm, torch, x, y)
+    a = a.view(groups, capacity, k)
+    sfa = fgemm.get_mn_major_tma_aligned_tensor(sfa.view(groups, capacity, -1))
+    x = x.view(groups, capacity, k)
+    masked_m = torch.tensor(counts, device="cuda", dtype=torch.int32)
+    calls = {
+        "fgemm": lambda d: fgemm.m_grouped_fp8_gemm_nt_masked((a, sfa), (b, sfb), d, masked_m, m_per),
+    }
+    if dg is not None:
+        calls["deepgemm"] = lambda d: dg.m_grouped_fp8_gemm_nt_masked(
+            (a, sfa), (b, sfb), d, masked_m, m_per, disable_ue8m0_cast=True)
+    row = {"layout": "masked", "shape": list(shape), "capacity": capacity, "rows": counts,
+           "flops": 2.0 * sum(counts) * n * k}
+    for name, call in calls.items():
+        d = torch.empty((groups, capacity, n), device="cuda", dtype=torch.bfloat16)
+        try:
+            call(d)
+            torch.cuda.synchronize()
+            diffs = [calc_diff(d[g, :r].float(), x[g, :r].float() @ y[g].float().t())
+                     for g, r in enumerate(counts) if r]
+            row[name + "_diff"] = max(diffs) if diffs else 0.0
+            t, names = kernel_times(torch, lambda: call(d), reps)
+            row[name + "_us"], row[name + "_kernels"] = t, names
+        except Exception as e:
+            row[name + "_error"] = "%s: %s" % (type(e).__name__, e)
+    return row
+
+
+def describe(row):
+    if row["layout"] == "masked":
+        g, m, n, k = row["shape"]
+        return "masked %dx%d cap %d, %d, %d" % (g, m, row["capacity"], n, k)
+    g, m, n, k = row["shape"]
+    return "contiguous %dx%d, %d, %d" % (g, m, n, k)
+
+
+def report(rows, out):
+    lines = ["| shape (G x M, N, K) | DeepGEMM us | fgemm us | DeepGEMM TFLOPS | fgemm TFLOPS | fgemm/DeepGEMM | diff fgemm / DG |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | --- |"]
+    ratios = []
+    for row in rows:
+        dg_t, fg_t = row.get("deepgemm_us"), row.get("fgemm_us")
+        tf = lambda t: "%.0f" % (row["flops"] / t * 1e-6) if t else "-"
+        ratio = dg_t / fg_t if dg_t and fg_t else None
+        if ratio:
+            ratios.append(ratio)
+        lines.append("| %s | %s | %s | %s | %s | %s | %s / %s |" % (
+            describe(row), "%.1f" % dg_t if dg_t else "-", "%.1f" % fg_t if fg_t else "-",
+            tf(dg_t), tf(fg_t), "%.3f" % ratio if ratio else "-",
+            "%.1e" % row["fgemm_diff"] if "fgemm_diff" in row else row.get("fgemm_error", "-"),
+            "%.1e" % row["deepgemm_diff"] if "deepgemm_diff" in row else row.get("deepgemm_error", "-")))
+    if ratios:
+        geo = 1.0
+        for r in ratios:
+            geo *= r
+        lines.append("")
+        lines.append("geomean fgemm speed / DeepGEMM: %.3f over %d shapes" % (geo ** (1 / len(ratios)), len(ratios)))
+    text = "\n".join(lines)
+    print(text)
+    if out:
+        os.makedirs(out, exist_ok=True)
+        with open(os.path.join(out, "grouped.md"), "w") as f:
+            f.write(text + "\n")
+        with open(os.path.join(out, "grouped.json"), "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--reps", type=int, default=30)
+    parser.add_argument("--out", default=os.environ.get("OUT"))
+    parser.add_argument("--quick", action="store_true", help="one shape per layout")
+    parser.add_argument("--only", type=int, help="run row ONLY alone (a warm-up process: "
+                        "DeepGEMM JIT-compiles its kernel), print nothing")
+    args = parser.parse_args()
+    import torch
+    import fgemm
+    try:
+        import deep_gemm as dg
+    except Exception as e:  # no DeepGEMM build: fgemm's column only
+        print("DeepGEMM not importable: %s: %s" % (type(e).__name__, e), file=sys.stderr)
+        dg = None
+    print(torch.cuda.get_device_name(), "torch", torch.__version__, file=sys.stderr)
+    jobs = [lambda i=i, shape=shape: run_contiguous(fgemm, dg, torch, shape, args.reps, seed=100 + i)
+            for i, shape in enumerate(CONTIGUOUS[:1] if args.quick else CONTIGUOUS)]
+    for i, shape in enumerate(MASKED[:1] if args.quick else MASKED):
+        for capacity in (4096, align(int(shape[1] * 1.3) + 1, 128)):
+            jobs.append(lambda i=i, shape=shape, capacity=capacity:
+                        run_masked(fgemm, dg, torch, shape, capacity, args.reps, seed=200 + i))
+    if args.only is not None:
+        args.reps = 1
+        jobs[args.only]()
+        return
+    rows = []
+    for job in jobs:
+        rows.append(job())
+        print(json.dumps(rows[-1]), file=sys.stderr)
+    report(rows, args.out)
+
+
+if __name__ == "__main__":
+    main()
