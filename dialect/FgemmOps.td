@@ -368,7 +368,10 @@ def Fgemm_TileLoopOp : Fgemm_Op<"tile_loop", [RecursiveMemoryEffects, SingleBloc
     maps the linear index to tile coordinates (the tile order is the
     scheduler's arithmetic, in the IR). Consecutive tiles of one CTA reuse the
     warm pipeline: the producer prefetches the next tile while the math
-    warpgroups store this one.
+    warpgroups store this one. Where tiles run different numbers of K blocks
+    (grouped tile spaces: `fgemm.k_loop blocks(...)`), a third argument is
+    the number of K blocks the CTA's earlier tiles ran, the ring position of
+    this tile's first K block.
 
     Example:
     ```mlir

@@ -6,7 +6,8 @@
 # DIR (default .device/fgemm) is what scripts/gpu-prepare.sh gathers; DeepGEMM
 # is built from .device/deepgemm (scripts/build-deepgemm.sh), then its JIT
 # warmed for every row in parallel processes, then one process measures.
-# $OUT gets grouped.md, grouped.json and the logs.
+# GROUPED_CONFIGS=1 also times every cfg_contiguous_* / cfg_masked_* kernel
+# alone. $OUT gets grouped.md, grouped.json and the logs.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=$(cd "${1:-$root/.device/fgemm}" && pwd)
@@ -28,5 +29,7 @@ say "warming DeepGEMM's JIT: $rows rows, 6 at a time"
 seq 0 $((rows - 1)) | xargs -P 6 -I{} timeout -k 5 "${WARM_BUDGET:-240}" \
   python3 "$root/scripts/compare_grouped.py" --only {} >"$out/warm.log" 2>&1
 say "measuring"
-python3 "$root/scripts/compare_grouped.py" --out "$out" 2>"$out/compare_grouped.log"
+configs=()
+[[ -n ${GROUPED_CONFIGS:-} ]] && for c in "$dir"/cfg_contiguous_* "$dir"/cfg_masked_*; do configs+=("$c"); done
+python3 "$root/scripts/compare_grouped.py" --out "$out" ${configs[@]+--configs "${configs[@]}"} 2>"$out/compare_grouped.log"
 say "done"

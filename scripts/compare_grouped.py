@@ -8,7 +8,11 @@ profiler's (CUPTI) durations of the GEMM kernels over --reps calls, each call
 after a 256 MiB memset that flushes L2 (DeepGEMM's bench_kineto method); the
 median is reported.
 
-  scripts/compare_grouped.py [--reps N] [--out DIR] [--quick]
+  scripts/compare_grouped.py [--reps N] [--out DIR] [--quick] [--configs DIR...]
+
+--configs: directories of one grouped kernel each (gpu-prepare.sh's
+cfg_contiguous_* / cfg_masked_*), each also timed on its layout's rows
+(fgemm's runtime choice is the main column).
 
 Shapes (G, M per group, N, K): contiguous rows per group drawn from 0.7-1.3x
 M and padded to 128 (DeepGEMM's generator); masked counts drawn the same way,
@@ -71,6 +75,32 @@ def kernel_times(torch, fn, reps, exclude=("memset", "Memset", "fill", "Fill", "
     return statistics.median(times), names
 
 
+def with_kernels(fgemm, directory, call):
+    """`call` run on a context loaded from `directory` alone."""
+    def run(d):
+        saved = fgemm._lib._contexts.get(0)
+        ctx = CONFIG_CONTEXTS.get(directory)
+        if ctx is None:
+            ctx = CONFIG_CONTEXTS[directory] = fgemm._lib.Context(0, directory)
+        fgemm._lib._contexts[0] = ctx
+        try:
+            return call(d)
+        finally:
+            fgemm._lib._contexts[0] = saved
+    return run
+
+
+CONFIG_CONTEXTS = {}
+CONFIGS = []  # --configs
+
+
+def add_configs(fgemm, calls, layout):
+    for directory in CONFIGS:
+        name = os.path.basename(directory.rstrip("/"))
+        if layout in name:
+            calls["cfg:" + name] = with_kernels(fgemm, directory, calls["fgemm"])
+
+
 def run_contiguous(fgemm, dg, torch, shape, reps, seed):
     groups, m_per, n, k = shape
     rng = random.Random(seed)
@@ -96,6 +126,7 @@ def run_contiguous(fgemm, dg, torch, shape, reps, seed):
     calls = {
         "fgemm": lambda d: fgemm.m_grouped_fp8_gemm_nt_contiguous((a, sfa), (b, sfb), d, m_indices),
     }
+    add_configs(fgemm, calls, "contiguous")
     if dg is not None:
         calls["deepgemm"] = lambda d: dg.m_grouped_fp8_gemm_nt_contiguous(
             (a, sfa), (b, sfb), d, m_indices, disable_ue8m0_cast=True)
@@ -130,6 +161,7 @@ def run_masked(fgemm, dg, torch, shape, capacity, reps, seed):
     calls = {
         "fgemm": lambda d: fgemm.m_grouped_fp8_gemm_nt_masked((a, sfa), (b, sfb), d, masked_m, m_per),
     }
+    add_configs(fgemm, calls, "masked")
     if dg is not None:
         calls["deepgemm"] = lambda d: dg.m_grouped_fp8_gemm_nt_masked(
             (a, sfa), (b, sfb), d, masked_m, m_per, disable_ue8m0_cast=True)
@@ -179,6 +211,19 @@ def report(rows, out):
             geo *= r
         lines.append("")
         lines.append("geomean fgemm speed / DeepGEMM: %.3f over %d shapes" % (geo ** (1 / len(ratios)), len(ratios)))
+    configs = sorted({key[4:-3] for row in rows for key in row if key.startswith("cfg:") and key.endswith("_us")})
+    if configs:
+        lines += ["", "Each configuration alone (us; runtime's choice first):", "",
+                  "| shape | fgemm | " + " | ".join(configs) + " |",
+                  "| --- | ---: | " + " | ".join("---:" for _ in configs) + " |"]
+        for row in rows:
+            cells = []
+            for c in configs:
+                t = row.get("cfg:%s_us" % c)
+                bad = row.get("cfg:%s_diff" % c, 0) > 1e-3
+                cells.append(("%.1f" % t if t else "-") + (" (BAD)" if bad else ""))
+            lines.append("| %s | %s | %s |" % (describe(row), "%.1f" % row["fgemm_us"] if row.get("fgemm_us") else "-",
+                                                " | ".join(cells)))
     text = "\n".join(lines)
     print(text)
     if out:
@@ -194,11 +239,14 @@ def main():
     parser.add_argument("--reps", type=int, default=30)
     parser.add_argument("--out", default=os.environ.get("OUT"))
     parser.add_argument("--quick", action="store_true", help="one shape per layout")
+    parser.add_argument("--configs", nargs="*", default=[])
     parser.add_argument("--only", type=int, help="run row ONLY alone (a warm-up process: "
                         "DeepGEMM JIT-compiles its kernel), print nothing")
     args = parser.parse_args()
     import torch
     import fgemm
+    if args.only is None:
+        CONFIGS.extend(args.configs)
     try:
         import deep_gemm as dg
     except Exception as e:  # no DeepGEMM build: fgemm's column only

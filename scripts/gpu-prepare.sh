@@ -73,6 +73,25 @@ for meta in "$out"/all/bm*.meta; do
       --raster-group="$(knob raster_group)" "${flags[@]}"
   done
 done
+# The grouped kernels' configurations, one directory each
+# (cfg_contiguous_* / cfg_masked_*), for scripts/compare-grouped.sh --configs.
+grouped_configs=("128 192 plain 16" "128 128 plain 16" "128 96 plain 16" "128 64 plain 16" "64 128 plain 0"
+                 "64 64 plain 0" "128 192 persistent 0" "128 128 persistent 0" "128 128 persistent 16"
+                 "128 96 persistent 0" "64 128 persistent 0")
+for layout in contiguous masked; do
+  for config in "${grouped_configs[@]}"; do
+    read -r bm bn schedule group <<<"$config"
+    name=${layout}_bm${bm}_bn${bn}_${schedule}_r${group}
+    mkdir -p "$out/cfg_$name"
+    # A configuration ptxas cannot fit in registers is left out, with a note.
+    "$build/bin/fgemmc" "$root/kernels/sm90_m_grouped_fp8_gemm_${layout}_1d2d.mlir" --block-m="$bm" \
+      --block-n="$bn" --stages=0 --schedule="$schedule" --raster-group="$group" -o "$out/cfg_$name/k.cubin" \
+      2>/dev/null || { echo "gpu-prepare: $name does not compile (left out)" >&2; rm -rf "$out/cfg_$name"; }
+  done
+  mkdir -p "$out/cfg_${layout}_bm128_bn128_plain_r16_cluster2"
+  "$build/bin/fgemmc" "$root/kernels/sm90_m_grouped_fp8_gemm_${layout}_1d2d.mlir" --block-m=128 \
+    --block-n=128 --stages=0 --raster-group=16 --cluster=2 -o "$out/cfg_${layout}_bm128_bn128_plain_r16_cluster2/k.cubin"
+done
 for config in "${clustered[@]}"; do
   read -r bm bn schedule <<<"$config"
   compile "$out/cfg_bm${bm}_bn${bn}_${schedule}_cluster2" "$bm" "$bn" "$schedule" --cluster=2

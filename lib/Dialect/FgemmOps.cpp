@@ -218,12 +218,13 @@ LogicalResult TileSpaceOp::verify() {
 
 LogicalResult TileLoopOp::verify() {
   Block &body = getBody().front();
-  if (body.getNumArguments() != 2 ||
+  if ((body.getNumArguments() != 2 && body.getNumArguments() != 3) ||
       !llvm::all_of(body.getArgumentTypes(),
                     [](Type t) { return t.isIndex(); }))
     return emitOpError(
-        "body takes two index arguments: the CTA's iteration and the linear "
-        "tile index");
+        "body takes two or three index arguments: the CTA's iteration, the "
+        "linear tile index and, where tiles run different numbers of K "
+        "blocks, the K blocks of the CTA's earlier tiles");
   auto yield = dyn_cast<YieldOp>(body.getTerminator());
   if (!yield || !yield.getValues().empty())
     return emitOpError("body must end with an `fgemm.yield` without values");

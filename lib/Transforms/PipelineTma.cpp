@@ -6,7 +6,8 @@
 //
 //   K block kb -> stage s = kb mod S, parity p = (kb div S) mod 2
 //   (in a persistent tile loop kb counts on across tiles: iteration * K
-//   blocks per tile + kb)
+//   blocks per tile + kb, or, where tiles run different numbers of K
+//   blocks, the K blocks of the CTA's earlier tiles + kb)
 //
 //   producer                          consumers
 //   wait empty[s] (parity p ^ 1)      wait full[s] (parity p)
@@ -50,8 +51,12 @@ getStageAndPhase(RewriterBase &rewriter, Value kb, int64_t stages,
   // position is iteration * (K blocks per tile) + kb.
   Value position = kb;
   auto kLoop = dyn_cast_or_null<KLoopOp>(kb.getParentBlock()->getParentOp());
-  if (auto tileLoop =
-          kLoop ? kLoop->getParentOfType<TileLoopOp>() : TileLoopOp()) {
+  auto tileLoop = kLoop ? kLoop->getParentOfType<TileLoopOp>() : TileLoopOp();
+  if (tileLoop && tileLoop.getBody().front().getNumArguments() == 3) {
+    // Tiles run different numbers of K blocks: the loop counts them.
+    Value before = tileLoop.getBody().front().getArgument(2);
+    position = arith::AddIOp::create(rewriter, loc, before, kb);
+  } else if (tileLoop) {
     Value iteration = tileLoop.getBody().front().getArgument(0);
     Value perTile =
         NumBlocksOp::create(rewriter, loc, rewriter.getIndexType(),

@@ -132,11 +132,12 @@ static FailureOr<StringAttr> getGroupDimension(TileSpaceOp space) {
 }
 
 /// The group and the group's rows of the tile in row block `tm`, read from
-/// the tile space's layout tensor.
+/// the tile space's layout tensor; `maskedGroup` is the masked layout's
+/// group (grid z, or the persistent loop's arithmetic).
 static FailureOr<GroupedTile> emitGroupedTile(RewriterBase &rewriter,
-                                              TileSpaceOp space, Value tm) {
+                                              TileSpaceOp space, Value tm,
+                                              Value maskedGroup) {
   Location loc = space.getLoc();
-  MLIRContext *ctx = rewriter.getContext();
   Type index = rewriter.getIndexType(), i32 = rewriter.getI32Type();
   auto out = cast<GlobalTensorType>(space.getOutput().getType());
   StringAttr dimM = out.getDims().take_back(2)[0];
@@ -146,9 +147,8 @@ static FailureOr<GroupedTile> emitGroupedTile(RewriterBase &rewriter,
     return arith::IndexCastOp::create(rewriter, loc, index, v);
   };
   if (space.getKind() == TileSpaceKind::GroupedMasked) {
-    // Grid z runs over the groups; masked_m is clamped to [0, m].
-    Value group = ProgramIdOp::create(rewriter, loc, index,
-                                      DimAttr::get(ctx, Dim::Z));
+    // masked_m is clamped to [0, m].
+    Value group = maskedGroup;
     Value count = ReadOp::create(rewriter, loc, i32, space.getGroups(), group);
     Value nonNegative = arith::MaxSIOp::create(
         rewriter, loc, count, arith::ConstantIntOp::create(rewriter, loc, 0, 32));
@@ -176,6 +176,48 @@ static FailureOr<GroupedTile> emitGroupedTile(RewriterBase &rewriter,
   return GroupedTile{group, first, rowsEnd};
 }
 
+/// The body arguments of a grouped tile space's tile (tm, tn): its group and
+/// rows, and every K loop's block count (none for a tile without rows). On a
+/// plain grid a masked tile without rows ends its CTA (fgemm.skip_tile_if);
+/// in a persistent loop it stores nothing.
+static FailureOr<SmallVector<Value>>
+emitGroupedTileValues(RewriterBase &rewriter, TileSpaceOp space, Value tm,
+                      Value tn, Value maskedGroup, bool plainGrid) {
+  Location loc = space.getLoc();
+  int64_t blockSize =
+      space->getParentOfType<KernelOp>().getConfigAttr().getBlockM();
+  FailureOr<GroupedTile> grouped =
+      emitGroupedTile(rewriter, space, tm, maskedGroup);
+  if (failed(grouped))
+    return failure();
+  Value blockM = arith::ConstantIndexOp::create(rewriter, loc, blockSize);
+  Value first = arith::MulIOp::create(rewriter, loc, tm, blockM);
+  Value last = arith::AddIOp::create(rewriter, loc, first, blockM);
+  Value lo = arith::MaxUIOp::create(rewriter, loc, first, grouped->rowsBegin);
+  Value hi = arith::MinUIOp::create(rewriter, loc, last, grouped->rowsEnd);
+  Value hasRows =
+      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, lo, hi);
+  // A masked tile past its group's rows writes nothing: on a plain grid its
+  // CTA ends at once. (A contiguous padding tile still stores its zeros.)
+  if (plainGrid && space.getKind() == TileSpaceKind::GroupedMasked)
+    SkipTileIfOp::create(
+        rewriter, loc,
+        arith::XOrIOp::create(
+            rewriter, loc, hasRows,
+            arith::ConstantIntOp::create(rewriter, loc, 1, 1)));
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  space.walk([&](KLoopOp loop) {
+    Value all = NumBlocksOp::create(rewriter, loc, rewriter.getIndexType(),
+                                    loop.getDimAttr(),
+                                    rewriter.getStringAttr("bk"));
+    Value blocks = arith::SelectOp::create(rewriter, loc, hasRows, all, zero);
+    rewriter.modifyOpInPlace(loop,
+                             [&] { loop.getBlocksMutable().assign(blocks); });
+  });
+  return SmallVector<Value>{grouped->group, tm, tn, grouped->rowsBegin,
+                            grouped->rowsEnd};
+}
+
 LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
                                          KernelOp kernel) {
   ConfigAttr config = kernel.getConfigAttr();
@@ -196,11 +238,6 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
   ArrayRef<StringAttr> outDims = out.getDims().take_back(2);
   StringAttr dimM = outDims[0], dimN = outDims[1];
   if (space.isGrouped()) {
-    if (config.isPersistent())
-      return space.emitError("a ")
-             << stringifyTileSpaceKind(space.getKind())
-             << " tile space is scheduled on a plain grid only (schedule = "
-                "persistent is not implemented for grouped layouts)";
     if (config.getCluster() > 1 && config.getMulticast() == Multicast::B)
       return space.emitError("a grouped tile space multicasts A only "
                              "(multicast = a): the CTAs sharing B would need "
@@ -226,15 +263,42 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
                                  rewriter.getStringAttr("b" + dim.getValue()));
     };
     Value tilesM = numBlocks(dimM), tilesN = numBlocks(dimN);
-    Value total = arith::MulIOp::create(rewriter, loc, tilesM, tilesN);
+    Value perGroup = arith::MulIOp::create(rewriter, loc, tilesM, tilesN);
+    bool masked = space.getKind() == TileSpaceKind::GroupedMasked;
+    SmallVector<StringAttr> gridDims = {dimN, dimM};
+    Value total = perGroup;
+    if (masked) {
+      // The masked layout's tiles: every group's [m, n] tiles in turn.
+      gridDims.push_back(out.getDims()[0]);
+      total = arith::MulIOp::create(
+          rewriter, loc, perGroup,
+          DimOp::create(rewriter, loc, index, out.getDims()[0]));
+    }
     auto loop = TileLoopOp::create(rewriter, loc, total);
+    // Grouped tiles run different numbers of K blocks: the loop counts the
+    // K blocks of the CTA's earlier tiles (the ring position).
+    SmallVector<Type> argTypes(space.isGrouped() ? 3 : 2, index);
+    SmallVector<Location> argLocs(argTypes.size(), loc);
     Block *loopBody =
-        rewriter.createBlock(&loop.getBody(), {}, {index, index}, {loc, loc});
+        rewriter.createBlock(&loop.getBody(), {}, argTypes, argLocs);
     rewriter.setInsertionPointToStart(loopBody);
-    auto [tm, tn] = emitTileOrder(rewriter, loc, loopBody->getArgument(1),
-                                  tilesM, tilesN, config.getRasterGroup());
-    rewriter.mergeBlocks(&body, loopBody, {tm, tn});
-    kernel.setGridAttr(TileGridAttr::get(ctx, space.getKind(), {dimN, dimM}));
+    Value tile = loopBody->getArgument(1), group;
+    if (masked) {
+      group = arith::DivUIOp::create(rewriter, loc, tile, perGroup);
+      tile = arith::RemUIOp::create(rewriter, loc, tile, perGroup);
+    }
+    auto [tm, tn] = emitTileOrder(rewriter, loc, tile, tilesM, tilesN,
+                                  config.getRasterGroup());
+    SmallVector<Value> tileValues = {tm, tn};
+    if (space.isGrouped()) {
+      FailureOr<SmallVector<Value>> values = emitGroupedTileValues(
+          rewriter, space, tm, tn, group, /*plainGrid=*/false);
+      if (failed(values))
+        return failure();
+      tileValues = *values;
+    }
+    rewriter.mergeBlocks(&body, loopBody, tileValues);
+    kernel.setGridAttr(TileGridAttr::get(ctx, space.getKind(), gridDims));
     rewriter.eraseOp(space);
     return success();
   }
@@ -298,41 +362,18 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
                                       clusterAlongM ? dimN : dimM};
   SmallVector<Value> tileValues = {tm, tn};
   if (space.isGrouped()) {
-    FailureOr<GroupedTile> grouped = emitGroupedTile(rewriter, space, tm);
-    if (failed(grouped))
-      return failure();
-    tileValues = {grouped->group, tm, tn, grouped->rowsBegin,
-                  grouped->rowsEnd};
-    if (space.getKind() == TileSpaceKind::GroupedMasked)
+    // Grid z runs over the masked layout's groups.
+    Value group;
+    if (space.getKind() == TileSpaceKind::GroupedMasked) {
+      group =
+          ProgramIdOp::create(rewriter, loc, index, DimAttr::get(ctx, Dim::Z));
       gridDims.push_back(out.getDims()[0]);
-    // Every K loop of the tile runs only if the tile has rows of its group.
-    Value blockM = arith::ConstantIndexOp::create(rewriter, loc,
-                                                  config.getBlockM());
-    Value first = arith::MulIOp::create(rewriter, loc, tm, blockM);
-    Value last = arith::AddIOp::create(rewriter, loc, first, blockM);
-    Value lo = arith::MaxUIOp::create(rewriter, loc, first, grouped->rowsBegin);
-    Value hi = arith::MinUIOp::create(rewriter, loc, last, grouped->rowsEnd);
-    Value hasRows =
-        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, lo, hi);
-    // A masked tile past its group's rows writes nothing: its CTA ends at
-    // once. (A contiguous padding tile still stores its zeros.)
-    if (space.getKind() == TileSpaceKind::GroupedMasked)
-      SkipTileIfOp::create(
-          rewriter, loc,
-          arith::XOrIOp::create(
-              rewriter, loc, hasRows,
-              arith::ConstantIntOp::create(rewriter, loc, 1, 1)));
-    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    space.walk([&](KLoopOp loop) {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPoint(space);
-      Value all = NumBlocksOp::create(rewriter, loc, index, loop.getDimAttr(),
-                                      rewriter.getStringAttr("bk"));
-      Value blocks =
-          arith::SelectOp::create(rewriter, loc, hasRows, all, zero);
-      rewriter.modifyOpInPlace(
-          loop, [&] { loop.getBlocksMutable().assign(blocks); });
-    });
+    }
+    FailureOr<SmallVector<Value>> values = emitGroupedTileValues(
+        rewriter, space, tm, tn, group, /*plainGrid=*/true);
+    if (failed(values))
+      return failure();
+    tileValues = *values;
   }
   rewriter.eraseOp(body.getTerminator());
   rewriter.inlineBlockBefore(&body, space, tileValues);

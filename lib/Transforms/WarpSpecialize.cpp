@@ -119,23 +119,26 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
   IRMapping mapping;
   if (tileLoop) {
     auto copy = TileLoopOp::create(rewriter, loc, tileLoop.getCount());
-    Type index = rewriter.getIndexType();
-    Block *copyBody =
-        rewriter.createBlock(&copy.getBody(), {}, {index, index}, {loc, loc});
+    SmallVector<Location> argLocs(scope.getNumArguments(), loc);
+    Block *copyBody = rewriter.createBlock(
+        &copy.getBody(), {}, scope.getArgumentTypes(), argLocs);
     mapping.map(scope.getArguments(), copyBody->getArguments());
     YieldOp::create(rewriter, loc);
     rewriter.setInsertionPointToStart(copyBody);
-    // The tile order (index arithmetic before the K loop) in the producer.
+    // The tile order (index arithmetic before the K loop, and the group
+    // lookups of grouped tile spaces) in the producer.
     for (Operation &op : scope) {
       if (&op == loop.getOperation())
         break;
-      if (isa_and_nonnull<arith::ArithDialect>(op.getDialect()))
+      if (isa_and_nonnull<arith::ArithDialect>(op.getDialect()) ||
+          isa<ReadOp, DimOp, NumBlocksOp>(op))
         rewriter.clone(op, mapping);
     }
   }
-  auto producerLoop =
-      KLoopOp::create(rewriter, loc, TypeRange(), loop.getDimAttr(),
-                      loop.getBlocks(), ValueRange());
+  auto producerLoop = KLoopOp::create(
+      rewriter, loc, TypeRange(), loop.getDimAttr(),
+      loop.getBlocks() ? mapping.lookupOrDefault(loop.getBlocks()) : Value(),
+      ValueRange());
   Block *pBody = rewriter.createBlock(&producerLoop.getBody(), {},
                                       rewriter.getIndexType(), loc);
   mapping.map(kb, pBody->getArgument(0));

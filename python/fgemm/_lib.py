@@ -137,15 +137,16 @@ def kernel_dir():
 
 
 class Context:
-    """One device's loaded kernels (fgemm_context), kept for the life of the
+    """One device's loaded kernels (fgemm_context; from `directory`, default
+    kernel_dir()), kept for the life of the
     process (destroying it at interpreter exit could race CUDA's own
     teardown). Calls are serialized: the C handle is not for two threads at
     once."""
 
-    def __init__(self, device):
+    def __init__(self, device, directory=None):
         lib = library()
         handle = ctypes.c_void_p()
-        directory = kernel_dir()
+        directory = directory or kernel_dir()
         if os.path.isdir(directory):
             check(lib.fgemm_context_create(device, directory.encode(), ctypes.byref(handle)))
         elif jit_library() is not None:

@@ -1,5 +1,6 @@
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_masked_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4" --fgemm-schedule-tiles | FileCheck %s --check-prefix=MASKED
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 cluster=2" --fgemm-schedule-tiles | FileCheck %s --check-prefix=CONTIGUOUS
+// RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_masked_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent" --fgemm-schedule-tiles | FileCheck %s --check-prefix=PERSISTENT
 // RUN: fgemm-opt %s --split-input-file --fgemm-schedule-tiles --verify-diagnostics
 // fgemm-schedule-tiles on grouped tile spaces: what a tile knows about its
 // group, read from the layout tensor on the GPU, and a K loop that runs no
@@ -10,9 +11,9 @@
 // MASKED: grid = #fgemm.tile_grid<grouped_masked, ["n", "m", "g"]>
 // MASKED: %[[TN:.*]] = fgemm.program_id x
 // MASKED: %[[TM:.*]] = fgemm.program_id y
+// MASKED: %[[G:.*]] = fgemm.program_id z
 // MASKED: %[[M:.*]] = fgemm.dim "m"
 // MASKED: %[[ZERO:.*]] = arith.constant 0 : index
-// MASKED: %[[G:.*]] = fgemm.program_id z
 // MASKED: %[[COUNT:.*]] = fgemm.read %{{.*}}[%[[G]]] : <[g], i32> -> i32
 // MASKED: %[[POS:.*]] = arith.maxsi %[[COUNT]], %{{.*}} : i32
 // MASKED: %[[POSI:.*]] = arith.index_cast %[[POS]] : i32 to index
@@ -47,19 +48,23 @@
 // CONTIGUOUS: fgemm.zero_rows %{{.*}}, %{{.*}}[%[[TM]]]
 // CONTIGUOUS-NOT: rows(
 
-// A grouped tile space on a persistent grid is not implemented.
-fgemm.kernel @persistent(%b: !fgemm.tensor<[g, n, k], f8E4M3FN>, %mm: !fgemm.tensor<[g], i32>,
-    %d: !fgemm.tensor<[g, m, n], bf16>) attributes {dims = ["m", "n", "k", "g"],
-    config = #fgemm.config<block_m = 128, block_n = 128, block_k = 128, stages = 4, math_warpgroups = 2, cluster = 1, multicast = a, schedule = persistent, raster_group = 0, fixed_n = 0, fixed_k = 0, overlap_promotion = false, sass_policy = off, sass_every_n = 4>} {
-  // expected-error @below {{a grouped_masked tile space is scheduled on a plain grid only (schedule = persistent is not implemented for grouped layouts)}}
-  fgemm.tile_space grouped_masked(%mm : !fgemm.tensor<[g], i32>) over %d : !fgemm.tensor<[g, m, n], bf16> {
-  ^bb0(%g: index, %tm: index, %tn: index, %lo: index, %hi: index):
-    %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
-    fgemm.store %z, %d[%g, %tm, %tn] rows(%lo, %hi) : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[g, m, n], bf16>
-    fgemm.yield
-  }
-  fgemm.return
-}
+// Persistent masked: one loop over every group's [m, n] tiles; the group is
+// the linear tile's quotient. Tiles run different numbers of K blocks, so
+// the loop counts them (its third argument); a tile without rows stores
+// nothing instead of ending the CTA.
+// PERSISTENT: grid = #fgemm.tile_grid<grouped_masked, ["n", "m", "g"]>
+// PERSISTENT: %[[TM:.*]] = fgemm.num_blocks "m" by "bm"
+// PERSISTENT: %[[TN:.*]] = fgemm.num_blocks "n" by "bn"
+// PERSISTENT: %[[PER:.*]] = arith.muli %[[TM]], %[[TN]]
+// PERSISTENT: %[[G:.*]] = fgemm.dim "g"
+// PERSISTENT: %[[ALL:.*]] = arith.muli %[[PER]], %[[G]]
+// PERSISTENT: fgemm.tile_loop %[[ALL]] {
+// PERSISTENT: ^bb0(%{{.*}}: index, %[[T:.*]]: index, %{{.*}}: index):
+// PERSISTENT: %[[GROUP:.*]] = arith.divui %[[T]], %[[PER]]
+// PERSISTENT: fgemm.read %{{.*}}[%[[GROUP]]]
+// PERSISTENT-NOT: fgemm.skip_tile_if
+// PERSISTENT: fgemm.k_loop "k" blocks(
+// PERSISTENT: fgemm.store {{.*}} rows(
 
 // -----
 

@@ -565,16 +565,41 @@ FailureOr<Value> KernelLowering::kLoopBlocks(KLoopOp op) {
 LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
   Value pid = toIndex(NVVM::BlockIdXOp::create(b, loc, b.getI32Type()));
   Value numPrograms = toIndex(NVVM::GridDimXOp::create(b, loc, b.getI32Type()));
-  auto forOp =
-      scf::ForOp::create(b, loc, pid, lookup(op.getCount()), numPrograms);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(forOp.getBody()->getTerminator());
-  Value tile = forOp.getInductionVar();
   Block &body = op.getBody().front();
+  // With a third argument the loop carries the K blocks run so far.
+  bool countsBlocks = body.getNumArguments() == 3;
+  SmallVector<Value> carried;
+  if (countsBlocks)
+    carried.push_back(constIndex(0));
+  auto forOp = scf::ForOp::create(b, loc, pid, lookup(op.getCount()),
+                                  numPrograms, carried);
+  OpBuilder::InsertionGuard guard(b);
+  openLoopBody(forOp);
+  Value tile = forOp.getInductionVar();
   mapping[body.getArgument(0)] = arith::DivUIOp::create(
       b, loc, arith::SubIOp::create(b, loc, tile, pid), numPrograms);
   mapping[body.getArgument(1)] = tile;
-  return lowerBlock(body);
+  if (countsBlocks)
+    mapping[body.getArgument(2)] = forOp.getRegionIterArgs()[0];
+  if (failed(lowerBlock(body)))
+    return failure();
+  if (!countsBlocks) {
+    scf::YieldOp::create(b, loc, ValueRange());
+    return success();
+  }
+  // This role's K loop ran the tile's blocks (its trip count, lowered in
+  // the body).
+  SmallVector<KLoopOp> loops(body.getOps<KLoopOp>());
+  if (loops.size() != 1)
+    return op.emitError("a tile loop that counts K blocks holds one K loop");
+  FailureOr<Value> blocks = kLoopBlocks(loops.front());
+  if (failed(blocks))
+    return failure();
+  scf::YieldOp::create(
+      b, loc,
+      ValueRange{arith::AddIOp::create(b, loc, forOp.getRegionIterArgs()[0],
+                                       *blocks)});
+  return success();
 }
 
 LogicalResult KernelLowering::lowerRingPut(RingPutOp op) {
@@ -699,6 +724,20 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
   Value acc = lookup(op.getValue());
   int64_t bm = config.getBlockM(), bn = config.getBlockN();
   MLIRContext *ctx = b.getContext();
+  OpBuilder::InsertionGuard outer(b);
+  if (op.getRowsBegin()) {
+    // A tile the rows miss entirely (a masked tile past its group's rows in
+    // a persistent loop) stores nothing: the whole CTA skips the epilogue.
+    Value first = mulI32(toI32(lookup(op.getRow())), bm);
+    Value lo = arith::MaxUIOp::create(b, loc, first,
+                                      toI32(lookup(op.getRowsBegin())));
+    Value hi = arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, first, constI32(bm)),
+        toI32(lookup(op.getRowsEnd())));
+    Value meets = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lo, hi);
+    auto ifOp = scf::IfOp::create(b, loc, meets, /*withElseRegion=*/false);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  }
   Value col0 = mulI32(arith::RemUIOp::create(b, loc, lane, constI32(4)), 2);
   // In a persistent loop the staging tile is reused: wait until the thread
   // that stored the previous tile saw TMA finish reading it.

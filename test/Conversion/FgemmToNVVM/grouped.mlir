@@ -1,5 +1,6 @@
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_masked_1d2d.mlir --fgemm-specialize="block-m=64 block-n=64 stages=4" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=MASKED
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_1d2d.mlir --fgemm-specialize="block-m=64 block-n=64 stages=4" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=CONTIGUOUS
+// RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=PERSISTENT
 // convert-fgemm-to-nvvm on the grouped kernels: group coordinates on the
 // TMA copies, the layout tensor read by every thread, per-group SFB offsets,
 // a store cut by rows copied out by the math threads, padding rows zeroed.
@@ -52,3 +53,12 @@
 // CONTIGUOUS: arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
 // CONTIGUOUS: nvvm.cp.async.bulk.tensor.global.shared.cta
 // CONTIGUOUS-NOT: vector<4xi32>
+
+// Persistent: both roles' tile loops carry the K blocks their earlier tiles
+// ran, the ring position of the next tile's first block.
+// PERSISTENT: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[BEFORE:.*]] = %c0) -> (index) {
+// PERSISTENT: arith.addi %[[BEFORE]], %{{.*}} : index
+// PERSISTENT: scf.yield %{{.*}} : index
+// PERSISTENT: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[BEFORE2:.*]] = %c0) -> (index) {
+// PERSISTENT: arith.addi %[[BEFORE2]], %{{.*}} : index
+// PERSISTENT: scf.yield %{{.*}} : index
