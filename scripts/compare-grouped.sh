@@ -30,6 +30,15 @@ seq 0 $((rows - 1)) | xargs -P 6 -I{} timeout -k 5 "${WARM_BUDGET:-240}" \
   python3 "$root/scripts/compare_grouped.py" --only {} >"$out/warm.log" 2>&1
 say "measuring"
 configs=()
-[[ -n ${GROUPED_CONFIGS:-} ]] && for c in "$dir"/cfg_contiguous_* "$dir"/cfg_masked_*; do configs+=("$c"); done
+if [[ -n ${GROUPED_CONFIGS:-} ]]; then
+  # A context needs a dense kernel beside the grouped one: one is copied in.
+  dense=$(ls "$dir"/all/bm*.meta | head -1)
+  for c in "$dir"/cfg_contiguous_* "$dir"/cfg_masked_*; do
+    [[ -f $c/k.cubin ]] || continue
+    d=$tmp/configs/$(basename "$c")
+    mkdir -p "$d" && cp "$c"/k.* "$d"/ && cp "${dense%.meta}".{cubin,meta} "$d"/
+    configs+=("$d")
+  done
+fi
 python3 "$root/scripts/compare_grouped.py" --out "$out" ${configs[@]+--configs "${configs[@]}"} 2>"$out/compare_grouped.log"
 say "done"

@@ -93,13 +93,22 @@ createContext(int device, fgemm_context **out,
   Expected<const Driver *> driver = Driver::get();
   if (!driver.ok())
     return fromStatus(driver.status());
+  // retain() makes the primary context current; the caller's current
+  // context comes back on every path (a failed create once left PyTorch's
+  // thread without one, and DeepGEMM's next call failed).
+  CUcontext callerContext = nullptr;
+  (void)(*driver)->cuCtxGetCurrent(&callerContext);
+  auto restore = [&](fgemm_status status) {
+    (void)(*driver)->cuCtxSetCurrent(callerContext);
+    return status;
+  };
   Expected<PrimaryContext> primary = PrimaryContext::retain(**driver, device);
   if (!primary.ok())
-    return fromStatus(primary.status(), FGEMM_ERROR_INVALID_ARGUMENT);
-  ScopedContext scope(**driver, primary->get());
+    return restore(
+        fromStatus(primary.status(), FGEMM_ERROR_INVALID_ARGUMENT));
   Expected<DenseGemm> gemm = makeGemm();
   if (!gemm.ok())
-    return fromStatus(gemm.status());
+    return restore(fromStatus(gemm.status()));
   std::optional<GroupedGemm> grouped;
   if (!groupedDir.empty()) {
     // A directory without grouped kernels is fine; broken ones are not.
@@ -107,11 +116,11 @@ createContext(int device, fgemm_context **out,
     if (loaded.ok())
       grouped.emplace(std::move(*loaded));
     else if (loaded.status().message().rfind("no grouped kernels", 0) != 0)
-      return fromStatus(loaded.status());
+      return restore(fromStatus(loaded.status()));
   }
   *out = new fgemm_context(**driver, std::move(*primary), std::move(*gemm),
                            std::move(grouped));
-  return FGEMM_SUCCESS;
+  return restore(FGEMM_SUCCESS);
 }
 
 } // namespace

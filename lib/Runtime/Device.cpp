@@ -102,12 +102,10 @@ PrimaryContext::PrimaryContext(PrimaryContext &&other) noexcept
 }
 
 PrimaryContext::~PrimaryContext() {
-  if (!context)
-    return;
-  CUcontext current = nullptr;
-  if (driver->cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == context)
-    (void)driver->cuCtxSetCurrent(nullptr);
-  (void)driver->cuDevicePrimaryCtxRelease(device);
+  // Release only: the thread's current context may be the same primary
+  // context used by others (PyTorch, DeepGEMM), and is not ours to unset.
+  if (context)
+    (void)driver->cuDevicePrimaryCtxRelease(device);
 }
 
 //===----------------------------------------------------------------------===//

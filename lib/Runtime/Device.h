@@ -50,7 +50,8 @@ Expected<std::vector<DeviceInfo>> listDevices(const Driver &driver);
 Expected<DeviceInfo> currentDevice(const Driver &driver);
 
 /// Retains a device's primary context and makes it current; releases it
-/// when destroyed.
+/// when destroyed (leaving the thread's current context alone: others, such
+/// as PyTorch, may use the same primary context).
 class PrimaryContext {
 public:
   static Expected<PrimaryContext> retain(const Driver &driver, int ordinal);

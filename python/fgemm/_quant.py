@@ -20,7 +20,7 @@ def per_token_cast_to_fp8(x):
     view = padded.view(m, ceil_div(k, 128), 128).float()  # explicit: m may be 0
     amax = view.abs().amax(dim=2, keepdim=True).clamp(min=1e-4)
     sf = amax / FP8_MAX
-    q = (view * (1.0 / sf)).to(torch.float8_e4m3fn).view(m, -1)[:, :k].contiguous()
+    q = (view * (1.0 / sf)).to(torch.float8_e4m3fn).view(m, padded.size(1))[:, :k].contiguous()
     return q, sf.squeeze(2)
 
 

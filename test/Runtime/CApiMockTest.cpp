@@ -11,6 +11,7 @@
 #include "MockCuda.h"
 
 #include "CApi/fgemm.h"
+#include "Runtime/Driver.h"
 
 #include "TestDirectory.h"
 
@@ -84,6 +85,36 @@ TEST_F(CApiMock, CreateErrors) {
       << fgemm_last_error();
   EXPECT_EQ(context, nullptr);
   fgemm_context_destroy(nullptr); // allowed
+}
+
+TEST_F(CApiMock, CreateKeepsTheCallersCurrentContext) {
+  // PyTorch's thread has the primary context current; a failed create (a
+  // directory without dense kernels) and a successful one leave it so, and
+  // a thread without a current context keeps none.
+  const fgemm::Driver &cu = **fgemm::Driver::get();
+  CUdevice device;
+  CUcontext primary = nullptr, current = nullptr;
+  ASSERT_EQ(cu.cuDeviceGet(&device, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cu.cuDevicePrimaryCtxRetain(&primary, device), CUDA_SUCCESS);
+  for (CUcontext callers : {primary, CUcontext(nullptr)}) {
+    ASSERT_EQ(cu.cuCtxSetCurrent(callers), CUDA_SUCCESS);
+    fs::path empty = dir / "empty";
+    fs::create_directories(empty);
+    fgemm::test::writeDenseKernel(empty, "stray", DenseConfig());
+    fs::remove(empty / "stray.cubin");
+    EXPECT_NE(fgemm_context_create(0, empty.c_str(), &context), FGEMM_SUCCESS);
+    ASSERT_EQ(cu.cuCtxGetCurrent(&current), CUDA_SUCCESS);
+    EXPECT_EQ(current, callers);
+    ASSERT_EQ(create(), FGEMM_SUCCESS) << fgemm_last_error();
+    ASSERT_EQ(cu.cuCtxGetCurrent(&current), CUDA_SUCCESS);
+    EXPECT_EQ(current, callers);
+    fgemm_context_destroy(context);
+    context = nullptr;
+    ASSERT_EQ(cu.cuCtxGetCurrent(&current), CUDA_SUCCESS);
+    EXPECT_EQ(current, callers);
+    fs::remove_all(empty);
+  }
+  ASSERT_EQ(cu.cuDevicePrimaryCtxRelease(device), CUDA_SUCCESS);
 }
 
 TEST_F(CApiMock, LaunchesTheRuntimesChoice) {

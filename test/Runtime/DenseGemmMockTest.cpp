@@ -310,7 +310,8 @@ TEST_F(DenseGemmMock, NeedsHopperAndAContext) {
                            "(Mock Hopper) is sm_86");
   fgemmMockSetComputeCapability(9, 0);
   EXPECT_EQ(createError(), "");
-  context.reset(); // releases the primary context and clears the current one
+  context.reset(); // releases the primary context (the current one stays)
+  ASSERT_EQ((*Driver::get())->cuCtxSetCurrent(nullptr), CUDA_SUCCESS);
   EXPECT_NE(createError().find("no current CUDA context"), std::string::npos);
 }
 

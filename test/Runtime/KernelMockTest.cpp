@@ -259,7 +259,8 @@ TEST_F(KernelMock, LaunchesBelongToTheirKernelAndContext) {
                 .find("a launch prepared for another kernel"),
             std::string::npos);
   KernelBindings bindings = bind(1, 128, 128, 128);
-  context.reset(); // no current context
+  context.reset();
+  ASSERT_EQ(driver->cuCtxSetCurrent(nullptr), CUDA_SUCCESS); // no current one
   EXPECT_NE(first->prepare(bindings).status().message().find(
                 "the current CUDA context is not the one"),
             std::string::npos);
