@@ -21,18 +21,16 @@ static std::string number(int64_t v) { return std::to_string(v); }
 
 const std::vector<DenseConfiguration> &
 fgemm::groupedConfigurationSet(GroupedLayout layout) {
-  // Contiguous: at most 128 rows (a tile stays in one group's 128-row
-  // block), raster groups of 16 tile rows as the dense plain grids. Masked:
-  // 64-row tiles for a few rows per group, row-major inside each group.
+  // Measured one by one on the H100 (docs/PERF.md, "Grouped"): contiguous
+  // tiles of at most 128 rows (a tile stays in one group's 128-row block);
+  // plain 128-row grids in raster groups of 16 tile rows; 128x128
+  // persistent for short K; 64-row tiles for a few rows per group.
   static const std::vector<DenseConfiguration> contiguous = {
-      {128, 192, false, 16},
-      {128, 128, false, 16},
-      {128, 96, false, 16},
-      {128, 64, false, 16},
-      {64, 128, false, 0}};
+      {128, 192, false, 16}, {128, 128, true, 0},   {128, 128, false, 16},
+      {128, 96, false, 16},  {128, 64, false, 16},  {64, 128, false, 0}};
   static const std::vector<DenseConfiguration> masked = {
-      {128, 192, false, 0}, {128, 128, false, 0}, {128, 96, false, 0},
-      {128, 64, false, 0},  {64, 128, false, 0},  {64, 64, false, 0}};
+      {128, 192, false, 16}, {128, 128, false, 16}, {128, 128, true, 0},
+      {128, 96, false, 16},  {64, 128, false, 0},   {64, 64, false, 0}};
   return layout == GroupedLayout::Contiguous ? contiguous : masked;
 }
 
@@ -153,8 +151,23 @@ fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
     int wastedRows = meta.blockM > 64 && 2 * rows <= meta.blockM ? 1 : 0;
     int64_t tiles = groupsTiled * ceilDiv(rows, meta.blockM) *
                     ceilDiv(std::max<int64_t>(p.n, 1), meta.blockN);
-    double time = double(ceilDiv(tiles, sms)) * meta.blockM * meta.blockN /
-                  estimateTileRate(meta.blockM, meta.blockN);
+    // Masked groups hold 0.7-1.3x expected_m rows, so wave quantization
+    // averages out: fractional waves. The contiguous layout's tiles are
+    // known: whole waves.
+    double waves = masked ? double(tiles) / double(sms)
+                          : double(ceilDiv(tiles, sms));
+    // The dense model (estimateTileRate), without its penalty for tiles
+    // that straddle 128-column scale blocks: grouped 128x192 tiles measured
+    // faster than 128x128 ones on every benchmark shape but one (H100,
+    // docs/PERF.md, "Grouped").
+    double rate = estimateTileRate(meta.blockM, meta.blockN) *
+                  (128 % meta.blockN == 0 ? 1.0 : 1.0 / 0.9);
+    double time = waves * meta.blockM * meta.blockN / rate;
+    // A persistent CTA hides a tile's epilogue under the next tile's loads:
+    // 1.06-1.11x on the contiguous shapes at K = 2048, slower at K = 7168;
+    // on the masked shapes it lost to 128x192 plain tiles but once.
+    if (meta.persistent() && waves > 1)
+      time *= masked ? 1.0 : p.k <= 4096 ? 1.0 / 1.15 : 1.05;
     Cost cost{wastedRows, int64_t(time * 1000), -int64_t(meta.blockN),
               -int64_t(meta.stages), i};
     if (!best || cost < *best)

@@ -1,0 +1,163 @@
+//===- GroupedGemmTest.cpp - The M-grouped GEMMs' host-side rules -*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+
+#include "Runtime/GroupedGemm.h"
+
+#include <gtest/gtest.h>
+
+using namespace fgemm;
+
+namespace {
+
+GroupedGemmProblem problem(GroupedLayout layout, int64_t m, int64_t n,
+                           int64_t k, int64_t groups, int64_t expected = 0) {
+  GroupedGemmProblem p;
+  p.layout = layout;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.groups = groups;
+  p.expectedM = expected;
+  return p;
+}
+
+std::string shapeError(const GroupedGemmProblem &p) {
+  Status status = validateGroupedGemmShape(p);
+  return status.ok() ? std::string() : status.message();
+}
+
+KernelMeta kernel(GroupedLayout layout, uint32_t blockM, uint32_t blockN,
+                  bool persistent = false) {
+  KernelMeta meta;
+  meta.variant = groupedVariant(layout);
+  meta.kernel = "bm" + std::to_string(blockM) + "_bn" + std::to_string(blockN) +
+                (persistent ? "_persistent" : "_plain");
+  meta.blockM = blockM;
+  meta.blockN = blockN;
+  meta.blockK = 128;
+  meta.stages = 4;
+  meta.schedule = persistent ? "persistent" : "plain";
+  meta.cluster = 1;
+  return meta;
+}
+
+/// The runtime's set for `layout` as kernels.
+std::vector<KernelMeta> shipped(GroupedLayout layout) {
+  std::vector<KernelMeta> kernels;
+  for (const DenseConfiguration &c : groupedConfigurationSet(layout))
+    kernels.push_back(kernel(layout, c.blockM, c.blockN, c.persistent));
+  return kernels;
+}
+
+std::string choose(const GroupedGemmProblem &p) {
+  std::vector<KernelMeta> kernels = shipped(p.layout);
+  Expected<size_t> index = selectGroupedKernel(kernels, p, 132);
+  return index.ok() ? kernels[*index].kernel : index.status().message();
+}
+
+} // namespace
+
+TEST(GroupedGemmArgs, Sizes) {
+  const GroupedLayout c = GroupedLayout::Contiguous, m = GroupedLayout::Masked;
+  EXPECT_EQ(shapeError(problem(c, 256, 4096, 7168, 2)), "");
+  EXPECT_EQ(shapeError(problem(c, 0, 4096, 7168, 0)), "");
+  EXPECT_EQ(shapeError(problem(c, 200, 4096, 7168, 2)),
+            "M = 200 is not a multiple of 128: the contiguous layout pads "
+            "every group to 128 rows (allowed: M % 128 == 0, padding rows "
+            "marked -1 in m_indices)");
+  EXPECT_EQ(shapeError(problem(c, 128, 4096, 7168, 0)),
+            "G = 0 groups but M = 128 rows (allowed: G >= 1)");
+  EXPECT_NE(shapeError(problem(c, 128, 100, 7168, 1)).find("N = 100"),
+            std::string::npos);
+  EXPECT_NE(shapeError(problem(c, 128, 128, 100, 1)).find("K = 100"),
+            std::string::npos);
+  EXPECT_NE(shapeError(problem(c, 128, 128, 128, -1)).find("is negative"),
+            std::string::npos);
+  EXPECT_EQ(shapeError(problem(m, 100, 4096, 7168, 3, 50)), "");
+  EXPECT_EQ(shapeError(problem(m, 100, 4096, 7168, 3, 0)),
+            "expected_m = 0 must be > 0 (the expected rows per group, a "
+            "configuration hint)");
+}
+
+TEST(GroupedGemmArgs, ContiguousIndices) {
+  std::vector<int32_t> good(256, 1);
+  std::fill(good.begin() + 100, good.begin() + 128, -1);
+  std::fill(good.begin() + 128, good.end(), -1); // a whole padding block
+  EXPECT_TRUE(validateContiguousIndices(good, 2).ok());
+  std::vector<int32_t> bad = good;
+  bad[5] = 2;
+  EXPECT_EQ(validateContiguousIndices(bad, 2).message(),
+            "m_indices[5] = 2 is not a group (allowed: -1 for padding, or 0 "
+            "<= g < G = 2)");
+  bad = good;
+  bad[64] = 0;
+  EXPECT_EQ(validateContiguousIndices(bad, 2).message(),
+            "m_indices[64] = 0 but row 0 of its 128-row block is group 1: "
+            "every block holds one group's rows");
+  bad = good;
+  bad[120] = 1;
+  EXPECT_EQ(validateContiguousIndices(bad, 2).message(),
+            "m_indices[120] = 1 follows a padding row (-1) of its 128-row "
+            "block: padding is allowed only at the end of a block");
+  bad = good;
+  bad[200] = -7;
+  EXPECT_NE(validateContiguousIndices(bad, 2).message().find("-7 is not a"),
+            std::string::npos);
+}
+
+TEST(GroupedGemmContract, ArgumentLists) {
+  const GroupedLayout c = GroupedLayout::Contiguous;
+  KernelMeta meta = kernel(c, 128, 128);
+  meta.dims = {"m", "n", "k", "g"};
+  auto arg = [](KernelArg::Kind kind, ElementType element,
+                std::vector<std::string> dims) {
+    KernelArg a;
+    a.kind = kind;
+    a.element = element;
+    a.dims = std::move(dims);
+    return a;
+  };
+  meta.args = {arg(KernelArg::Kind::Tensor, ElementType::E4M3, {"m", "k"}),
+               arg(KernelArg::Kind::Tensor, ElementType::E4M3, {"g", "n", "k"}),
+               arg(KernelArg::Kind::Scales, ElementType::F32, {"m", "k"}),
+               arg(KernelArg::Kind::Scales, ElementType::F32, {"g", "n", "k"}),
+               arg(KernelArg::Kind::Tensor, ElementType::I32, {"m"}),
+               arg(KernelArg::Kind::Tensor, ElementType::BF16, {"m", "n"})};
+  meta.args[2].block[1] = 128;
+  meta.args[2].mnMajor = true;
+  meta.args[3].block[0] = 128;
+  meta.args[3].block[1] = 128;
+  EXPECT_TRUE(checkGroupedKernel(meta, c).ok())
+      << checkGroupedKernel(meta, c).message();
+  EXPECT_NE(checkGroupedKernel(meta, GroupedLayout::Masked)
+                .message()
+                .find("is not grouped_masked"),
+            std::string::npos);
+  KernelMeta wide = meta;
+  wide.blockM = 256;
+  EXPECT_NE(checkGroupedKernel(wide, c).message().find("block_m <= 128"),
+            std::string::npos);
+  KernelMeta wrong = meta;
+  wrong.args[4].dims = {"g"};
+  EXPECT_EQ(checkGroupedKernel(wrong, c).message(),
+            "arg.4 (group rows) is 'tensor i32 g' but a grouped_contiguous "
+            "kernel's is 'tensor i32 m' (docs/ABI.md)");
+}
+
+TEST(GroupedGemmConfig, MeasuredChoices) {
+  const GroupedLayout c = GroupedLayout::Contiguous, m = GroupedLayout::Masked;
+  // H100 (docs/PERF.md, "Grouped"): 128x192 plain at K = 7168, 128x128
+  // persistent at K = 2048 on the contiguous shapes.
+  EXPECT_EQ(choose(problem(c, 33408, 4096, 7168, 4)), "bm128_bn192_plain");
+  EXPECT_EQ(choose(problem(c, 36352, 7168, 2048, 4)), "bm128_bn128_persistent");
+  // Masked: 128x192 for 1024 rows per group.
+  EXPECT_EQ(choose(problem(m, 4096, 4096, 7168, 1, 1024)), "bm128_bn192_plain");
+  // A few rows per group: 64-row tiles.
+  EXPECT_EQ(choose(problem(m, 4096, 4096, 7168, 8, 16)).substr(0, 4), "bm64");
+  // Only kernels of the problem's layout are candidates.
+  std::vector<KernelMeta> dense = {kernel(c, 128, 128)};
+  dense[0].variant = "dense";
+  EXPECT_FALSE(
+      selectGroupedKernel(dense, problem(c, 128, 128, 128, 1), 132).ok());
+}
