@@ -18,7 +18,12 @@ for kernel in "$root"/kernels/*.mlir; do
   # lib/Runtime/Gemm.h: 256- and 128-row tiles for large M, 64-row ones for
   # small M, narrow ones to spread small problems over more SMs, persistent
   # ones for short K), each with the deepest pipeline that fits.
-  "$build/bin/fgemm-precompile" "$kernel" --cache-dir "$out/.cache" --pack "$out/$name" >/dev/null
+  # Grouped kernels have their own sets (groupedConfigurationSet in
+  # lib/Runtime/GroupedGemm.h), named by the tile space the kernel declares.
+  set=dense
+  grep -q 'tile_space grouped_contiguous' "$kernel" && set=contiguous
+  grep -q 'tile_space grouped_masked' "$kernel" && set=masked
+  "$build/bin/fgemm-precompile" "$kernel" --set "$set" --cache-dir "$out/.cache" --pack "$out/$name" >/dev/null
   rm -rf "$out/.cache"
   # Each one's PTX and ptxas report, by fgemmc with the same knobs.
   for meta in "$out/$name"/*.meta; do

@@ -86,10 +86,9 @@ std::string misaligned(const char *name, const void *pointer,
 /// The shared tail of the context constructors: retains `device`'s primary
 /// context, makes it current while `makeGemm` loads or plans the kernels,
 /// and hands the caller the new context.
-fgemm_status
-createContext(int device, fgemm_context **out,
-              const std::function<Expected<DenseGemm>()> &makeGemm,
-              const std::string &groupedDir = "") {
+fgemm_status createContext(int device, fgemm_context **out,
+                           const std::function<Expected<DenseGemm>()> &makeGemm,
+                           const std::string &groupedDir = "") {
   Expected<const Driver *> driver = Driver::get();
   if (!driver.ok())
     return fromStatus(driver.status());
@@ -104,8 +103,7 @@ createContext(int device, fgemm_context **out,
   };
   Expected<PrimaryContext> primary = PrimaryContext::retain(**driver, device);
   if (!primary.ok())
-    return restore(
-        fromStatus(primary.status(), FGEMM_ERROR_INVALID_ARGUMENT));
+    return restore(fromStatus(primary.status(), FGEMM_ERROR_INVALID_ARGUMENT));
   Expected<DenseGemm> gemm = makeGemm();
   if (!gemm.ok())
     return restore(fromStatus(gemm.status()));
@@ -253,12 +251,12 @@ fgemm_status runGrouped(const char *function, fgemm_context *context,
                       FGEMM_ERROR_INVALID_ARGUMENT);
   if (problem.m == 0 || problem.n == 0 || problem.groups == 0)
     return FGEMM_SUCCESS;
-  const char *rowsName = problem.layout == GroupedLayout::Contiguous
-                             ? "m_indices"
-                             : "masked_m";
+  const char *rowsName =
+      problem.layout == GroupedLayout::Contiguous ? "m_indices" : "masked_m";
   const std::pair<const char *, CUdeviceptr> pointers[] = {
-      {"a", problem.a},   {"sfa", problem.sfa}, {"b", problem.b},
-      {"sfb", problem.sfb}, {"d", problem.d},   {rowsName, problem.groupRows}};
+      {"a", problem.a}, {"sfa", problem.sfa},
+      {"b", problem.b}, {"sfb", problem.sfb},
+      {"d", problem.d}, {rowsName, problem.groupRows}};
   for (const auto &[name, pointer] : pointers) {
     const void *raw = reinterpret_cast<const void *>(uintptr_t(pointer));
     if (!pointer)
@@ -305,8 +303,8 @@ fgemm_status fgemm_m_grouped_gemm_fp8_nt_contiguous(
   problem.n = n;
   problem.k = k;
   problem.groups = num_groups;
-  return runGrouped("fgemm_m_grouped_gemm_fp8_nt_contiguous", context,
-                    problem, static_cast<CUstream>(stream));
+  return runGrouped("fgemm_m_grouped_gemm_fp8_nt_contiguous", context, problem,
+                    static_cast<CUstream>(stream));
 }
 
 fgemm_status fgemm_m_grouped_gemm_fp8_nt_masked(
@@ -332,16 +330,15 @@ fgemm_status fgemm_m_grouped_gemm_fp8_nt_masked(
 
 fgemm_status fgemm_m_grouped_validate_m_indices(fgemm_context *context,
                                                 const int32_t *m_indices,
-                                                int64_t m,
-                                                int64_t num_groups) {
+                                                int64_t m, int64_t num_groups) {
   if (!context)
     return fail(FGEMM_ERROR_INVALID_ARGUMENT,
                 "fgemm_m_grouped_validate_m_indices: context is NULL");
   ScopedContext scope(*context->driver, context->primary.get());
-  return fromStatus(validateContiguousIndicesOnDevice(devicePointer(m_indices),
-                                                      m, num_groups)
-                        .withContext("fgemm_m_grouped_validate_m_indices"),
-                    FGEMM_ERROR_INVALID_ARGUMENT);
+  return fromStatus(
+      validateContiguousIndicesOnDevice(devicePointer(m_indices), m, num_groups)
+          .withContext("fgemm_m_grouped_validate_m_indices"),
+      FGEMM_ERROR_INVALID_ARGUMENT);
 }
 
 } // extern "C"

@@ -113,7 +113,8 @@ FGEMM_EXPORT fgemm_status fgemm_gemm_fp8_nt(fgemm_context *context,
 /* How many M-grouped kernels (contiguous and masked) the context holds; 0
  * for a context made on demand (grouped kernels come only from a kernel
  * directory for now). */
-FGEMM_EXPORT int fgemm_context_num_grouped_kernels(const fgemm_context *context);
+FGEMM_EXPORT int
+fgemm_context_num_grouped_kernels(const fgemm_context *context);
 
 /* The M-grouped contiguous GEMM (mixture of experts, DeepGEMM's
  * m_grouped_fp8_gemm_nt_contiguous): for every row r of group

@@ -138,8 +138,7 @@ mlir::fgemm::takeKernelDescription(ModuleOp module) {
       grid.getDims(), os,
       [&](StringAttr dim) {
         // A group dimension has no block size: one group per tile.
-        int64_t block =
-            getTileDimExtent(("b" + dim.getValue()).str(), config);
+        int64_t block = getTileDimExtent(("b" + dim.getValue()).str(), config);
         os << dim.getValue() << "/" << std::max<int64_t>(block, 1);
       },
       ",");

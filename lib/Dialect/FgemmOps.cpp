@@ -164,8 +164,8 @@ LogicalResult TileSpaceOp::verify() {
   if (!out)
     return emitOpError("iterates over the tiles of an !fgemm.tensor output");
   Block &body = getBody().front();
-  bool allIndex = llvm::all_of(body.getArgumentTypes(),
-                               [](Type t) { return t.isIndex(); });
+  bool allIndex =
+      llvm::all_of(body.getArgumentTypes(), [](Type t) { return t.isIndex(); });
   if (!isGrouped()) {
     if (getGroups())
       return emitOpError("a dense tile space takes no groups tensor");
@@ -189,14 +189,13 @@ LogicalResult TileSpaceOp::verify() {
     StringAttr expected = groupsDimension(getKind(), out.getDims());
     if (!groups || !groups.getElementType().isInteger(32) ||
         groups.getDims().size() != 1 || groups.getDims()[0] != expected)
-      return emitOpError("a ")
-             << kind << " tile space takes a 1-D i32 tensor ["
-             << expected.getValue() << "] of "
-             << (getKind() == TileSpaceKind::GroupedMasked
-                     ? "valid rows per group (masked_m)"
-                     : "row groups (m_indices)")
-             << ": `" << kind << "(%t : !fgemm.tensor<["
-             << expected.getValue() << "], i32>)`";
+      return emitOpError("a ") << kind << " tile space takes a 1-D i32 tensor ["
+                               << expected.getValue() << "] of "
+                               << (getKind() == TileSpaceKind::GroupedMasked
+                                       ? "valid rows per group (masked_m)"
+                                       : "row groups (m_indices)")
+                               << ": `" << kind << "(%t : !fgemm.tensor<["
+                               << expected.getValue() << "], i32>)`";
     if (body.getNumArguments() != 5 || !allIndex)
       return emitOpError("body of a grouped tile space takes five index "
                          "arguments: the tile's group, its row and column "
@@ -331,9 +330,9 @@ getBoundDimension(Value index) {
     StringRef what = "fgemm.tile_space";
     ArrayRef<StringAttr> dims = out.getDims();
     if (!space.isGrouped())
-      return n < dims.size() ? std::make_optional(std::make_pair(
-                                   dims[n].getValue(), what))
-                             : std::nullopt;
+      return n < dims.size()
+                 ? std::make_optional(std::make_pair(dims[n].getValue(), what))
+                 : std::nullopt;
     if (n == 0)
       return std::make_pair(StringRef(kGroupRole), what);
     if ((n == 1 || n == 2) && dims.size() >= 2)
@@ -364,7 +363,8 @@ static LogicalResult verifyIndices(Operation *op, Value tensor,
            << "; got " << indices.size();
   for (auto [i, index] : llvm::enumerate(indices)) {
     bool groupIndex = dims.size() == 3 && i == 0;
-    StringRef expected = groupIndex ? StringRef(kGroupRole) : dims[i].getValue();
+    StringRef expected =
+        groupIndex ? StringRef(kGroupRole) : dims[i].getValue();
     std::optional<std::pair<StringRef, StringRef>> bound =
         getBoundDimension(index);
     if (!bound || bound->first == expected)

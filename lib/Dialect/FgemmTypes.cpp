@@ -127,7 +127,8 @@ GlobalTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
     return success();
   }
   if (dims.size() == 1)
-    return emitError() << "1-D tensors are i32 index arrays; got " << elementType;
+    return emitError() << "1-D tensors are i32 index arrays; got "
+                       << elementType;
   if (!isFp8(elementType) && !elementType.isBF16() && !elementType.isF32())
     return emitError()
            << "tensor element type must be f8E4M3FN or f8E5M2 (operands), "

@@ -20,6 +20,14 @@ Status fgemm::checkHopper(const DeviceInfo &device) {
                        ") is " + smName(device.major, device.minor));
 }
 
+Expected<DeviceInfo> fgemm::currentHopperDevice(const Driver &driver) {
+  Expected<DeviceInfo> device = currentDevice(driver);
+  if (!device.ok())
+    return device.takeStatus();
+  FGEMM_RETURN_IF_ERROR(checkHopper(*device));
+  return device;
+}
+
 /// Fills `info` for `device`.
 static Status describe(const Driver &driver, CUdevice device, int ordinal,
                        DeviceInfo &info) {

@@ -40,6 +40,10 @@ std::string smName(int major, int minor);
 /// error naming the device and its architecture.
 Status checkHopper(const DeviceInfo &device);
 
+/// The device of the calling thread's current context, which must be sm_90
+/// (currentDevice, then checkHopper): where the GEMMs load their kernels.
+Expected<DeviceInfo> currentHopperDevice(const Driver &driver);
+
 /// Describes device `ordinal`.
 Expected<DeviceInfo> queryDevice(const Driver &driver, int ordinal);
 

@@ -239,16 +239,14 @@ fgemm::listKernelDirectory(const std::string &directory) {
   return std::vector<std::string>(cubins.begin(), cubins.end());
 }
 
-
 Expected<DenseGemm> DenseGemm::create(const std::string &directory) {
   Expected<const Driver *> driver = Driver::get();
   if (!driver.ok())
     return driver.takeStatus();
   const Driver &cu = **driver;
-  Expected<DeviceInfo> device = currentDevice(cu);
+  Expected<DeviceInfo> device = currentHopperDevice(cu);
   if (!device.ok())
     return device.takeStatus();
-  FGEMM_RETURN_IF_ERROR(checkHopper(*device));
 
   Expected<std::vector<std::string>> stems = listKernelDirectory(directory);
   if (!stems.ok())
@@ -292,10 +290,9 @@ DenseGemm::createOnDemand(std::vector<DenseConfiguration> configs,
   Expected<const Driver *> driver = Driver::get();
   if (!driver.ok())
     return driver.takeStatus();
-  Expected<DeviceInfo> device = currentDevice(**driver);
+  Expected<DeviceInfo> device = currentHopperDevice(**driver);
   if (!device.ok())
     return device.takeStatus();
-  FGEMM_RETURN_IF_ERROR(checkHopper(*device));
   DenseGemm gemm(std::move(*device));
   for (const DenseConfiguration &config : configs) {
     KernelMeta stub;

@@ -26,8 +26,8 @@ fgemm::groupedConfigurationSet(GroupedLayout layout) {
   // plain 128-row grids in raster groups of 16 tile rows; 128x128
   // persistent for short K; 64-row tiles for a few rows per group.
   static const std::vector<DenseConfiguration> contiguous = {
-      {128, 192, false, 16}, {128, 128, true, 0},   {128, 128, false, 16},
-      {128, 96, false, 16},  {128, 64, false, 16},  {64, 128, false, 0}};
+      {128, 192, false, 16}, {128, 128, true, 0},  {128, 128, false, 16},
+      {128, 96, false, 16},  {128, 64, false, 16}, {64, 128, false, 0}};
   static const std::vector<DenseConfiguration> masked = {
       {128, 192, false, 16}, {128, 128, false, 16}, {128, 128, true, 0},
       {128, 96, false, 16},  {64, 128, false, 0},   {64, 64, false, 0}};
@@ -94,8 +94,7 @@ static const char *const kMaskedArgs[6] = {
     "tensor i32 g",
     "tensor bf16 g,m,n"};
 
-Status fgemm::checkGroupedKernel(const KernelMeta &meta,
-                                 GroupedLayout layout) {
+Status fgemm::checkGroupedKernel(const KernelMeta &meta, GroupedLayout layout) {
   std::string variant = groupedVariant(layout);
   if (meta.variant != variant)
     return Status::error("variant='" + meta.variant + "' is not " + variant);
@@ -154,8 +153,8 @@ fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
     // Masked groups hold 0.7-1.3x expected_m rows, so wave quantization
     // averages out: fractional waves. The contiguous layout's tiles are
     // known: whole waves.
-    double waves = masked ? double(tiles) / double(sms)
-                          : double(ceilDiv(tiles, sms));
+    double waves =
+        masked ? double(tiles) / double(sms) : double(ceilDiv(tiles, sms));
     // The dense model (estimateTileRate), without its penalty for tiles
     // that straddle 128-column scale blocks: grouped 128x192 tiles measured
     // faster than 128x128 ones on every benchmark shape but one (H100,
@@ -191,8 +190,9 @@ Status fgemm::validateContiguousIndices(const std::vector<int32_t> &mIndices,
       int32_t value = mIndices[size_t(row)];
       std::string at = "m_indices[" + number(row) + "] = " + number(value);
       if (value < -1 || value >= groups)
-        return Status::error(at + " is not a group (allowed: -1 for padding, "
-                                  "or 0 <= g < G = " +
+        return Status::error(at +
+                             " is not a group (allowed: -1 for padding, "
+                             "or 0 <= g < G = " +
                              number(groups) + ")");
       if (value == -1) {
         padding = true;
@@ -202,8 +202,7 @@ Status fgemm::validateContiguousIndices(const std::vector<int32_t> &mIndices,
                                   "the end of a block");
       } else if (value != group) {
         return Status::error(at + " but row " + number(start) +
-                             " of its 128-row block is group " +
-                             number(group) +
+                             " of its 128-row block is group " + number(group) +
                              ": every block holds one group's rows");
       }
     }
@@ -215,10 +214,9 @@ Expected<GroupedGemm> GroupedGemm::create(const std::string &directory) {
   Expected<const Driver *> driver = Driver::get();
   if (!driver.ok())
     return driver.takeStatus();
-  Expected<DeviceInfo> device = currentDevice(**driver);
+  Expected<DeviceInfo> device = currentHopperDevice(**driver);
   if (!device.ok())
     return device.takeStatus();
-  FGEMM_RETURN_IF_ERROR(checkHopper(*device));
   Expected<std::vector<std::string>> stems = listKernelDirectory(directory);
   if (!stems.ok())
     return stems.takeStatus();
@@ -292,8 +290,8 @@ Status GroupedGemm::run(const GroupedGemmProblem &problem,
   return launch(*prepared, stream);
 }
 
-Status fgemm::validateContiguousIndicesOnDevice(CUdeviceptr mIndices,
-                                                int64_t m, int64_t groups) {
+Status fgemm::validateContiguousIndicesOnDevice(CUdeviceptr mIndices, int64_t m,
+                                                int64_t groups) {
   if (m < 0 || groups < 1)
     return Status::error("m = " + number(m) + ", G = " + number(groups) +
                          " (allowed: m >= 0, G >= 1)");

@@ -44,8 +44,8 @@
 // and the K loop runs `blocks(select(tile meets rows, ceil(k / bk), 0))`, so
 // tiles of no group (padding blocks) issue neither loads nor wgmmas; a
 // masked tile past its group's rows ends its CTA at once
-// (fgemm.skip_tile_if), before any pipeline set-up. With a cluster (multicast = a) the CTAs of a
-// cluster share the M tile and so the group.
+// (fgemm.skip_tile_if), before any pipeline set-up. With a cluster (multicast =
+// a) the CTAs of a cluster share the M tile and so the group.
 //
 // The kernel records `grid = #fgemm.tile_grid<kind, [x dim, y dim(, z)]>`,
 // from which the runtime sizes the launch (docs/ABI.md).
@@ -151,7 +151,8 @@ static FailureOr<GroupedTile> emitGroupedTile(RewriterBase &rewriter,
     Value group = maskedGroup;
     Value count = ReadOp::create(rewriter, loc, i32, space.getGroups(), group);
     Value nonNegative = arith::MaxSIOp::create(
-        rewriter, loc, count, arith::ConstantIntOp::create(rewriter, loc, 0, 32));
+        rewriter, loc, count,
+        arith::ConstantIntOp::create(rewriter, loc, 0, 32));
     Value rowsEnd =
         arith::MinUIOp::create(rewriter, loc, toIndex(nonNegative), rowsM);
     return GroupedTile{group, zero, rowsEnd};
@@ -160,7 +161,8 @@ static FailureOr<GroupedTile> emitGroupedTile(RewriterBase &rewriter,
   if (failed(dimG))
     return failure();
   Value blockM = arith::ConstantIndexOp::create(
-      rewriter, loc, space->getParentOfType<KernelOp>().getConfigAttr().getBlockM());
+      rewriter, loc,
+      space->getParentOfType<KernelOp>().getConfigAttr().getBlockM());
   Value first = arith::MulIOp::create(rewriter, loc, tm, blockM);
   Value raw = ReadOp::create(rewriter, loc, i32, space.getGroups(), first);
   Value groups = arith::IndexCastOp::create(
@@ -168,10 +170,11 @@ static FailureOr<GroupedTile> emitGroupedTile(RewriterBase &rewriter,
   // 0 <= raw < g as one unsigned compare (-1 wraps to the top).
   Value valid = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
                                       raw, groups);
-  Value group = arith::SelectOp::create(
-      rewriter, loc, valid, toIndex(raw), zero);
+  Value group =
+      arith::SelectOp::create(rewriter, loc, valid, toIndex(raw), zero);
   Value tileEnd = arith::MinUIOp::create(
-      rewriter, loc, arith::AddIOp::create(rewriter, loc, first, blockM), rowsM);
+      rewriter, loc, arith::AddIOp::create(rewriter, loc, first, blockM),
+      rowsM);
   Value rowsEnd = arith::SelectOp::create(rewriter, loc, valid, tileEnd, first);
   return GroupedTile{group, first, rowsEnd};
 }
@@ -200,16 +203,15 @@ emitGroupedTileValues(RewriterBase &rewriter, TileSpaceOp space, Value tm,
   // A masked tile past its group's rows writes nothing: on a plain grid its
   // CTA ends at once. (A contiguous padding tile still stores its zeros.)
   if (plainGrid && space.getKind() == TileSpaceKind::GroupedMasked)
-    SkipTileIfOp::create(
-        rewriter, loc,
-        arith::XOrIOp::create(
-            rewriter, loc, hasRows,
-            arith::ConstantIntOp::create(rewriter, loc, 1, 1)));
+    SkipTileIfOp::create(rewriter, loc,
+                         arith::XOrIOp::create(rewriter, loc, hasRows,
+                                               arith::ConstantIntOp::create(
+                                                   rewriter, loc, 1, 1)));
   Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
   space.walk([&](KLoopOp loop) {
-    Value all = NumBlocksOp::create(rewriter, loc, rewriter.getIndexType(),
-                                    loop.getDimAttr(),
-                                    rewriter.getStringAttr("bk"));
+    Value all =
+        NumBlocksOp::create(rewriter, loc, rewriter.getIndexType(),
+                            loop.getDimAttr(), rewriter.getStringAttr("bk"));
     Value blocks = arith::SelectOp::create(rewriter, loc, hasRows, all, zero);
     rewriter.modifyOpInPlace(loop,
                              [&] { loop.getBlocksMutable().assign(blocks); });

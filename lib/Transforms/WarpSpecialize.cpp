@@ -120,8 +120,8 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
   if (tileLoop) {
     auto copy = TileLoopOp::create(rewriter, loc, tileLoop.getCount());
     SmallVector<Location> argLocs(scope.getNumArguments(), loc);
-    Block *copyBody = rewriter.createBlock(
-        &copy.getBody(), {}, scope.getArgumentTypes(), argLocs);
+    Block *copyBody = rewriter.createBlock(&copy.getBody(), {},
+                                           scope.getArgumentTypes(), argLocs);
     mapping.map(scope.getArguments(), copyBody->getArguments());
     YieldOp::create(rewriter, loc);
     rewriter.setInsertionPointToStart(copyBody);

@@ -1,4 +1,5 @@
-//===- GroupedGemmTest.cpp - The M-grouped GEMMs' host-side rules -*- C++ -*-===//
+//===- GroupedGemmTest.cpp - The M-grouped GEMMs' host-side rules -*- C++
+//-*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 

@@ -342,9 +342,9 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
         // The rest of the kernel runs inside `if (!condition)`.
         if (skippedTile)
           return skip.emitError("a kernel skips its tile at most once");
-        Value run = arith::XOrIOp::create(
-            b, loc, lookup(skip.getCondition()),
-            arith::ConstantIntOp::create(b, loc, 1, 1));
+        Value run =
+            arith::XOrIOp::create(b, loc, lookup(skip.getCondition()),
+                                  arith::ConstantIntOp::create(b, loc, 1, 1));
         auto ifOp = scf::IfOp::create(b, loc, run, /*withElseRegion=*/false);
         b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
         skippedTile = ifOp;
@@ -595,10 +595,9 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
   FailureOr<Value> blocks = kLoopBlocks(loops.front());
   if (failed(blocks))
     return failure();
-  scf::YieldOp::create(
-      b, loc,
-      ValueRange{arith::AddIOp::create(b, loc, forOp.getRegionIterArgs()[0],
-                                       *blocks)});
+  scf::YieldOp::create(b, loc,
+                       ValueRange{arith::AddIOp::create(
+                           b, loc, forOp.getRegionIterArgs()[0], *blocks)});
   return success();
 }
 
@@ -729,12 +728,13 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
     // A tile the rows miss entirely (a masked tile past its group's rows in
     // a persistent loop) stores nothing: the whole CTA skips the epilogue.
     Value first = mulI32(toI32(lookup(op.getRow())), bm);
-    Value lo = arith::MaxUIOp::create(b, loc, first,
-                                      toI32(lookup(op.getRowsBegin())));
+    Value lo =
+        arith::MaxUIOp::create(b, loc, first, toI32(lookup(op.getRowsBegin())));
     Value hi = arith::MinUIOp::create(
         b, loc, arith::AddIOp::create(b, loc, first, constI32(bm)),
         toI32(lookup(op.getRowsEnd())));
-    Value meets = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lo, hi);
+    Value meets =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lo, hi);
     auto ifOp = scf::IfOp::create(b, loc, meets, /*withElseRegion=*/false);
     b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
   }
@@ -800,10 +800,9 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
     Value whole = arith::AndIOp::create(
         b, loc,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, begin, coordM),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
-                              arith::AddIOp::create(b, loc, coordM,
-                                                    constI32(bm)),
-                              end));
+        arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ule,
+            arith::AddIOp::create(b, loc, coordM, constI32(bm)), end));
     auto cut = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/true);
     b.setInsertionPointToStart(&cut.getElseRegion().front());
     copyOutRows(op, begin, end);
@@ -844,15 +843,15 @@ void KernelLowering::copyOutRows(StoreOp op, Value rowsBegin, Value rowsEnd) {
     groupRows = arith::MulIOp::create(b, loc, toI32(lookup(group)), rowsM);
   int64_t piecesPerRow = bn / 8;
   int64_t threads = 128 * config.getMathWarpgroups();
-  auto forOp = scf::ForOp::create(b, loc, toIndex(mathTid),
-                                  constIndex(bm * piecesPerRow),
-                                  constIndex(threads));
+  auto forOp =
+      scf::ForOp::create(b, loc, toIndex(mathTid),
+                         constIndex(bm * piecesPerRow), constIndex(threads));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(forOp.getBody()->getTerminator());
   Value piece = toI32(forOp.getInductionVar());
   Value row = arith::DivUIOp::create(b, loc, piece, constI32(piecesPerRow));
-  Value col = mulI32(
-      arith::RemUIOp::create(b, loc, piece, constI32(piecesPerRow)), 8);
+  Value col =
+      mulI32(arith::RemUIOp::create(b, loc, piece, constI32(piecesPerRow)), 8);
   Value globalRow = arith::AddIOp::create(b, loc, firstRow, row);
   Value globalCol = arith::AddIOp::create(b, loc, firstCol, col);
   auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) {
@@ -896,8 +895,8 @@ LogicalResult KernelLowering::lowerZeroRows(ZeroRowsOp op) {
   Value length = toI32(dims.lookup(op.getIndices().getType().getDims()[0]));
   Value lastEntry = arith::SubIOp::create(b, loc, length, constI32(1));
   Value firstRow = mulI32(toI32(lookup(op.getRow())), bm);
-  Value zero = LLVM::ConstantOp::create(b, loc, b.getF32Type(),
-                                        b.getF32FloatAttr(0.0f));
+  Value zero =
+      LLVM::ConstantOp::create(b, loc, b.getF32Type(), b.getF32FloatAttr(0.0f));
   for (int64_t wave = 0; wave < config.getWaves(); ++wave) {
     Value keep[2];
     for (int64_t half = 0; half < 2; ++half) {
@@ -908,8 +907,8 @@ LogicalResult KernelLowering::lowerZeroRows(ZeroRowsOp op) {
       Value inside =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, length);
       Value ptr = LLVM::GEPOp::create(
-          b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1),
-          b.getI32Type(), argPointers.lookup(op.getIndices()),
+          b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), b.getI32Type(),
+          argPointers.lookup(op.getIndices()),
           ValueRange{arith::MinUIOp::create(b, loc, row, lastEntry)});
       Value entry = LLVM::LoadOp::create(b, loc, b.getI32Type(), ptr,
                                          /*alignment=*/4);
