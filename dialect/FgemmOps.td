@@ -124,6 +124,9 @@ def Fgemm_TileSpaceOp : Fgemm_Op<"tile_space", [RecursiveMemoryEffects,
     $kind (`(` $groups^ `:` type($groups) `)`)? `over` $output attr-dict `:` type($output) $body
   }];
   let hasVerifier = 1;
+  // The "stores into the output" check reads nested stores, which must have
+  // passed their own verification first (malformed operand segments).
+  let hasRegionVerifier = 1;
   let extraClassDeclaration = [{
     bool isGrouped() { return getKind() != TileSpaceKind::Dense; }
   }];

@@ -204,6 +204,10 @@ LogicalResult TileSpaceOp::verify() {
   auto yield = dyn_cast<YieldOp>(body.getTerminator());
   if (!yield || !yield.getValues().empty())
     return emitOpError("body must end with an `fgemm.yield` without values");
+  return success();
+}
+
+LogicalResult TileSpaceOp::verifyRegions() {
   // The tiles are the output's: the body must store into it.
   bool stores = false;
   getBody().walk(

@@ -32,26 +32,29 @@
 //     tm = G * group + (t mod (G * tiles_n)) mod rows
 //     tn = (t mod (G * tiles_n)) / rows
 //
-// Grouped tile spaces (plain grid) add what a tile knows about its group,
-// computed on the GPU from the layout tensor:
+// Grouped tile spaces add what a tile knows about its group, computed on the
+// GPU from the layout tensor:
 //
-//   grouped_masked(%masked_m), output [g, m, n]: grid z is the group;
+//   grouped_masked(%masked_m), output [g, m, n]: grid z is the group (the
+//     persistent loop runs over every group's tiles, the group the quotient);
 //     rows = [0, clamp(masked_m[grp], 0, m))
 //   grouped_contiguous(%m_indices), output [m, n]: grp = m_indices[tm * bm];
 //     a value outside [0, g) makes a tile of no group (grp 0 for in-bounds
 //     addresses, rows empty); else rows = the tile's rows
 //
 // and the K loop runs `blocks(select(tile meets rows, ceil(k / bk), 0))`, so
-// tiles of no group (padding blocks) issue neither loads nor wgmmas; a
-// masked tile past its group's rows ends its CTA at once
-// (fgemm.skip_tile_if), before any pipeline set-up. With a cluster (multicast =
+// tiles of no group (padding blocks) issue neither loads nor wgmmas. On a
+// plain grid a masked tile past its group's rows ends its CTA at once
+// (fgemm.skip_tile_if), before any pipeline set-up. The persistent loop of a
+// grouped tile space has a third argument, the K blocks the CTA's earlier
+// tiles ran: the ring position (fgemm-pipeline-tma). With a cluster (multicast =
 // a) the CTAs of a cluster share the M tile and so the group.
 //
 // The kernel records `grid = #fgemm.tile_grid<kind, [x dim, y dim(, z)]>`,
 // from which the runtime sizes the launch (docs/ABI.md).
 //
 // Limitations: clusters only with the plain grid (fgemm-specialize refuses
-// the rest); grouped tile spaces only with the plain grid, multicast = a.
+// the rest); grouped tile spaces multicast A only (multicast = a).
 //
 //===----------------------------------------------------------------------===//
 

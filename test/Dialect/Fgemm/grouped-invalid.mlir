@@ -133,3 +133,20 @@ fgemm.kernel @zero_rows_cols(%idx: !fgemm.tensor<[n], i32>) attributes {dims = [
   %r = fgemm.zero_rows %z, %idx[%i] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[n], i32>
   fgemm.return
 }
+
+// -----
+
+// A store whose operand segments are malformed (generic form, found by the
+// compiler fuzzer): its own error, not a crash in the tile space's check of
+// the stores it holds.
+"fgemm.kernel"() <{dims = ["m", "n"], function_type = (!fgemm.tensor<[m, n], bf16>) -> (), sym_name = "segments"}> ({
+^bb0(%d: !fgemm.tensor<[m, n], bf16>):
+  "fgemm.tile_space"(%d) <{kind = #fgemm<tile_space_kind dense>}> ({
+  ^bb0(%tm: index, %tn: index):
+    %z = "fgemm.zeros"() : () -> !fgemm.tile<[bm, bn], f32>
+    // expected-error @below {{'fgemm.store' op 'operandSegmentSizes' attribute cannot have negative elements}}
+    "fgemm.store"(%z, %d, %tm, %tn) <{operandSegmentSizes = array<i32: -1, 1, 2, 0, 0>}> : (!fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>, index, index) -> ()
+    "fgemm.yield"() : () -> ()
+  }) : (!fgemm.tensor<[m, n], bf16>) -> ()
+  "fgemm.return"() : () -> ()
+}) : () -> ()
