@@ -47,8 +47,8 @@
 // plain grid a masked tile past its group's rows ends its CTA at once
 // (fgemm.skip_tile_if), before any pipeline set-up. The persistent loop of a
 // grouped tile space has a third argument, the K blocks the CTA's earlier
-// tiles ran: the ring position (fgemm-pipeline-tma). With a cluster (multicast =
-// a) the CTAs of a cluster share the M tile and so the group.
+// tiles ran: the ring position (fgemm-pipeline-tma). With a cluster (multicast
+// = a) the CTAs of a cluster share the M tile and so the group.
 //
 // The kernel records `grid = #fgemm.tile_grid<kind, [x dim, y dim(, z)]>`,
 // from which the runtime sizes the launch (docs/ABI.md).
