@@ -185,8 +185,10 @@ fgemm_status fgemm_context_set_num_sms(fgemm_context *context, int num_sms) {
   if (!context)
     return fail(FGEMM_ERROR_INVALID_ARGUMENT,
                 "fgemm_context_set_num_sms: context is NULL");
-  return fromStatus(context->gemm.setSmLimit(num_sms),
-                    FGEMM_ERROR_INVALID_ARGUMENT);
+  Status status = context->gemm.setSmLimit(num_sms);
+  if (status.ok() && context->grouped)
+    status = context->grouped->setSmLimit(num_sms);
+  return fromStatus(status, FGEMM_ERROR_INVALID_ARGUMENT);
 }
 
 int fgemm_context_num_sms(const fgemm_context *context) {

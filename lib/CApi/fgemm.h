@@ -87,7 +87,7 @@ fgemm_context_create_on_demand(int device, fgemm_kernel_provider provider,
 FGEMM_EXPORT void fgemm_context_destroy(fgemm_context *context);
 
 /* Caps the SMs that configuration choice and persistent grids plan for
- * (DeepGEMM's set_num_sms); 0 = all of the device's. */
+ * (DeepGEMM's set_num_sms), dense and grouped; 0 = all of the device's. */
 FGEMM_EXPORT fgemm_status fgemm_context_set_num_sms(fgemm_context *context,
                                                     int num_sms);
 /* The SMs launches plan for (the cap, or the device's count). */

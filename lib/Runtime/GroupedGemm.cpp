@@ -254,7 +254,7 @@ GroupedGemm::prepare(const GroupedGemmProblem &p) const {
     prepared.launch.empty = true;
     return prepared;
   }
-  Expected<size_t> index = selectGroupedKernel(metas, p, deviceInfo.smCount);
+  Expected<size_t> index = selectGroupedKernel(metas, p, smCount());
   if (!index.ok())
     return index.takeStatus();
   prepared.kernel = *index;
@@ -265,11 +265,20 @@ GroupedGemm::prepare(const GroupedGemmProblem &p) const {
                            std::end(kGroupedArgNames));
   bindings.argNames[4] =
       p.layout == GroupedLayout::Contiguous ? "m_indices" : "masked_m";
-  Expected<PreparedLaunch> launch = loaded[*index].prepare(bindings);
+  Expected<PreparedLaunch> launch = loaded[*index].prepare(bindings, smLimit);
   if (!launch.ok())
     return launch.takeStatus();
   prepared.launch = std::move(*launch);
   return prepared;
+}
+
+Status GroupedGemm::setSmLimit(int sms) {
+  if (sms < 0 || sms > deviceInfo.smCount)
+    return Status::error("num_sms = " + std::to_string(sms) +
+                         " is not in [0, " +
+                         std::to_string(deviceInfo.smCount) + "]");
+  smLimit = sms;
+  return Status::success();
 }
 
 Status GroupedGemm::launch(const Prepared &prepared, CUstream stream) const {

@@ -116,10 +116,16 @@ public:
 
   const std::vector<KernelMeta> &kernels() const { return metas; }
   const DeviceInfo &device() const { return deviceInfo; }
+  /// Caps the SMs the configuration choice and persistent grids plan for
+  /// (DeepGEMM's set_num_sms); 0 = all. Values above the device's count are
+  /// refused.
+  Status setSmLimit(int sms);
+  int smCount() const { return smLimit > 0 ? smLimit : deviceInfo.smCount; }
 
 private:
   explicit GroupedGemm(DeviceInfo device) : deviceInfo(std::move(device)) {}
   DeviceInfo deviceInfo;
+  int smLimit = 0;
   std::vector<KernelMeta> metas;
   std::vector<Kernel> loaded;
 };

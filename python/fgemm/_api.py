@@ -244,6 +244,7 @@ def m_grouped_fp8_gemm_nt_contiguous(a, b, d, m_indices, recipe=None, compiled_d
             _lib.check(lib.fgemm_m_grouped_validate_m_indices(ctx.handle, m_indices.data_ptr(), m, groups))
     stream = _current_stream(index)
     with ctx.lock:
+        ctx.set_num_sms(_num_sms or 0)
         _lib.check(lib.fgemm_m_grouped_gemm_fp8_nt_contiguous(
             ctx.handle, A.data_ptr(), sfa.data_ptr(), B.data_ptr(), sfb.data_ptr(), d.data_ptr(),
             m_indices.data_ptr(), m, n, k, groups, stream))
@@ -268,6 +269,7 @@ def m_grouped_fp8_gemm_nt_masked(a, b, d, masked_m, expected_m, recipe=None, com
     ctx = _lib.context(index)
     stream = _current_stream(index)
     with ctx.lock:
+        ctx.set_num_sms(_num_sms or 0)
         _lib.check(_lib.library().fgemm_m_grouped_gemm_fp8_nt_masked(
             ctx.handle, A.data_ptr(), sfa.data_ptr(), B.data_ptr(), sfb.data_ptr(), d.data_ptr(),
             masked_m.data_ptr(), groups, m, n, k, expected_m, stream))
