@@ -1,0 +1,170 @@
+//===- GroupedGemmMockTest.cpp - GroupedGemm against a mock driver -*- C++
+//-*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//===----------------------------------------------------------------------===//
+//
+// Runs GroupedGemm on MockCuda's libcuda.so.1 with the description fgemmc
+// writes for the masked kernel: the kernels it loads and skips, validation
+// before any launch, and the launch it makes (grid, maps, pointers, dims).
+//
+//===----------------------------------------------------------------------===//
+
+#include "DenseDescription.h"
+#include "MockCuda.h"
+
+#include "Runtime/Device.h"
+#include "Runtime/Driver.h"
+#include "Runtime/GroupedGemm.h"
+
+#include "TestDirectory.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+
+using namespace fgemm;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// `fgemmc kernels/sm90_m_grouped_fp8_gemm_masked_1d2d.mlir`'s description.
+constexpr const char *kMaskedDescription =
+    "abi_version=2\nkernel=sm90_m_grouped_fp8_gemm_masked_1d2d\n"
+    "variant=grouped_masked\nblock_m=128\nblock_n=128\nblock_k=128\n"
+    "stages=4\nmath_warpgroups=2\nthreads=384\nsmem_bytes=165952\n"
+    "cluster=1\nschedule=plain\nfixed_n=0\nfixed_k=0\ndims=m,n,k,g\n"
+    "arg.0=tensor e4m3 g,m,k\narg.1=tensor e4m3 g,n,k\n"
+    "arg.2=scales f32 g,m,k block=1x128 mn_major\n"
+    "arg.3=scales f32 g,n,k block=128x128\narg.4=tensor i32 g\n"
+    "arg.5=tensor bf16 g,m,n\n"
+    "param.0=tensor_map arg=0 box=128x128 swizzle=128b\n"
+    "param.1=tensor_map arg=1 box=128x128 swizzle=128b\n"
+    "param.2=tensor_map arg=2 box=128x1 swizzle=none\n"
+    "param.3=tensor_map arg=5 box=128x128 swizzle=none\n"
+    "param.4=pointer arg=3\nparam.5=pointer arg=4\nparam.6=pointer arg=5\n"
+    "param.7=dim m\nparam.8=dim n\nparam.9=dim k\nparam.10=dim g\n"
+    "tiles=n/128,m/128,g/1\n";
+
+class GroupedGemmMock : public ::testing::Test {
+protected:
+  void SetUp() override {
+    fgemmMockSetComputeCapability(9, 0);
+    Expected<const Driver *> loaded = Driver::get();
+    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+    driver = *loaded;
+    Expected<PrimaryContext> retained = PrimaryContext::retain(*driver, 0);
+    ASSERT_TRUE(retained.ok()) << retained.status().message();
+    context.emplace(std::move(*retained));
+    dir = fgemm::test::freshTestDirectory("fgemm_grouped_mock_");
+    std::ofstream(dir / "masked_bm128_bn128_plain.cubin", std::ios::binary)
+        << "\x7f"
+           "ELFFAKE\nsm90_m_grouped_fp8_gemm_masked_1d2d "
+           "128,128,128,128,8,8,8,4,4,4,4\n\n";
+    std::ofstream(dir / "masked_bm128_bn128_plain.meta") << kMaskedDescription;
+    // A dense kernel beside it: not GroupedGemm's.
+    fgemm::test::writeDenseKernel(dir, "bm128_bn128",
+                                  fgemm::test::DenseConfig());
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  CUdeviceptr allocate(size_t bytes) {
+    Expected<DeviceBuffer> buffer = DeviceBuffer::allocate(*driver, bytes);
+    EXPECT_TRUE(buffer.ok());
+    buffers.push_back(std::move(*buffer));
+    return buffers.back().get();
+  }
+
+  GroupedGemmProblem masked(int64_t groups, int64_t m, int64_t n, int64_t k) {
+    GroupedGemmProblem p;
+    p.layout = GroupedLayout::Masked;
+    p.a = allocate(size_t(groups * m * k));
+    p.b = allocate(size_t(groups * n * k));
+    p.sfa = allocate(size_t(groups * (m + 3) / 4 * 4 * (k / 128) * 4));
+    p.sfb = allocate(size_t(groups * ((n + 127) / 128) * (k / 128) * 4));
+    p.groupRows = allocate(size_t(groups * 4));
+    p.d = allocate(size_t(groups * m * n * 2));
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.groups = groups;
+    p.expectedM = 64;
+    return p;
+  }
+
+  const Driver *driver = nullptr;
+  std::optional<PrimaryContext> context;
+  fs::path dir;
+  std::vector<DeviceBuffer> buffers;
+};
+
+} // namespace
+
+TEST_F(GroupedGemmMock, LaunchesTheMaskedKernelByItsDescription) {
+  Expected<GroupedGemm> gemm = GroupedGemm::create(dir.string());
+  ASSERT_TRUE(gemm.ok()) << gemm.status().message();
+  ASSERT_EQ(gemm->kernels().size(), 1u); // the dense kernel is skipped
+  GroupedGemmProblem p = masked(3, 200, 256, 512);
+  int before = fgemmMockLaunchCount();
+  Status status = gemm->run(p, nullptr);
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_EQ(fgemmMockLaunchCount(), before + 1);
+  const MockLaunch &launch = *fgemmMockLastLaunch();
+  EXPECT_STREQ(launch.function, "sm90_m_grouped_fp8_gemm_masked_1d2d");
+  EXPECT_EQ(launch.grid[0], 2u); // N tiles
+  EXPECT_EQ(launch.grid[1], 2u); // M tiles of the capacity
+  EXPECT_EQ(launch.grid[2], 3u); // groups
+  ASSERT_EQ(launch.paramCount, 11u);
+  MockTensorMap a = mockParam<MockTensorMap>(launch, 0);
+  EXPECT_EQ(a.rank, 3u);
+  EXPECT_EQ(a.base, p.a);
+  EXPECT_EQ(a.dims[2], 3u);
+  MockTensorMap d = mockParam<MockTensorMap>(launch, 3);
+  EXPECT_EQ(d.base, p.d);
+  EXPECT_EQ(d.dims[0], 256u);
+  EXPECT_EQ(d.dims[1], 200u);
+  EXPECT_EQ(mockParam<CUdeviceptr>(launch, 4), p.sfb);
+  EXPECT_EQ(mockParam<CUdeviceptr>(launch, 5), p.groupRows);
+  EXPECT_EQ(mockParam<CUdeviceptr>(launch, 6),
+            p.d); // rows cut: stored directly
+  EXPECT_EQ(mockParam<uint32_t>(launch, 7), 200u);
+  EXPECT_EQ(mockParam<uint32_t>(launch, 10), 3u);
+}
+
+TEST_F(GroupedGemmMock, RefusesBeforeLaunching) {
+  Expected<GroupedGemm> gemm = GroupedGemm::create(dir.string());
+  ASSERT_TRUE(gemm.ok()) << gemm.status().message();
+  int before = fgemmMockLaunchCount();
+  GroupedGemmProblem p = masked(2, 64, 256, 512);
+  p.expectedM = 0;
+  EXPECT_NE(gemm->run(p, nullptr).message().find("expected_m = 0"),
+            std::string::npos);
+  p.expectedM = 32;
+  p.groupRows = 0;
+  EXPECT_NE(gemm->run(p, nullptr).message().find("masked_m"),
+            std::string::npos);
+  // No contiguous kernel in the directory.
+  GroupedGemmProblem c = masked(2, 128, 256, 512);
+  c.layout = GroupedLayout::Contiguous;
+  EXPECT_EQ(gemm->run(c, nullptr).message(),
+            "no loaded grouped_contiguous kernel accepts N = 256, K = 512");
+  // Empty outputs launch nothing and need no pointers.
+  GroupedGemmProblem empty;
+  empty.layout = GroupedLayout::Masked;
+  empty.n = 256;
+  empty.k = 512;
+  empty.groups = 4;
+  empty.expectedM = 1;
+  EXPECT_TRUE(gemm->run(empty, nullptr).ok());
+  EXPECT_EQ(fgemmMockLaunchCount(), before);
+}
+
+TEST_F(GroupedGemmMock, DirectoriesWithoutGroupedKernels) {
+  fs::remove(dir / "masked_bm128_bn128_plain.cubin");
+  fs::remove(dir / "masked_bm128_bn128_plain.meta");
+  Expected<GroupedGemm> gemm = GroupedGemm::create(dir.string());
+  ASSERT_FALSE(gemm.ok());
+  EXPECT_EQ(gemm.status().message(),
+            "no grouped kernels in '" + dir.string() + "'");
+}
