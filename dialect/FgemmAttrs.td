@@ -12,7 +12,8 @@ include "mlir/IR/EnumAttr.td"
 def Fgemm_TileSpaceKind : I32EnumAttr<"TileSpaceKind", "how output tiles map to groups", [
     I32EnumAttrCase<"Dense", 0, "dense">,
     I32EnumAttrCase<"GroupedContiguous", 1, "grouped_contiguous">,
-    I32EnumAttrCase<"GroupedMasked", 2, "grouped_masked">
+    I32EnumAttrCase<"GroupedMasked", 2, "grouped_masked">,
+    I32EnumAttrCase<"GroupedContiguousPsum", 3, "grouped_contiguous_psum">
   ]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::fgemm";

@@ -103,6 +103,11 @@ def Fgemm_TileSpaceOp : Fgemm_Op<"tile_space", [RecursiveMemoryEffects,
     - `grouped_masked(%masked_m)`: output `[g, m, n]`; group g's valid rows
       are `[0, masked_m[g])`, clamped to `[0, m]` on the GPU so that a bad
       count cannot reach another group's rows.
+    - `grouped_contiguous_psum(%group_ends)`: output `[m, n]`, DeepGEMM's
+      psum form: `group_ends[g]` is the end row of group g, which starts at
+      the previous group's end rounded up to 128 (group 0 at row 0). A
+      tile's group is the one whose rows hold its first row (a binary
+      search); a tile in the gap before a group's start has no group.
     Example:
     ```mlir
     fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
@@ -261,6 +266,21 @@ def Fgemm_ReadOp : Fgemm_Op<"read", [MemoryEffects<[MemRead]>]> {
   let arguments = (ins Fgemm_TensorType:$source, Index:$index);
   let results = (outs I32:$result);
   let assemblyFormat = "$source `[` $index `]` attr-dict `:` type($source) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Fgemm_FindGroupOp : Fgemm_Op<"find_group", [MemoryEffects<[MemRead]>]> {
+  let summary = "the first group whose end row is past a row (binary search)";
+  let description = [{
+    `ends` holds ascending end rows, one per group; the result is the first
+    g with `ends[g] > row`, or the number of groups if there is none. Every
+    thread that needs it searches (log2(groups) reads). Ends out of order
+    give some group, never an access outside `ends`.
+    Example: `%g = fgemm.find_group %ends[%row] : !fgemm.tensor<[g], i32> -> i32`
+  }];
+  let arguments = (ins Fgemm_TensorType:$ends, Index:$row);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$ends `[` $row `]` attr-dict `:` type($ends) `->` type($result)";
   let hasVerifier = 1;
 }
 

@@ -21,7 +21,8 @@ for kernel in "$root"/kernels/*.mlir; do
   # Grouped kernels have their own sets (groupedConfigurationSet in
   # lib/Runtime/GroupedGemm.h), named by the tile space the kernel declares.
   set=dense
-  grep -q 'tile_space grouped_contiguous' "$kernel" && set=contiguous
+  grep -q 'tile_space grouped_contiguous(' "$kernel" && set=contiguous
+  grep -q 'tile_space grouped_contiguous_psum' "$kernel" && set=contiguous_psum
   grep -q 'tile_space grouped_masked' "$kernel" && set=masked
   "$build/bin/fgemm-precompile" "$kernel" --set "$set" --cache-dir "$out/.cache" --pack "$out/$name" >/dev/null
   rm -rf "$out/.cache"

@@ -253,8 +253,10 @@ fgemm_status runGrouped(const char *function, fgemm_context *context,
                       FGEMM_ERROR_INVALID_ARGUMENT);
   if (problem.m == 0 || problem.n == 0 || problem.groups == 0)
     return FGEMM_SUCCESS;
-  const char *rowsName =
-      problem.layout == GroupedLayout::Contiguous ? "m_indices" : "masked_m";
+  const char *rowsName = problem.layout == GroupedLayout::Masked ? "masked_m"
+                         : problem.layout == GroupedLayout::ContiguousPsum
+                             ? "group_ends"
+                             : "m_indices";
   const std::pair<const char *, CUdeviceptr> pointers[] = {
       {"a", problem.a}, {"sfa", problem.sfa},
       {"b", problem.b}, {"sfb", problem.sfb},
@@ -309,6 +311,26 @@ fgemm_status fgemm_m_grouped_gemm_fp8_nt_contiguous(
                     static_cast<CUstream>(stream));
 }
 
+fgemm_status fgemm_m_grouped_gemm_fp8_nt_contiguous_psum(
+    fgemm_context *context, const void *a, const void *sfa, const void *b,
+    const void *sfb, void *d, const int32_t *group_ends, int64_t m, int64_t n,
+    int64_t k, int64_t num_groups, void *stream) {
+  GroupedGemmProblem problem;
+  problem.layout = GroupedLayout::ContiguousPsum;
+  problem.a = devicePointer(a);
+  problem.sfa = devicePointer(sfa);
+  problem.b = devicePointer(b);
+  problem.sfb = devicePointer(sfb);
+  problem.d = devicePointer(d);
+  problem.groupRows = devicePointer(group_ends);
+  problem.m = m;
+  problem.n = n;
+  problem.k = k;
+  problem.groups = num_groups;
+  return runGrouped("fgemm_m_grouped_gemm_fp8_nt_contiguous_psum", context,
+                    problem, static_cast<CUstream>(stream));
+}
+
 fgemm_status fgemm_m_grouped_gemm_fp8_nt_masked(
     fgemm_context *context, const void *a, const void *sfa, const void *b,
     const void *sfb, void *d, const int32_t *masked_m, int64_t num_groups,
@@ -340,6 +362,20 @@ fgemm_status fgemm_m_grouped_validate_m_indices(fgemm_context *context,
   return fromStatus(
       validateContiguousIndicesOnDevice(devicePointer(m_indices), m, num_groups)
           .withContext("fgemm_m_grouped_validate_m_indices"),
+      FGEMM_ERROR_INVALID_ARGUMENT);
+}
+
+fgemm_status fgemm_m_grouped_validate_group_ends(fgemm_context *context,
+                                                 const int32_t *group_ends,
+                                                 int64_t num_groups,
+                                                 int64_t m) {
+  if (!context)
+    return fail(FGEMM_ERROR_INVALID_ARGUMENT,
+                "fgemm_m_grouped_validate_group_ends: context is NULL");
+  ScopedContext scope(*context->driver, context->primary.get());
+  return fromStatus(
+      validateGroupEndsOnDevice(devicePointer(group_ends), num_groups, m)
+          .withContext("fgemm_m_grouped_validate_group_ends"),
       FGEMM_ERROR_INVALID_ARGUMENT);
 }
 

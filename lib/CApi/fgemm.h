@@ -131,6 +131,17 @@ FGEMM_EXPORT fgemm_status fgemm_m_grouped_gemm_fp8_nt_contiguous(
     const void *sfb, void *d, const int32_t *m_indices, int64_t m, int64_t n,
     int64_t k, int64_t num_groups, void *stream);
 
+/* The contiguous GEMM in DeepGEMM's psum form (use_psum_layout=True):
+ * group_ends [num_groups] int32 on the GPU holds each group's exclusive end
+ * row; group g's rows are [align(group_ends[g-1], 128), group_ends[g]) (group
+ * 0 from row 0), the gap rows before each group's start are left untouched,
+ * and m (a's rows) need not be a multiple of 128. Other arguments as
+ * fgemm_m_grouped_gemm_fp8_nt_contiguous. Asynchronous. */
+FGEMM_EXPORT fgemm_status fgemm_m_grouped_gemm_fp8_nt_contiguous_psum(
+    fgemm_context *context, const void *a, const void *sfa, const void *b,
+    const void *sfb, void *d, const int32_t *group_ends, int64_t m, int64_t n,
+    int64_t k, int64_t num_groups, void *stream);
+
 /* The M-grouped masked GEMM (DeepGEMM's m_grouped_fp8_gemm_nt_masked): for
  * each group g and row r < masked_m[g] (int32 on the GPU, clamped to
  * [0, max_m] there), D[g, r, :] = A[g, r, :] @ B[g]^T; rows at or past
@@ -152,6 +163,13 @@ FGEMM_EXPORT fgemm_status fgemm_m_grouped_gemm_fp8_nt_masked(
 FGEMM_EXPORT fgemm_status fgemm_m_grouped_validate_m_indices(
     fgemm_context *context, const int32_t *m_indices, int64_t m,
     int64_t num_groups);
+
+/* Debug check of the psum form's group_ends (copied to the host: it
+ * synchronizes): each end at or after its group's start (the previous end
+ * rounded up to 128), the last at most m. */
+FGEMM_EXPORT fgemm_status fgemm_m_grouped_validate_group_ends(
+    fgemm_context *context, const int32_t *group_ends, int64_t num_groups,
+    int64_t m);
 
 #ifdef __cplusplus
 }

@@ -153,6 +153,7 @@ static StringAttr groupsDimension(TileSpaceKind kind,
     return outDims.size() == 2 ? outDims[0] : StringAttr();
   case TileSpaceKind::GroupedMasked:
     return outDims.size() == 3 ? outDims[0] : StringAttr();
+  case TileSpaceKind::GroupedContiguousPsum: // by group: the caller decides
   case TileSpaceKind::Dense:
     break;
   }
@@ -187,15 +188,23 @@ LogicalResult TileSpaceOp::verify() {
     auto groups = dyn_cast_or_null<GlobalTensorType>(
         getGroups() ? getGroups().getType() : Type());
     StringAttr expected = groupsDimension(getKind(), out.getDims());
+    // The psum form's tensor has one entry per group: its dimension is the
+    // group symbol, which the output does not have.
+    bool psum = getKind() == TileSpaceKind::GroupedContiguousPsum;
+    if (psum && groups && groups.getDims().size() == 1 &&
+        !llvm::is_contained(out.getDims(), groups.getDims()[0]))
+      expected = groups.getDims()[0];
+    StringRef what = getKind() == TileSpaceKind::GroupedMasked
+                         ? "valid rows per group (masked_m)"
+                     : psum ? "group end rows (group_ends)"
+                            : "row groups (m_indices)";
+    StringRef symbol = expected ? expected.getValue() : StringRef("g");
     if (!groups || !groups.getElementType().isInteger(32) ||
         groups.getDims().size() != 1 || groups.getDims()[0] != expected)
-      return emitOpError("a ") << kind << " tile space takes a 1-D i32 tensor ["
-                               << expected.getValue() << "] of "
-                               << (getKind() == TileSpaceKind::GroupedMasked
-                                       ? "valid rows per group (masked_m)"
-                                       : "row groups (m_indices)")
-                               << ": `" << kind << "(%t : !fgemm.tensor<["
-                               << expected.getValue() << "], i32>)`";
+      return emitOpError("a ")
+             << kind << " tile space takes a 1-D i32 tensor [" << symbol
+             << "] of " << what << ": `" << kind << "(%t : !fgemm.tensor<["
+             << symbol << "], i32>)`";
     if (body.getNumArguments() != 5 || !allIndex)
       return emitOpError("body of a grouped tile space takes five index "
                          "arguments: the tile's group, its row and column "
@@ -443,6 +452,13 @@ LogicalResult ReadOp::verify() {
   auto src = getSource().getType();
   if (src.getDims().size() != 1 || !src.getElementType().isInteger(32))
     return emitOpError("reads 1-D i32 index tensors; got ") << src;
+  return success();
+}
+
+LogicalResult FindGroupOp::verify() {
+  auto ends = getEnds().getType();
+  if (ends.getDims().size() != 1 || !ends.getElementType().isInteger(32))
+    return emitOpError("searches a 1-D i32 tensor of end rows; got ") << ends;
   return success();
 }
 

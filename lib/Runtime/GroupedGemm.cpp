@@ -13,8 +13,15 @@
 using namespace fgemm;
 
 const char *fgemm::groupedVariant(GroupedLayout layout) {
-  return layout == GroupedLayout::Contiguous ? "grouped_contiguous"
-                                             : "grouped_masked";
+  switch (layout) {
+  case GroupedLayout::Contiguous:
+    return "grouped_contiguous";
+  case GroupedLayout::ContiguousPsum:
+    return "grouped_contiguous_psum";
+  case GroupedLayout::Masked:
+    break;
+  }
+  return "grouped_masked";
 }
 
 static std::string number(int64_t v) { return std::to_string(v); }
@@ -31,7 +38,7 @@ fgemm::groupedConfigurationSet(GroupedLayout layout) {
   static const std::vector<DenseConfiguration> masked = {
       {128, 192, false, 16}, {128, 128, false, 16}, {128, 128, true, 0},
       {128, 96, false, 16},  {64, 128, false, 0},   {64, 64, false, 0}};
-  return layout == GroupedLayout::Contiguous ? contiguous : masked;
+  return layout == GroupedLayout::Masked ? masked : contiguous;
 }
 
 Status fgemm::validateGroupedGemmShape(const GroupedGemmProblem &p) {
@@ -61,7 +68,8 @@ Status fgemm::validateGroupedGemmShape(const GroupedGemmProblem &p) {
     return Status::error("K = " + number(p.k) +
                          " is not a positive multiple of 16 (A's and B's "
                          "e4m3 rows must be a multiple of 16 bytes)");
-  if (!masked && p.m % kContiguousGroupAlignment != 0)
+  if (p.layout == GroupedLayout::Contiguous &&
+      p.m % kContiguousGroupAlignment != 0)
     return Status::error(
         "M = " + number(p.m) + " is not a multiple of " +
         number(kContiguousGroupAlignment) +
@@ -86,6 +94,13 @@ static const char *const kContiguousArgs[6] = {
     "scales f32 g,n,k block=128x128",
     "tensor i32 m",
     "tensor bf16 m,n"};
+static const char *const kContiguousPsumArgs[6] = {
+    "tensor e4m3 m,k",
+    "tensor e4m3 g,n,k",
+    "scales f32 m,k block=1x128 mn_major",
+    "scales f32 g,n,k block=128x128",
+    "tensor i32 g",
+    "tensor bf16 m,n"};
 static const char *const kMaskedArgs[6] = {
     "tensor e4m3 g,m,k",
     "tensor e4m3 g,n,k",
@@ -98,8 +113,10 @@ Status fgemm::checkGroupedKernel(const KernelMeta &meta, GroupedLayout layout) {
   std::string variant = groupedVariant(layout);
   if (meta.variant != variant)
     return Status::error("variant='" + meta.variant + "' is not " + variant);
-  const char *const *expected =
-      layout == GroupedLayout::Contiguous ? kContiguousArgs : kMaskedArgs;
+  const char *const *expected = layout == GroupedLayout::Masked ? kMaskedArgs
+                                : layout == GroupedLayout::ContiguousPsum
+                                    ? kContiguousPsumArgs
+                                    : kContiguousArgs;
   if (meta.args.size() != 6)
     return Status::error("a " + variant +
                          " kernel has 6 arguments (A, B, SFA, SFB, group "
@@ -117,7 +134,7 @@ Status fgemm::checkGroupedKernel(const KernelMeta &meta, GroupedLayout layout) {
   std::sort(dims.begin(), dims.end());
   if (dims != std::vector<std::string>{"g", "k", "m", "n"})
     return Status::error("a " + variant + " kernel's dims are m, n, k, g");
-  if (layout == GroupedLayout::Contiguous &&
+  if (layout != GroupedLayout::Masked &&
       meta.blockM > kContiguousGroupAlignment)
     return Status::error("block_m = " + number(meta.blockM) +
                          ": a contiguous kernel's tiles must not span two "
@@ -227,7 +244,9 @@ Expected<GroupedGemm> GroupedGemm::create(const std::string &directory) {
     if (!meta.ok())
       return meta.takeStatus();
     std::optional<GroupedLayout> layout;
-    for (GroupedLayout l : {GroupedLayout::Contiguous, GroupedLayout::Masked})
+    for (GroupedLayout l :
+         {GroupedLayout::Contiguous, GroupedLayout::ContiguousPsum,
+          GroupedLayout::Masked})
       if (meta->variant == groupedVariant(l))
         layout = l;
     if (!layout)
@@ -263,8 +282,10 @@ GroupedGemm::prepare(const GroupedGemmProblem &p) const {
   bindings.dims = {{"m", p.m}, {"n", p.n}, {"k", p.k}, {"g", p.groups}};
   bindings.argNames.assign(std::begin(kGroupedArgNames),
                            std::end(kGroupedArgNames));
-  bindings.argNames[4] =
-      p.layout == GroupedLayout::Contiguous ? "m_indices" : "masked_m";
+  bindings.argNames[4] = p.layout == GroupedLayout::Masked ? "masked_m"
+                         : p.layout == GroupedLayout::ContiguousPsum
+                             ? "group_ends"
+                             : "m_indices";
   Expected<PreparedLaunch> launch = loaded[*index].prepare(bindings, smLimit);
   if (!launch.ok())
     return launch.takeStatus();
@@ -297,6 +318,40 @@ Status GroupedGemm::run(const GroupedGemmProblem &problem,
   if (!prepared.ok())
     return prepared.takeStatus();
   return launch(*prepared, stream);
+}
+
+Status fgemm::validateGroupEnds(const std::vector<int32_t> &ends, int64_t m) {
+  int64_t start = 0;
+  for (size_t g = 0; g < ends.size(); ++g) {
+    int64_t end = ends[g];
+    std::string at = "group_ends[" + std::to_string(g) + "] = " + number(end);
+    if (end < start)
+      return Status::error(at + " is before the group's first row " +
+                           number(start) +
+                           " (the previous end rounded up to 128; equal for "
+                           "an empty group)");
+    if (end > m)
+      return Status::error(at + " is past M = " + number(m));
+    start = (end + kContiguousGroupAlignment - 1) / kContiguousGroupAlignment *
+            kContiguousGroupAlignment;
+  }
+  return Status::success();
+}
+
+Status fgemm::validateGroupEndsOnDevice(CUdeviceptr ends, int64_t groups,
+                                        int64_t m) {
+  if (groups < 1 || m < 0)
+    return Status::error("G = " + number(groups) + ", m = " + number(m) +
+                         " (allowed: G >= 1, m >= 0)");
+  if (!ends)
+    return Status::error("group_ends is a null pointer");
+  Expected<const Driver *> driver = Driver::get();
+  if (!driver.ok())
+    return driver.takeStatus();
+  std::vector<int32_t> host(static_cast<size_t>(groups));
+  FGEMM_CU_CHECK((*driver)->cuMemcpyDtoH(host.data(), ends,
+                                         host.size() * sizeof(int32_t)));
+  return validateGroupEnds(host, m);
 }
 
 Status fgemm::validateContiguousIndicesOnDevice(CUdeviceptr mIndices, int64_t m,

@@ -43,9 +43,12 @@ namespace fgemm {
 /// get_mk_alignment_for_contiguous_layout).
 constexpr int64_t kContiguousGroupAlignment = 128;
 
-enum class GroupedLayout { Contiguous, Masked };
+/// Contiguous: m_indices per row; ContiguousPsum: DeepGEMM's psum form, each
+/// group's end row; Masked: masked_m per group.
+enum class GroupedLayout { Contiguous, ContiguousPsum, Masked };
 
-/// "grouped_contiguous" or "grouped_masked": the kernels' `variant`.
+/// "grouped_contiguous", "grouped_contiguous_psum" or "grouped_masked": the
+/// kernels' `variant`.
 const char *groupedVariant(GroupedLayout layout);
 
 /// One M-grouped problem: device pointers and sizes. `groupRows` is the
@@ -82,6 +85,14 @@ Status checkGroupedKernel(const KernelMeta &meta, GroupedLayout layout);
 Expected<size_t> selectGroupedKernel(const std::vector<KernelMeta> &kernels,
                                      const GroupedGemmProblem &problem,
                                      int smCount);
+
+/// Debug check of a host copy of the psum form's group ends: group g starts
+/// at align(ends[g - 1], 128) (0 for g = 0) and ends at ends[g] >= that
+/// start (equal: an empty group), and the last end is at most m.
+Status validateGroupEnds(const std::vector<int32_t> &ends, int64_t m);
+
+/// Copies the G group ends from the device and runs validateGroupEnds.
+Status validateGroupEndsOnDevice(CUdeviceptr ends, int64_t groups, int64_t m);
 
 /// Debug check of a host copy of m_indices against the contiguous layout's
 /// contract: values in [-1, G), one group per 128-row block, -1 only as a

@@ -41,6 +41,9 @@
 //   grouped_contiguous(%m_indices), output [m, n]: grp = m_indices[tm * bm];
 //     a value outside [0, g) makes a tile of no group (grp 0 for in-bounds
 //     addresses, rows empty); else rows = the tile's rows
+//   grouped_contiguous_psum(%group_ends), output [m, n]: grp = the first
+//     group whose end is past tm * bm (fgemm.find_group); rows =
+//     [align(group_ends[grp - 1], 128), group_ends[grp]), none in a gap
 //
 // and the K loop runs `blocks(select(tile meets rows, ceil(k / bk), 0))`, so
 // tiles of no group (padding blocks) issue neither loads nor wgmmas. On a
@@ -167,9 +170,50 @@ static FailureOr<GroupedTile> emitGroupedTile(RewriterBase &rewriter,
       rewriter, loc,
       space->getParentOfType<KernelOp>().getConfigAttr().getBlockM());
   Value first = arith::MulIOp::create(rewriter, loc, tm, blockM);
-  Value raw = ReadOp::create(rewriter, loc, i32, space.getGroups(), first);
   Value groups = arith::IndexCastOp::create(
       rewriter, loc, i32, DimOp::create(rewriter, loc, index, *dimG));
+  if (space.getKind() == TileSpaceKind::GroupedContiguousPsum) {
+    // The group whose end row is past the tile's first row; it starts at
+    // the previous group's end rounded up to 128, and a tile before that
+    // (in the gap) has no group. Ends are clamped to [0, m].
+    Value ends = space.getGroups();
+    Value found = FindGroupOp::create(rewriter, loc, i32, ends, first);
+    Value inRange = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::ult, found, groups);
+    Value group =
+        arith::SelectOp::create(rewriter, loc, inRange, toIndex(found), zero);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    Value hasPrevious = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::ugt, group, zero);
+    Value previous = arith::SelectOp::create(
+        rewriter, loc, hasPrevious,
+        arith::SubIOp::create(rewriter, loc, group, one), zero);
+    auto endRow = [&](Value g) {
+      Value raw = ReadOp::create(rewriter, loc, i32, ends, g);
+      Value nonNegative = arith::MaxSIOp::create(
+          rewriter, loc, raw,
+          arith::ConstantIntOp::create(rewriter, loc, 0, 32));
+      return arith::MinUIOp::create(rewriter, loc, toIndex(nonNegative), rowsM)
+          .getResult();
+    };
+    Value previousEnd = arith::SelectOp::create(rewriter, loc, hasPrevious,
+                                                endRow(previous), zero);
+    Value alignment = arith::ConstantIndexOp::create(rewriter, loc, 128);
+    Value start = arith::MulIOp::create(
+        rewriter, loc,
+        arith::CeilDivUIOp::create(rewriter, loc, previousEnd, alignment),
+        alignment);
+    Value valid = arith::AndIOp::create(
+        rewriter, loc, inRange,
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ule, start,
+                              first));
+    Value rowsBegin =
+        arith::SelectOp::create(rewriter, loc, valid, start, first);
+    Value rowsEnd =
+        arith::SelectOp::create(rewriter, loc, valid, endRow(group), first);
+    return GroupedTile{group, rowsBegin, rowsEnd};
+  }
+  Value raw = ReadOp::create(rewriter, loc, i32, space.getGroups(), first);
   // 0 <= raw < g as one unsigned compare (-1 wraps to the top).
   Value valid = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
                                       raw, groups);
@@ -243,6 +287,13 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
   ArrayRef<StringAttr> outDims = out.getDims().take_back(2);
   StringAttr dimM = outDims[0], dimN = outDims[1];
   if (space.isGrouped()) {
+    if (space.getKind() != TileSpaceKind::GroupedMasked &&
+        config.getBlockM() > 128)
+      return space.emitError("a ")
+             << stringifyTileSpaceKind(space.getKind())
+             << " tile space needs block_m <= 128, got " << config.getBlockM()
+             << ": groups start on 128-row boundaries and a tile must not "
+                "span two of them";
     if (config.getCluster() > 1 && config.getMulticast() == Multicast::B)
       return space.emitError("a grouped tile space multicasts A only "
                              "(multicast = a): the CTAs sharing B would need "

@@ -168,7 +168,7 @@ def gemm_fp8_fp8_bf16_nt(lhs, rhs, out):
     return fp8_gemm_nt(lhs, rhs, out)
 
 
-def _check_grouped(a, b, d, rows, rows_name, masked):
+def _check_grouped(a, b, d, rows, rows_name, masked, psum=False):
     """Checks a grouped call's tensors; returns (A, SFA in the kernels'
     layout, B, SFB, device index, (m, n, k, groups))."""
     import torch
@@ -202,9 +202,13 @@ def _check_grouped(a, b, d, rows, rows_name, masked):
         _require(tuple(d.shape) == (m, n), f"D must be [M, N] = ({m}, {n}), got {tuple(d.shape)}")
         _require(tuple(sfa.shape) == (m, ceil_div(k, 128)),
                  f"SFA must be [M, ceil(K/128)] = ({m}, {ceil_div(k, 128)}), got {tuple(sfa.shape)}")
-        _require(tuple(rows.shape) == (m,), f"m_indices must be [M] = ({m},), got {tuple(rows.shape)}")
-        _require(m % 128 == 0, f"M = {m} is not a multiple of 128: every group's rows are padded to "
-                 "128 (get_m_alignment_for_contiguous_layout()), padding rows marked -1 in m_indices")
+        if psum:
+            _require(tuple(rows.shape) == (groups,),
+                     f"grouped_layout (the psum form) must be [G] = ({groups},), got {tuple(rows.shape)}")
+        else:
+            _require(tuple(rows.shape) == (m,), f"m_indices must be [M] = ({m},), got {tuple(rows.shape)}")
+            _require(m % 128 == 0, f"M = {m} is not a multiple of 128: every group's rows are padded to "
+                     "128 (get_m_alignment_for_contiguous_layout()), padding rows marked -1 in m_indices")
     _require(tuple(sfb.shape) == (groups, ceil_div(n, 128), ceil_div(k, 128)),
              f"SFB must be [G, ceil(N/128), ceil(K/128)] = ({groups}, {ceil_div(n, 128)}, "
              f"{ceil_div(k, 128)}), got {tuple(sfb.shape)}")
@@ -217,12 +221,6 @@ def _check_grouped(a, b, d, rows, rows_name, masked):
     return A, get_mn_major_tma_aligned_tensor(sfa), B, sfb, index, (m, n, k, groups)
 
 
-def _check_psum(use_psum_layout):
-    if use_psum_layout:
-        raise NotImplementedError("use_psum_layout=True: the psum form of the grouped layouts is not "
-                                  "implemented in fgemm yet; pass m_indices / masked_m")
-
-
 def m_grouped_fp8_gemm_nt_contiguous(a, b, d, m_indices, recipe=None, compiled_dims="nk",
                                      disable_ue8m0_cast=False, use_psum_layout=False,
                                      validate=False):
@@ -230,24 +228,32 @@ def m_grouped_fp8_gemm_nt_contiguous(a, b, d, m_indices, recipe=None, compiled_d
     FP32) holds every group's rows, each group starting on a multiple of 128;
     b = (B [G, N, K] e4m3, SFB [G, ceil(N/128), ceil(K/128)] FP32); m_indices
     [M] int32 gives each row's group, -1 on padding rows (written as zeros).
+    With use_psum_layout=True it is DeepGEMM's psum form instead: [G] int32,
+    each group's end row; group g's rows are [align(end[g-1], 128), end[g])
+    and the gap rows are left untouched (M need not be a multiple of 128).
     D [M, N] bf16 is written in place on the current CUDA stream.
-    validate=True first checks m_indices against the layout's contract on the
-    host (it synchronizes; a debug option)."""
-    _check_psum(use_psum_layout)
+    validate=True first checks m_indices (or the ends) against the layout's
+    contract on the host (it synchronizes; a debug option)."""
     if recipe is not None and tuple(recipe) != (1, 128, 128):
         raise ValueError(f"recipe {tuple(recipe)} is not supported; allowed: None or (1, 128, 128)")
-    A, sfa, B, sfb, index, (m, n, k, groups) = _check_grouped(a, b, d, m_indices, "m_indices", False)
+    psum = bool(use_psum_layout)
+    name = "grouped_layout" if psum else "m_indices"
+    A, sfa, B, sfb, index, (m, n, k, groups) = _check_grouped(a, b, d, m_indices, name, False, psum)
     ctx = _lib.context(index)
     lib = _lib.library()
     if validate:
         with ctx.lock:
-            _lib.check(lib.fgemm_m_grouped_validate_m_indices(ctx.handle, m_indices.data_ptr(), m, groups))
+            if psum:
+                _lib.check(lib.fgemm_m_grouped_validate_group_ends(ctx.handle, m_indices.data_ptr(), groups, m))
+            else:
+                _lib.check(lib.fgemm_m_grouped_validate_m_indices(ctx.handle, m_indices.data_ptr(), m, groups))
+    run = lib.fgemm_m_grouped_gemm_fp8_nt_contiguous_psum if psum else \
+        lib.fgemm_m_grouped_gemm_fp8_nt_contiguous
     stream = _current_stream(index)
     with ctx.lock:
         ctx.set_num_sms(_num_sms or 0)
-        _lib.check(lib.fgemm_m_grouped_gemm_fp8_nt_contiguous(
-            ctx.handle, A.data_ptr(), sfa.data_ptr(), B.data_ptr(), sfb.data_ptr(), d.data_ptr(),
-            m_indices.data_ptr(), m, n, k, groups, stream))
+        _lib.check(run(ctx.handle, A.data_ptr(), sfa.data_ptr(), B.data_ptr(), sfb.data_ptr(),
+                       d.data_ptr(), m_indices.data_ptr(), m, n, k, groups, stream))
     return d
 
 
@@ -259,7 +265,9 @@ def m_grouped_fp8_gemm_nt_masked(a, b, d, masked_m, expected_m, recipe=None, com
     clamped to [0, M] there) into D [G, M, N] bf16 and leaves the other rows
     untouched. expected_m (> 0), the expected rows per group, only picks the
     configuration. Nothing is read back: it can be captured in a CUDA graph."""
-    _check_psum(use_psum_layout)
+    if use_psum_layout:
+        raise NotImplementedError("use_psum_layout=True for the masked layout is not implemented in "
+                                  "fgemm yet; pass masked_m")
     if recipe is not None and tuple(recipe) != (1, 128, 128):
         raise ValueError(f"recipe {tuple(recipe)} is not supported; allowed: None or (1, 128, 128)")
     if not isinstance(expected_m, int) or isinstance(expected_m, bool):

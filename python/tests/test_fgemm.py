@@ -55,8 +55,8 @@ class Library(unittest.TestCase):
     def test_grouped_arguments_checked_before_tensors(self):
         with self.assertRaisesRegex(ValueError, "expected_m = 0 must be > 0"):
             fgemm.m_grouped_fp8_gemm_nt_masked(None, None, None, None, 0)
-        with self.assertRaisesRegex(NotImplementedError, "use_psum_layout=True"):
-            fgemm.m_grouped_fp8_gemm_nt_contiguous(None, None, None, None, use_psum_layout=True)
+        with self.assertRaisesRegex(NotImplementedError, "use_psum_layout=True for the masked"):
+            fgemm.m_grouped_fp8_gemm_nt_masked(None, None, None, None, 1, use_psum_layout=True)
 
 
 @unittest.skipUnless(os.environ.get("FGEMM_TEST_MOCK_CUDA"),

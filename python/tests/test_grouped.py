@@ -270,6 +270,91 @@ class Contiguous(unittest.TestCase, GroupedChecks):
                             "a replay with new m_indices differs from an eager call")
 
 
+def psum_case(rows, n, k, seed):
+    """DeepGEMM's psum form: group g's rows start at the previous end
+    rounded up to 128 and end at ends[g]; M is the last end (not padded)."""
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    ends, spans, start = [], [], 0
+    for r in rows:
+        spans.append((start, r))
+        ends.append(start + r)
+        start = (start + r + 127) // 128 * 128
+    m = max(ends[-1], 1)
+    x = torch.randn((m, k), device="cuda", dtype=torch.bfloat16, generator=gen)
+    aq, sfa = fgemm.per_token_cast_to_fp8(x)
+    owned = torch.zeros(m, dtype=torch.bool, device="cuda")
+    for s0, r in spans:
+        owned[s0:s0 + r] = True
+    aq.view(torch.uint8)[~owned] = 0x7F  # gap rows: NaN, never read into D
+    sfa[~owned] = float("nan")
+    y, (bq, sfb) = make_b(len(rows), n, k, gen)
+    return x, (aq, sfa), y, (bq, sfb), torch.tensor(ends, device="cuda", dtype=torch.int32), spans, owned
+
+
+@unittest.skipIf(torch is None or gpu_reason() is not None, gpu_reason() or "no torch")
+class ContiguousPsum(unittest.TestCase, GroupedChecks):
+    def run_psum(self, rows, n, k, seed=0):
+        x, (aq, sfa), y, (bq, sfb), ends, spans, owned = psum_case(rows, n, k, seed)
+        m = aq.shape[0]
+        d = poisoned(m, n)
+        fgemm.m_grouped_fp8_gemm_nt_contiguous((aq, sfa), (bq, sfb), d, ends, use_psum_layout=True,
+                                               validate=True)
+        torch.cuda.synchronize()
+        for g, (start, r) in enumerate(spans):
+            if r:
+                ref = x[start:start + r].float() @ y[g].float().t()
+                emu, sum_abs = emulate(aq[start:start + r], sfa[start:start + r], bq[g], sfb[g])
+                self.check_region(d[start:start + r], ref, emu, sum_abs, f"rows={rows} group {g}")
+        gaps = d[~owned].view(torch.int16)
+        self.assertTrue((gaps == NAN_BITS).all().item(), "a gap row was written")
+
+    def test_benchmark_shapes_and_group_counts(self):
+        self.run_psum([int(8192 * f) for f in (0.8, 1.2)], 4096, 7168, seed=1)
+        self.run_psum([int(4096 * f) for f in (1.1, 0.9)], 7168, 2048, seed=2)
+        for groups in (1, 2, 4, 8, 32):
+            with self.subTest(groups=groups):
+                rng = random.Random(groups + 50)
+                rows = [int(192 * rng.uniform(0.7, 1.3)) for _ in range(groups)]
+                rows[0] = 0                  # an empty group first
+                if groups > 2:
+                    rows[2] = 1              # a one-row group
+                self.run_psum(rows, 576 if groups % 2 else 2112, 384, seed=groups)
+
+    def test_ends_outside_the_contract(self):
+        x, (aq, sfa), y, (bq, sfb), ends, spans, owned = psum_case([100, 100], 256, 256, 3)
+        d = poisoned(aq.shape[0], 256)
+        for bad, message in (([100, 50], "is before the group's first row"),
+                             ([100, 10 ** 6], "is past M")):
+            wrong = torch.tensor(bad, device="cuda", dtype=torch.int32)
+            with self.assertRaisesRegex(ValueError, message):
+                fgemm.m_grouped_fp8_gemm_nt_contiguous((aq, sfa), (bq, sfb), d, wrong,
+                                                       use_psum_layout=True, validate=True)
+            # Without validation the kernel runs and stays in bounds.
+            fgemm.m_grouped_fp8_gemm_nt_contiguous((aq, sfa), (bq, sfb), d, wrong, use_psum_layout=True)
+            torch.cuda.synchronize()
+
+    def test_graph_replay_with_new_ends(self):
+        x, (aq, sfa), y, (bq, sfb), ends, spans, owned = psum_case([256, 200], 2112, 1024, 4)
+        sfa = fgemm.get_mn_major_tma_aligned_tensor(sfa)
+        d = torch.empty((aq.shape[0], 2112), device="cuda", dtype=torch.bfloat16)
+        fgemm.m_grouped_fp8_gemm_nt_contiguous((aq, sfa), (bq, sfb), d, ends, use_psum_layout=True)
+        graph = torch.cuda.CUDAGraph()
+        stream = torch.cuda.Stream()
+        with torch.cuda.stream(stream):
+            with torch.cuda.graph(graph, stream=stream):
+                fgemm.m_grouped_fp8_gemm_nt_contiguous((aq, sfa), (bq, sfb), d, ends, use_psum_layout=True)
+        for layout in ([256, 456], [100, 456], [0, 300], [456, 456]):
+            new = torch.tensor(layout, device="cuda", dtype=torch.int32)
+            ends.copy_(new)
+            d.view(torch.int16).fill_(NAN_BITS)
+            graph.replay()
+            eager = poisoned(*d.shape)
+            fgemm.m_grouped_fp8_gemm_nt_contiguous((aq, sfa), (bq, sfb), eager, new, use_psum_layout=True)
+            torch.cuda.synchronize()
+            self.assertTrue(torch.equal(d.view(torch.int16), eager.view(torch.int16)),
+                            f"a replay with ends {layout} differs from an eager call")
+
+
 @unittest.skipIf(torch is None or gpu_reason() is not None, gpu_reason() or "no torch")
 class GroupedArguments(unittest.TestCase):
     def test_errors_name_the_argument_and_rule(self):

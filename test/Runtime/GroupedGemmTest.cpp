@@ -107,6 +107,23 @@ TEST(GroupedGemmArgs, ContiguousIndices) {
             std::string::npos);
 }
 
+TEST(GroupedGemmArgs, GroupEnds) {
+  // Group 0: rows [0, 100); group 1 starts at 128: [128, 128) is empty;
+  // group 2 at 128 again: [128, 300).
+  EXPECT_TRUE(validateGroupEnds({100, 128, 300}, 300).ok());
+  EXPECT_EQ(validateGroupEnds({100, 120}, 300).message(),
+            "group_ends[1] = 120 is before the group's first row 128 (the "
+            "previous end rounded up to 128; equal for an empty group)");
+  EXPECT_EQ(validateGroupEnds({100, 400}, 300).message(),
+            "group_ends[1] = 400 is past M = 300");
+  EXPECT_NE(validateGroupEnds({-1}, 300).message().find("is before"),
+            std::string::npos);
+  // The psum form needs no 128-row multiple for M.
+  GroupedGemmProblem psum =
+      problem(GroupedLayout::ContiguousPsum, 300, 4096, 7168, 3);
+  EXPECT_EQ(shapeError(psum), "");
+}
+
 TEST(GroupedGemmContract, ArgumentLists) {
   const GroupedLayout c = GroupedLayout::Contiguous;
   KernelMeta meta = kernel(c, 128, 128);
@@ -139,6 +156,11 @@ TEST(GroupedGemmContract, ArgumentLists) {
   wide.blockM = 256;
   EXPECT_NE(checkGroupedKernel(wide, c).message().find("block_m <= 128"),
             std::string::npos);
+  // The psum form: the same list with a [g] end-row tensor.
+  KernelMeta psum = meta;
+  psum.variant = groupedVariant(GroupedLayout::ContiguousPsum);
+  psum.args[4].dims = {"g"};
+  EXPECT_TRUE(checkGroupedKernel(psum, GroupedLayout::ContiguousPsum).ok());
   KernelMeta wrong = meta;
   wrong.args[4].dims = {"g"};
   EXPECT_EQ(checkGroupedKernel(wrong, c).message(),

@@ -1,6 +1,7 @@
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_masked_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4" --fgemm-schedule-tiles | FileCheck %s --check-prefix=MASKED
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 cluster=2" --fgemm-schedule-tiles | FileCheck %s --check-prefix=CONTIGUOUS
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_masked_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent" --fgemm-schedule-tiles | FileCheck %s --check-prefix=PERSISTENT
+// RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_psum_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4" --fgemm-schedule-tiles | FileCheck %s --check-prefix=PSUM
 // RUN: fgemm-opt %s --split-input-file --fgemm-schedule-tiles --verify-diagnostics
 // fgemm-schedule-tiles on grouped tile spaces: what a tile knows about its
 // group, read from the layout tensor on the GPU, and a K loop that runs no
@@ -35,9 +36,9 @@
 // CONTIGUOUS: grid = #fgemm.tile_grid<grouped_contiguous, ["n", "m"]>
 // CONTIGUOUS: %[[TM:.*]] = fgemm.program_id y
 // CONTIGUOUS: %[[FIRST:.*]] = arith.muli %[[TM]], %c128
-// CONTIGUOUS: %[[RAW:.*]] = fgemm.read %{{.*}}[%[[FIRST]]] : <[m], i32> -> i32
 // CONTIGUOUS: %[[GROUPS:.*]] = fgemm.dim "g"
 // CONTIGUOUS: %[[GROUPS32:.*]] = arith.index_cast %[[GROUPS]] : index to i32
+// CONTIGUOUS: %[[RAW:.*]] = fgemm.read %{{.*}}[%[[FIRST]]] : <[m], i32> -> i32
 // CONTIGUOUS: %[[VALID:.*]] = arith.cmpi ult, %[[RAW]], %[[GROUPS32]] : i32
 // CONTIGUOUS: %[[RAWI:.*]] = arith.index_cast %[[RAW]] : i32 to index
 // CONTIGUOUS: %[[G:.*]] = arith.select %[[VALID]], %[[RAWI]], %{{.*}} : index
@@ -47,6 +48,22 @@
 // CONTIGUOUS: fgemm.load %{{.*}}[%[[G]], %{{.*}}, %{{.*}}] : <[g, n, k], f8E4M3FN>
 // CONTIGUOUS: fgemm.zero_rows %{{.*}}, %{{.*}}[%[[TM]]]
 // CONTIGUOUS-NOT: rows(
+
+// The psum form: the group whose end row is past the tile's first row (a
+// binary search); it starts at the previous group's end rounded up to 128,
+// and a tile before that start (a gap) has no rows.
+// PSUM: grid = #fgemm.tile_grid<grouped_contiguous_psum, ["n", "m"]>
+// PSUM: %[[TM:.*]] = fgemm.program_id y
+// PSUM: %[[FIRST:.*]] = arith.muli %[[TM]], %c128
+// PSUM: %[[FOUND:.*]] = fgemm.find_group %{{.*}}[%[[FIRST]]] : <[g], i32> -> i32
+// PSUM: %[[IN:.*]] = arith.cmpi ult, %[[FOUND]]
+// PSUM: %[[PREV:.*]] = fgemm.read
+// PSUM: %[[START:.*]] = arith.muli %{{.*}}, %c128
+// PSUM: %[[NOTGAP:.*]] = arith.cmpi ule, %[[START]], %[[FIRST]]
+// PSUM: %[[VALID:.*]] = arith.andi %[[IN]], %[[NOTGAP]]
+// PSUM: %[[BEGIN:.*]] = arith.select %[[VALID]], %[[START]], %[[FIRST]]
+// PSUM: fgemm.k_loop "k" blocks(
+// PSUM: fgemm.store %{{.*}}, %{{.*}}[%[[TM]], %{{.*}}] rows(%[[BEGIN]], %{{.*}})
 
 // Persistent masked: one loop over every group's [m, n] tiles; the group is
 // the linear tile's quotient. Tiles run different numbers of K blocks, so
@@ -89,6 +106,22 @@ fgemm.kernel @no_group_use(%idx: !fgemm.tensor<[m], i32>, %d: !fgemm.tensor<[m, 
     attributes {dims = ["m", "n", "k"],
     config = #fgemm.config<block_m = 128, block_n = 128, block_k = 128, stages = 4, math_warpgroups = 2, cluster = 1, multicast = a, schedule = plain, raster_group = 0, fixed_n = 0, fixed_k = 0, overlap_promotion = false, sass_policy = off, sass_every_n = 4>} {
   // expected-error @below {{no load of the grouped_contiguous tile space uses the tile's group (the first body argument): index a 3-D operand [g, n, k] with it}}
+  fgemm.tile_space grouped_contiguous(%idx : !fgemm.tensor<[m], i32>) over %d : !fgemm.tensor<[m, n], bf16> {
+  ^bb0(%g: index, %tm: index, %tn: index, %lo: index, %hi: index):
+    %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+    fgemm.store %z, %d[%tm, %tn] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
+// A 256-row tile would span two 128-row group blocks.
+fgemm.kernel @contiguous_256(%b: !fgemm.tensor<[g, n, k], f8E4M3FN>, %idx: !fgemm.tensor<[m], i32>,
+    %d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n", "k", "g"],
+    config = #fgemm.config<block_m = 256, block_n = 128, block_k = 128, stages = 2, math_warpgroups = 2, cluster = 1, multicast = a, schedule = plain, raster_group = 0, fixed_n = 0, fixed_k = 0, overlap_promotion = false, sass_policy = off, sass_every_n = 4>} {
+  // expected-error @below {{a grouped_contiguous tile space needs block_m <= 128, got 256: groups start on 128-row boundaries and a tile must not span two of them}}
   fgemm.tile_space grouped_contiguous(%idx : !fgemm.tensor<[m], i32>) over %d : !fgemm.tensor<[m, n], bf16> {
   ^bb0(%g: index, %tm: index, %tn: index, %lo: index, %hi: index):
     %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>

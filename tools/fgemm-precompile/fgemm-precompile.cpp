@@ -49,8 +49,8 @@ static cl::list<std::string> configs(
 static cl::opt<std::string> configurationSet(
     "set",
     cl::desc("The runtime's configuration set to compile without --config: "
-             "dense (default), contiguous or masked (the M-grouped kernels; "
-             "packed as contiguous_NAME / masked_NAME)"),
+             "dense (default), contiguous, contiguous_psum or masked (the "
+             "M-grouped kernels; packed as SET_NAME)"),
     cl::init("dense"), cl::cat(category));
 static cl::opt<std::string>
     packDir("pack",
@@ -114,12 +114,14 @@ int main(int argc, char **argv) {
     set = &fgemm::denseConfigurationSet();
   else if (configurationSet == "contiguous")
     set = &fgemm::groupedConfigurationSet(fgemm::GroupedLayout::Contiguous);
+  else if (configurationSet == "contiguous_psum")
+    set = &fgemm::groupedConfigurationSet(fgemm::GroupedLayout::ContiguousPsum);
   else if (configurationSet == "masked")
     set = &fgemm::groupedConfigurationSet(fgemm::GroupedLayout::Masked);
   if (!set) {
     errs() << "fgemm-precompile: --set " << configurationSet
            << " is not a configuration set (allowed: dense, contiguous, "
-              "masked)\n";
+              "contiguous_psum, masked)\n";
     return 2;
   }
   // Grouped kernels' packed names say their layout, so one directory holds

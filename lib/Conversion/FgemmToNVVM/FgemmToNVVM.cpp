@@ -330,6 +330,7 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
                                           /*alignment=*/4);
         return success();
       })
+      .Case([&](FindGroupOp f) { return lowerFindGroup(f); })
       .Case([&](DimOp d) -> LogicalResult {
         Value value = dims.lookup(d.getDim());
         if (!value)
@@ -884,6 +885,46 @@ void KernelLowering::copyOutRows(StoreOp op, Value rowsBegin, Value rowsEnd) {
       b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), b.getBF16Type(),
       argPointers.lookup(op.getDest()), ValueRange{element});
   LLVM::StoreOp::create(b, loc, data, target, /*alignment=*/16);
+}
+
+/// Binary search over the ascending end rows: lo, hi = 0, groups; while
+/// lo < hi: mid = (lo + hi) / 2; ends[mid] > row ? hi = mid : lo = mid + 1.
+LogicalResult KernelLowering::lowerFindGroup(FindGroupOp op) {
+  Type i32 = b.getI32Type();
+  Value groups = toI32(dims.lookup(op.getEnds().getType().getDims()[0]));
+  Value row = toI32(lookup(op.getRow()));
+  Value ends = argPointers.lookup(op.getEnds());
+  auto loop = scf::WhileOp::create(b, loc, TypeRange{i32, i32},
+                                   ValueRange{constI32(0), groups});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block *before =
+        b.createBlock(&loop.getBefore(), {}, {i32, i32}, {loc, loc});
+    Value lo = before->getArgument(0), hi = before->getArgument(1);
+    scf::ConditionOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lo, hi),
+        ValueRange{lo, hi});
+    Block *after = b.createBlock(&loop.getAfter(), {}, {i32, i32}, {loc, loc});
+    lo = after->getArgument(0);
+    hi = after->getArgument(1);
+    Value mid = arith::ShRUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, lo, hi), constI32(1));
+    Value ptr = LLVM::GEPOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), i32, ends,
+        ValueRange{mid});
+    Value end = LLVM::LoadOp::create(b, loc, i32, ptr, /*alignment=*/4);
+    Value past =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, end, row);
+    scf::YieldOp::create(
+        b, loc,
+        ValueRange{arith::SelectOp::create(
+                       b, loc, past, lo,
+                       arith::AddIOp::create(b, loc, mid, constI32(1))),
+                   arith::SelectOp::create(b, loc, past, mid, hi)});
+  }
+  mapping[op] = loop.getResult(0);
+  return success();
 }
 
 /// Each thread reads the index entries of its accumulator rows (two per

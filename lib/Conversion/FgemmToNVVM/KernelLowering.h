@@ -139,6 +139,7 @@ private:
   /// the rows in [rowsBegin, rowsEnd) (a store cut by `rows`).
   void copyOutRows(StoreOp op, Value rowsBegin, Value rowsEnd);
   LogicalResult lowerZeroRows(ZeroRowsOp op);
+  LogicalResult lowerFindGroup(FindGroupOp op);
   /// The K loop's trip count: its `blocks` operand, else ceil(dim / bk).
   FailureOr<Value> kLoopBlocks(KLoopOp op);
 

@@ -1,6 +1,7 @@
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_masked_1d2d.mlir --fgemm-specialize="block-m=64 block-n=64 stages=4" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=MASKED
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_1d2d.mlir --fgemm-specialize="block-m=64 block-n=64 stages=4" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=CONTIGUOUS
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=PERSISTENT
+// RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_psum_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=PSUM
 // convert-fgemm-to-nvvm on the grouped kernels: group coordinates on the
 // TMA copies, the layout tensor read by every thread, per-group SFB offsets,
 // a store cut by rows copied out by the math threads, padding rows zeroed.
@@ -62,3 +63,16 @@
 // PERSISTENT: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[BEFORE2:.*]] = %c0) -> (index) {
 // PERSISTENT: arith.addi %[[BEFORE2]], %{{.*}} : index
 // PERSISTENT: scf.yield %{{.*}} : index
+
+// fgemm.find_group: lo, hi = 0, groups; while lo < hi, mid = (lo + hi) / 2
+// and ends[mid] > row keeps the lower half.
+// PSUM: %[[SEARCH:.*]]:2 = scf.while (%[[LO:.*]] = %c0_i32, %[[HI:.*]] = %{{.*}}) : (i32, i32) -> (i32, i32) {
+// PSUM: %[[MORE:.*]] = arith.cmpi ult, %[[LO]], %[[HI]] : i32
+// PSUM: scf.condition(%[[MORE]]) %[[LO]], %[[HI]] : i32, i32
+// PSUM: } do {
+// PSUM: ^bb0(%[[L:.*]]: i32, %[[H:.*]]: i32):
+// PSUM: %[[SUM:.*]] = arith.addi %[[L]], %[[H]] : i32
+// PSUM: %[[MID:.*]] = arith.shrui %[[SUM]], %c1_i32 : i32
+// PSUM: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// PSUM: arith.cmpi sgt
+// PSUM: scf.yield

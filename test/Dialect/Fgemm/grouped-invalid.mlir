@@ -150,3 +150,27 @@ fgemm.kernel @zero_rows_cols(%idx: !fgemm.tensor<[n], i32>) attributes {dims = [
   }) : (!fgemm.tensor<[m, n], bf16>) -> ()
   "fgemm.return"() : () -> ()
 }) : () -> ()
+
+// -----
+
+fgemm.kernel @find_group_fp8(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m", "k"]} {
+  %i = fgemm.program_id x
+  // expected-error @below {{searches a 1-D i32 tensor of end rows; got '!fgemm.tensor<[m, k], f8E4M3FN>'}}
+  %g = fgemm.find_group %a[%i] : !fgemm.tensor<[m, k], f8E4M3FN> -> i32
+  fgemm.return
+}
+
+// -----
+
+// The psum form's ends have one entry per group, not per row.
+fgemm.kernel @psum_per_row(%ends: !fgemm.tensor<[m], i32>, %d: !fgemm.tensor<[m, n], bf16>)
+    attributes {dims = ["m", "n"]} {
+  // expected-error @below {{a grouped_contiguous_psum tile space takes a 1-D i32 tensor [g] of group end rows (group_ends): `grouped_contiguous_psum(%t : !fgemm.tensor<[g], i32>)`}}
+  fgemm.tile_space grouped_contiguous_psum(%ends : !fgemm.tensor<[m], i32>) over %d : !fgemm.tensor<[m, n], bf16> {
+  ^bb0(%g: index, %tm: index, %tn: index, %lo: index, %hi: index):
+    %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+    fgemm.store %z, %d[%tm, %tn] rows(%lo, %hi) : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>
+    fgemm.yield
+  }
+  fgemm.return
+}
