@@ -287,6 +287,28 @@ fgemm_status runGrouped(const char *function, fgemm_context *context,
 CUdeviceptr devicePointer(const void *p) {
   return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p));
 }
+
+/// A grouped problem from the C arguments (`m`: the masked layout's rows per
+/// group, the contiguous layouts' total rows).
+GroupedGemmProblem groupedProblem(GroupedLayout layout, const void *a,
+                                  const void *sfa, const void *b,
+                                  const void *sfb, void *d,
+                                  const int32_t *groupRows, int64_t m,
+                                  int64_t n, int64_t k, int64_t groups) {
+  GroupedGemmProblem problem;
+  problem.layout = layout;
+  problem.a = devicePointer(a);
+  problem.sfa = devicePointer(sfa);
+  problem.b = devicePointer(b);
+  problem.sfb = devicePointer(sfb);
+  problem.d = devicePointer(d);
+  problem.groupRows = devicePointer(groupRows);
+  problem.m = m;
+  problem.n = n;
+  problem.k = k;
+  problem.groups = groups;
+  return problem;
+}
 } // namespace
 
 extern "C" {
@@ -295,19 +317,9 @@ fgemm_status fgemm_m_grouped_gemm_fp8_nt_contiguous(
     fgemm_context *context, const void *a, const void *sfa, const void *b,
     const void *sfb, void *d, const int32_t *m_indices, int64_t m, int64_t n,
     int64_t k, int64_t num_groups, void *stream) {
-  GroupedGemmProblem problem;
-  problem.layout = GroupedLayout::Contiguous;
-  problem.a = devicePointer(a);
-  problem.sfa = devicePointer(sfa);
-  problem.b = devicePointer(b);
-  problem.sfb = devicePointer(sfb);
-  problem.d = devicePointer(d);
-  problem.groupRows = devicePointer(m_indices);
-  problem.m = m;
-  problem.n = n;
-  problem.k = k;
-  problem.groups = num_groups;
-  return runGrouped("fgemm_m_grouped_gemm_fp8_nt_contiguous", context, problem,
+  return runGrouped("fgemm_m_grouped_gemm_fp8_nt_contiguous", context,
+                    groupedProblem(GroupedLayout::Contiguous, a, sfa, b, sfb, d,
+                                   m_indices, m, n, k, num_groups),
                     static_cast<CUstream>(stream));
 }
 
@@ -315,38 +327,19 @@ fgemm_status fgemm_m_grouped_gemm_fp8_nt_contiguous_psum(
     fgemm_context *context, const void *a, const void *sfa, const void *b,
     const void *sfb, void *d, const int32_t *group_ends, int64_t m, int64_t n,
     int64_t k, int64_t num_groups, void *stream) {
-  GroupedGemmProblem problem;
-  problem.layout = GroupedLayout::ContiguousPsum;
-  problem.a = devicePointer(a);
-  problem.sfa = devicePointer(sfa);
-  problem.b = devicePointer(b);
-  problem.sfb = devicePointer(sfb);
-  problem.d = devicePointer(d);
-  problem.groupRows = devicePointer(group_ends);
-  problem.m = m;
-  problem.n = n;
-  problem.k = k;
-  problem.groups = num_groups;
   return runGrouped("fgemm_m_grouped_gemm_fp8_nt_contiguous_psum", context,
-                    problem, static_cast<CUstream>(stream));
+                    groupedProblem(GroupedLayout::ContiguousPsum, a, sfa, b,
+                                   sfb, d, group_ends, m, n, k, num_groups),
+                    static_cast<CUstream>(stream));
 }
 
 fgemm_status fgemm_m_grouped_gemm_fp8_nt_masked(
     fgemm_context *context, const void *a, const void *sfa, const void *b,
     const void *sfb, void *d, const int32_t *masked_m, int64_t num_groups,
     int64_t max_m, int64_t n, int64_t k, int64_t expected_m, void *stream) {
-  GroupedGemmProblem problem;
-  problem.layout = GroupedLayout::Masked;
-  problem.a = devicePointer(a);
-  problem.sfa = devicePointer(sfa);
-  problem.b = devicePointer(b);
-  problem.sfb = devicePointer(sfb);
-  problem.d = devicePointer(d);
-  problem.groupRows = devicePointer(masked_m);
-  problem.m = max_m;
-  problem.n = n;
-  problem.k = k;
-  problem.groups = num_groups;
+  GroupedGemmProblem problem =
+      groupedProblem(GroupedLayout::Masked, a, sfa, b, sfb, d, masked_m, max_m,
+                     n, k, num_groups);
   problem.expectedM = expected_m;
   return runGrouped("fgemm_m_grouped_gemm_fp8_nt_masked", context, problem,
                     static_cast<CUstream>(stream));

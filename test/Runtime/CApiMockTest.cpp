@@ -117,6 +117,46 @@ TEST_F(CApiMock, CreateKeepsTheCallersCurrentContext) {
   ASSERT_EQ(cu.cuDevicePrimaryCtxRelease(device), CUDA_SUCCESS);
 }
 
+TEST_F(CApiMock, GroupedArgumentErrors) {
+  ASSERT_EQ(create(), FGEMM_SUCCESS) << fgemm_last_error();
+  EXPECT_EQ(fgemm_context_num_grouped_kernels(context), 0);
+  auto p = [](uintptr_t v) { return reinterpret_cast<void *>(v); };
+  const int32_t *rows = reinterpret_cast<const int32_t *>(0x60000);
+  auto masked = [&](const int32_t *counts, int64_t expected, uintptr_t a) {
+    return fgemm_m_grouped_gemm_fp8_nt_masked(
+        context, p(a), p(0x20000), p(0x30000), p(0x40000), p(0x50000), counts,
+        4, 256, 512, 512, expected, nullptr);
+  };
+  EXPECT_EQ(masked(rows, 0, 0x10000), FGEMM_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(fgemm_last_error()).find("expected_m = 0 must be > 0"),
+            std::string::npos)
+      << fgemm_last_error();
+  EXPECT_EQ(masked(nullptr, 64, 0x10000), FGEMM_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(fgemm_last_error(),
+               "fgemm_m_grouped_gemm_fp8_nt_masked: masked_m is NULL");
+  EXPECT_EQ(masked(rows, 64, 0x10008), FGEMM_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(fgemm_last_error()).find("a is not 16-byte aligned"),
+            std::string::npos)
+      << fgemm_last_error();
+  // Valid arguments, but the directory holds only dense kernels.
+  EXPECT_EQ(masked(rows, 64, 0x10000), FGEMM_ERROR_RUNTIME);
+  EXPECT_NE(std::string(fgemm_last_error()).find("has no M-grouped kernels"),
+            std::string::npos)
+      << fgemm_last_error();
+  EXPECT_EQ(fgemm_m_grouped_gemm_fp8_nt_contiguous(
+                context, p(0x10000), p(0x20000), p(0x30000), p(0x40000),
+                p(0x50000), rows, 200, 512, 512, 2, nullptr),
+            FGEMM_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(fgemm_last_error()).find("is not a multiple of 128"),
+            std::string::npos)
+      << fgemm_last_error();
+  // The psum form allows any M.
+  EXPECT_EQ(fgemm_m_grouped_gemm_fp8_nt_contiguous_psum(
+                context, p(0x10000), p(0x20000), p(0x30000), p(0x40000),
+                p(0x50000), rows, 200, 512, 512, 2, nullptr),
+            FGEMM_ERROR_RUNTIME);
+}
+
 TEST_F(CApiMock, LaunchesTheRuntimesChoice) {
   ASSERT_EQ(create(), FGEMM_SUCCESS) << fgemm_last_error();
   EXPECT_EQ(fgemm_context_num_kernels(context), 2);
