@@ -13,7 +13,8 @@ def Fgemm_TileSpaceKind : I32EnumAttr<"TileSpaceKind", "how output tiles map to 
     I32EnumAttrCase<"Dense", 0, "dense">,
     I32EnumAttrCase<"GroupedContiguous", 1, "grouped_contiguous">,
     I32EnumAttrCase<"GroupedMasked", 2, "grouped_masked">,
-    I32EnumAttrCase<"GroupedContiguousPsum", 3, "grouped_contiguous_psum">
+    I32EnumAttrCase<"GroupedContiguousPsum", 3, "grouped_contiguous_psum">,
+    I32EnumAttrCase<"GroupedContiguousUnpadded", 4, "grouped_contiguous_unpadded">
   ]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::fgemm";

@@ -108,6 +108,12 @@ def Fgemm_TileSpaceOp : Fgemm_Op<"tile_space", [RecursiveMemoryEffects,
       the previous group's end rounded up to 128 (group 0 at row 0). A
       tile's group is the one whose rows hold its first row (a binary
       search); a tile in the gap before a group's start has no group.
+    - `grouped_contiguous_unpadded(%group_ends)`: the same ends, but group g
+      starts right at `group_ends[g - 1]`: no padding rows. A bm-row block
+      holding rows of several groups is computed once per group, and each
+      row is written by its own group only. The tiles are (block, group)
+      pieces: along the rows, piece = block + group (`fgemm.find_piece_group`);
+      scheduled persistently only.
     Example:
     ```mlir
     fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
@@ -281,6 +287,23 @@ def Fgemm_FindGroupOp : Fgemm_Op<"find_group", [MemoryEffects<[MemRead]>]> {
   let arguments = (ins Fgemm_TensorType:$ends, Index:$row);
   let results = (outs I32:$result);
   let assemblyFormat = "$ends `[` $row `]` attr-dict `:` type($ends) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Fgemm_FindPieceGroupOp : Fgemm_Op<"find_piece_group", [MemoryEffects<[MemRead]>]> {
+  let summary = "the group of a (block, group) piece of unpadded contiguous groups";
+  let description = [{
+    Group g (rows `[ends[g - 1], ends[g])`, group 0 from row 0) meets the
+    `block`-row blocks `ends[g - 1] / block` onwards; walking the rows, the
+    pieces (block b, group g) that hold rows of both come in the order
+    `b + g`. The result is the group of piece `piece`: the last g with
+    `ends[g - 1] / block + g <= piece` (a binary search; 0 if none). Ends out
+    of order give some group, never an access outside `ends`.
+    Example: `%g = fgemm.find_piece_group %ends[%piece] {block = 128} : !fgemm.tensor<[g], i32> -> i32`
+  }];
+  let arguments = (ins Fgemm_TensorType:$ends, Index:$piece, I64Attr:$block);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$ends `[` $piece `]` attr-dict `:` type($ends) `->` type($result)";
   let hasVerifier = 1;
 }
 

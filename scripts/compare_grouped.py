@@ -182,6 +182,49 @@ def run_masked(fgemm, dg, torch, shape, capacity, reps, seed):
     return row
 
 
+def run_unpadded(fgemm, torch, shape, reps, seed):
+    """fgemm's unpadded contiguous layout against the padded one (the psum
+    form) on the same tokens: the rows of each group back to back, or each
+    group padded to 128 rows."""
+    groups, m_per, n, k = shape
+    rng = random.Random(seed)
+    rows = [int(m_per * rng.uniform(0.7, 1.3)) for _ in range(groups)]
+    total = sum(rows)
+    torch.manual_seed(seed)
+    x = torch.randn((total, k), device="cuda", dtype=torch.bfloat16)
+    y = torch.randn((groups, n, k), device="cuda", dtype=torch.bfloat16)
+    a, sfa, b, sfb = quantize(fgemm, torch, x, y)
+    ends = torch.tensor(rows, dtype=torch.int64).cumsum(0).to(torch.int32).cuda()
+    starts, pstart, pends = [], 0, []
+    for r in rows:
+        starts.append(pstart)
+        pends.append(pstart + r)
+        pstart = align(pstart + r, 128)
+    pa = torch.zeros((pstart, k), device="cuda", dtype=torch.uint8).view(torch.float8_e4m3fn)
+    psfa = torch.ones((pstart, sfa.shape[1]), device="cuda")
+    begin = 0
+    for g, r in enumerate(rows):
+        pa[starts[g]:starts[g] + r] = a[begin:begin + r]
+        psfa[starts[g]:starts[g] + r] = sfa[begin:begin + r]
+        begin += r
+    sfa = fgemm.get_mn_major_tma_aligned_tensor(sfa)
+    psfa = fgemm.get_mn_major_tma_aligned_tensor(psfa)
+    pends = torch.tensor(pends, device="cuda", dtype=torch.int32)
+    d = torch.empty((total, n), device="cuda", dtype=torch.bfloat16)
+    pd = torch.empty((pstart, n), device="cuda", dtype=torch.bfloat16)
+    unpadded = lambda: fgemm.m_grouped_fp8_gemm_nt_contiguous_unpadded((a, sfa), (b, sfb), d, ends)
+    padded = lambda: fgemm.m_grouped_fp8_gemm_nt_contiguous((pa, psfa), (b, sfb), pd, pends,
+                                                            use_psum_layout=True)
+    row = {"layout": "unpadded", "shape": list(shape), "rows": rows, "padded_rows": pstart,
+           "flops": 2.0 * total * n * k}
+    row["unpadded_us"], row["unpadded_kernels"] = kernel_times(torch, unpadded, reps)
+    row["padded_us"], row["padded_kernels"] = kernel_times(torch, padded, reps)
+    same = all(torch.equal(d[sum(rows[:g]):sum(rows[:g + 1])].view(torch.int16),
+                           pd[starts[g]:starts[g] + rows[g]].view(torch.int16)) for g in range(groups))
+    row["bitwise_equal"] = same
+    return row
+
+
 def describe(row):
     if row["layout"] == "masked":
         g, m, n, k = row["shape"]
@@ -240,6 +283,9 @@ def main():
     parser.add_argument("--out", default=os.environ.get("OUT"))
     parser.add_argument("--quick", action="store_true", help="one shape per layout")
     parser.add_argument("--configs", nargs="*", default=[])
+    parser.add_argument("--unpadded", action="store_true",
+                        help="only fgemm's unpadded contiguous layout against its padded one "
+                             "(the psum form) on the same tokens")
     parser.add_argument("--only", type=int, help="run row ONLY alone (a warm-up process: "
                         "DeepGEMM JIT-compiles its kernel), print nothing")
     args = parser.parse_args()
@@ -247,6 +293,24 @@ def main():
     import fgemm
     if args.only is None:
         CONFIGS.extend(args.configs)
+    if args.unpadded:
+        lines = ["| shape (G x M per group, N, K) | rows | padded rows | unpadded us | padded us | "
+                 "padded / unpadded time | same bits |", "| --- | ---: | ---: | ---: | ---: | ---: | --- |"]
+        for i, shape in enumerate(CONTIGUOUS):
+            row = run_unpadded(fgemm, torch, shape, args.reps, seed=300 + i)
+            print(json.dumps(row), file=sys.stderr)
+            u, p = row["unpadded_us"], row["padded_us"]
+            lines.append("| %dx%d, %d, %d | %d | %d | %s | %s | %s | %s |" % (
+                shape[0], shape[1], shape[2], shape[3], sum(row["rows"]), row["padded_rows"],
+                "%.1f" % u if u else "-", "%.1f" % p if p else "-",
+                "%.3f" % (p / u) if u and p else "-", row["bitwise_equal"]))
+        text = "\n".join(lines)
+        print(text)
+        if args.out:
+            os.makedirs(args.out, exist_ok=True)
+            with open(os.path.join(args.out, "unpadded.md"), "w") as f:
+                f.write(text + "\n")
+        return
     try:
         import deep_gemm as dg
     except Exception as e:  # no DeepGEMM build: fgemm's column only

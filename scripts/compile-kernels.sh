@@ -23,6 +23,7 @@ for kernel in "$root"/kernels/*.mlir; do
   set=dense
   grep -q 'tile_space grouped_contiguous(' "$kernel" && set=contiguous
   grep -q 'tile_space grouped_contiguous_psum' "$kernel" && set=contiguous_psum
+  grep -q 'tile_space grouped_contiguous_unpadded' "$kernel" && set=contiguous_unpadded
   grep -q 'tile_space grouped_masked' "$kernel" && set=masked
   "$build/bin/fgemm-precompile" "$kernel" --set "$set" --cache-dir "$out/.cache" --pack "$out/$name" >/dev/null
   rm -rf "$out/.cache"

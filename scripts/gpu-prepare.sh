@@ -52,7 +52,7 @@ compile() { # dir bm bn schedule [fgemmc flags...]
 "$build/bin/fgemm-precompile" "$kernel" --cache-dir "$out/.cache" --pack "$out/all" >/dev/null
 # The M-grouped kernels (packed as contiguous_* / masked_*) join the same
 # directory: the C API and the Python package load both kinds from it.
-for layout in contiguous contiguous_psum masked; do
+for layout in contiguous contiguous_psum contiguous_unpadded masked; do
   "$build/bin/fgemm-precompile" "$root/kernels/sm90_m_grouped_fp8_gemm_${layout}_1d2d.mlir" \
     --set "$layout" --cache-dir "$out/.cache" --pack "$out/all" >/dev/null
 done

@@ -254,9 +254,9 @@ fgemm_status runGrouped(const char *function, fgemm_context *context,
   if (problem.m == 0 || problem.n == 0 || problem.groups == 0)
     return FGEMM_SUCCESS;
   const char *rowsName = problem.layout == GroupedLayout::Masked ? "masked_m"
-                         : problem.layout == GroupedLayout::ContiguousPsum
-                             ? "group_ends"
-                             : "m_indices";
+                         : problem.layout == GroupedLayout::Contiguous
+                             ? "m_indices"
+                             : "group_ends";
   const std::pair<const char *, CUdeviceptr> pointers[] = {
       {"a", problem.a}, {"sfa", problem.sfa},
       {"b", problem.b}, {"sfb", problem.sfb},
@@ -333,6 +333,16 @@ fgemm_status fgemm_m_grouped_gemm_fp8_nt_contiguous_psum(
                     static_cast<CUstream>(stream));
 }
 
+fgemm_status fgemm_m_grouped_gemm_fp8_nt_contiguous_unpadded(
+    fgemm_context *context, const void *a, const void *sfa, const void *b,
+    const void *sfb, void *d, const int32_t *group_ends, int64_t m, int64_t n,
+    int64_t k, int64_t num_groups, void *stream) {
+  return runGrouped("fgemm_m_grouped_gemm_fp8_nt_contiguous_unpadded", context,
+                    groupedProblem(GroupedLayout::ContiguousUnpadded, a, sfa, b,
+                                   sfb, d, group_ends, m, n, k, num_groups),
+                    static_cast<CUstream>(stream));
+}
+
 fgemm_status fgemm_m_grouped_gemm_fp8_nt_masked(
     fgemm_context *context, const void *a, const void *sfa, const void *b,
     const void *sfb, void *d, const int32_t *masked_m, int64_t num_groups,
@@ -360,14 +370,18 @@ fgemm_status fgemm_m_grouped_validate_m_indices(fgemm_context *context,
 
 fgemm_status fgemm_m_grouped_validate_group_ends(fgemm_context *context,
                                                  const int32_t *group_ends,
-                                                 int64_t num_groups,
-                                                 int64_t m) {
+                                                 int64_t num_groups, int64_t m,
+                                                 int64_t alignment) {
   if (!context)
     return fail(FGEMM_ERROR_INVALID_ARGUMENT,
                 "fgemm_m_grouped_validate_group_ends: context is NULL");
   ScopedContext scope(*context->driver, context->primary.get());
   return fromStatus(
-      validateGroupEndsOnDevice(devicePointer(group_ends), num_groups, m)
+      (alignment == 1 || alignment == 128
+           ? validateGroupEndsOnDevice(devicePointer(group_ends), num_groups, m,
+                                       alignment)
+           : Status::error("alignment = " + std::to_string(alignment) +
+                           " (allowed: 128 for the psum form, 1 unpadded)"))
           .withContext("fgemm_m_grouped_validate_group_ends"),
       FGEMM_ERROR_INVALID_ARGUMENT);
 }

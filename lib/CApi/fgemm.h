@@ -142,6 +142,16 @@ FGEMM_EXPORT fgemm_status fgemm_m_grouped_gemm_fp8_nt_contiguous_psum(
     const void *sfb, void *d, const int32_t *group_ends, int64_t m, int64_t n,
     int64_t k, int64_t num_groups, void *stream);
 
+/* The contiguous GEMM without padding (beyond DeepGEMM): group g's rows are
+ * [group_ends[g-1], group_ends[g]) (group 0 from row 0), starting at any
+ * row; a 128-row block holding several groups' rows is computed once per
+ * group and each row is written by its own group only; rows past the last
+ * end are left untouched. Other arguments as the psum form. Asynchronous. */
+FGEMM_EXPORT fgemm_status fgemm_m_grouped_gemm_fp8_nt_contiguous_unpadded(
+    fgemm_context *context, const void *a, const void *sfa, const void *b,
+    const void *sfb, void *d, const int32_t *group_ends, int64_t m, int64_t n,
+    int64_t k, int64_t num_groups, void *stream);
+
 /* The M-grouped masked GEMM (DeepGEMM's m_grouped_fp8_gemm_nt_masked): for
  * each group g and row r < masked_m[g] (int32 on the GPU, clamped to
  * [0, max_m] there), D[g, r, :] = A[g, r, :] @ B[g]^T; rows at or past
@@ -164,12 +174,12 @@ FGEMM_EXPORT fgemm_status fgemm_m_grouped_validate_m_indices(
     fgemm_context *context, const int32_t *m_indices, int64_t m,
     int64_t num_groups);
 
-/* Debug check of the psum form's group_ends (copied to the host: it
- * synchronizes): each end at or after its group's start (the previous end
- * rounded up to 128), the last at most m. */
+/* Debug check of group_ends (copied to the host: it synchronizes): each end
+ * at or after its group's start (the previous end rounded up to `alignment`:
+ * 128 for the psum form, 1 unpadded), the last at most m. */
 FGEMM_EXPORT fgemm_status fgemm_m_grouped_validate_group_ends(
     fgemm_context *context, const int32_t *group_ends, int64_t num_groups,
-    int64_t m);
+    int64_t m, int64_t alignment);
 
 #ifdef __cplusplus
 }

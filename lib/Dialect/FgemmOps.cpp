@@ -154,6 +154,7 @@ static StringAttr groupsDimension(TileSpaceKind kind,
   case TileSpaceKind::GroupedMasked:
     return outDims.size() == 3 ? outDims[0] : StringAttr();
   case TileSpaceKind::GroupedContiguousPsum: // by group: the caller decides
+  case TileSpaceKind::GroupedContiguousUnpadded:
   case TileSpaceKind::Dense:
     break;
   }
@@ -190,7 +191,8 @@ LogicalResult TileSpaceOp::verify() {
     StringAttr expected = groupsDimension(getKind(), out.getDims());
     // The psum form's tensor has one entry per group: its dimension is the
     // group symbol, which the output does not have.
-    bool psum = getKind() == TileSpaceKind::GroupedContiguousPsum;
+    bool psum = getKind() == TileSpaceKind::GroupedContiguousPsum ||
+                getKind() == TileSpaceKind::GroupedContiguousUnpadded;
     if (psum && groups && groups.getDims().size() == 1 &&
         !llvm::is_contained(out.getDims(), groups.getDims()[0]))
       expected = groups.getDims()[0];
@@ -459,6 +461,15 @@ LogicalResult FindGroupOp::verify() {
   auto ends = getEnds().getType();
   if (ends.getDims().size() != 1 || !ends.getElementType().isInteger(32))
     return emitOpError("searches a 1-D i32 tensor of end rows; got ") << ends;
+  return success();
+}
+
+LogicalResult FindPieceGroupOp::verify() {
+  auto ends = getEnds().getType();
+  if (ends.getDims().size() != 1 || !ends.getElementType().isInteger(32))
+    return emitOpError("searches a 1-D i32 tensor of end rows; got ") << ends;
+  if (getBlock() <= 0)
+    return emitOpError("block must be positive, got ") << getBlock();
   return success();
 }
 

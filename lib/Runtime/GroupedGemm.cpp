@@ -18,6 +18,8 @@ const char *fgemm::groupedVariant(GroupedLayout layout) {
     return "grouped_contiguous";
   case GroupedLayout::ContiguousPsum:
     return "grouped_contiguous_psum";
+  case GroupedLayout::ContiguousUnpadded:
+    return "grouped_contiguous_unpadded";
   case GroupedLayout::Masked:
     break;
   }
@@ -38,6 +40,12 @@ fgemm::groupedConfigurationSet(GroupedLayout layout) {
   static const std::vector<DenseConfiguration> masked = {
       {128, 192, false, 16}, {128, 128, false, 16}, {128, 128, true, 0},
       {128, 96, false, 16},  {64, 128, false, 0},   {64, 64, false, 0}};
+  // Unpadded: persistent only (its tile count is known on the GPU only);
+  // 128x192 spills there (the cut-tile store), so 128x128 is the widest.
+  static const std::vector<DenseConfiguration> unpadded = {
+      {128, 128, true, 0}, {128, 96, true, 0}, {64, 128, true, 0}};
+  if (layout == GroupedLayout::ContiguousUnpadded)
+    return unpadded;
   return layout == GroupedLayout::Masked ? masked : contiguous;
 }
 
@@ -114,9 +122,9 @@ Status fgemm::checkGroupedKernel(const KernelMeta &meta, GroupedLayout layout) {
   if (meta.variant != variant)
     return Status::error("variant='" + meta.variant + "' is not " + variant);
   const char *const *expected = layout == GroupedLayout::Masked ? kMaskedArgs
-                                : layout == GroupedLayout::ContiguousPsum
-                                    ? kContiguousPsumArgs
-                                    : kContiguousArgs;
+                                : layout == GroupedLayout::Contiguous
+                                    ? kContiguousArgs
+                                    : kContiguousPsumArgs;
   if (meta.args.size() != 6)
     return Status::error("a " + variant +
                          " kernel has 6 arguments (A, B, SFA, SFB, group "
@@ -246,7 +254,7 @@ Expected<GroupedGemm> GroupedGemm::create(const std::string &directory) {
     std::optional<GroupedLayout> layout;
     for (GroupedLayout l :
          {GroupedLayout::Contiguous, GroupedLayout::ContiguousPsum,
-          GroupedLayout::Masked})
+          GroupedLayout::ContiguousUnpadded, GroupedLayout::Masked})
       if (meta->variant == groupedVariant(l))
         layout = l;
     if (!layout)
@@ -282,10 +290,9 @@ GroupedGemm::prepare(const GroupedGemmProblem &p) const {
   bindings.dims = {{"m", p.m}, {"n", p.n}, {"k", p.k}, {"g", p.groups}};
   bindings.argNames.assign(std::begin(kGroupedArgNames),
                            std::end(kGroupedArgNames));
-  bindings.argNames[4] = p.layout == GroupedLayout::Masked ? "masked_m"
-                         : p.layout == GroupedLayout::ContiguousPsum
-                             ? "group_ends"
-                             : "m_indices";
+  bindings.argNames[4] = p.layout == GroupedLayout::Masked       ? "masked_m"
+                         : p.layout == GroupedLayout::Contiguous ? "m_indices"
+                                                                 : "group_ends";
   Expected<PreparedLaunch> launch = loaded[*index].prepare(bindings, smLimit);
   if (!launch.ok())
     return launch.takeStatus();
@@ -320,26 +327,25 @@ Status GroupedGemm::run(const GroupedGemmProblem &problem,
   return launch(*prepared, stream);
 }
 
-Status fgemm::validateGroupEnds(const std::vector<int32_t> &ends, int64_t m) {
+Status fgemm::validateGroupEnds(const std::vector<int32_t> &ends, int64_t m,
+                                int64_t alignment) {
   int64_t start = 0;
   for (size_t g = 0; g < ends.size(); ++g) {
     int64_t end = ends[g];
     std::string at = "group_ends[" + std::to_string(g) + "] = " + number(end);
     if (end < start)
       return Status::error(at + " is before the group's first row " +
-                           number(start) +
-                           " (the previous end rounded up to 128; equal for "
-                           "an empty group)");
+                           number(start) + " (the previous end rounded up to " +
+                           number(alignment) + "; equal for an empty group)");
     if (end > m)
       return Status::error(at + " is past M = " + number(m));
-    start = (end + kContiguousGroupAlignment - 1) / kContiguousGroupAlignment *
-            kContiguousGroupAlignment;
+    start = (end + alignment - 1) / alignment * alignment;
   }
   return Status::success();
 }
 
 Status fgemm::validateGroupEndsOnDevice(CUdeviceptr ends, int64_t groups,
-                                        int64_t m) {
+                                        int64_t m, int64_t alignment) {
   if (groups < 1 || m < 0)
     return Status::error("G = " + number(groups) + ", m = " + number(m) +
                          " (allowed: G >= 1, m >= 0)");
@@ -351,7 +357,7 @@ Status fgemm::validateGroupEndsOnDevice(CUdeviceptr ends, int64_t groups,
   std::vector<int32_t> host(static_cast<size_t>(groups));
   FGEMM_CU_CHECK((*driver)->cuMemcpyDtoH(host.data(), ends,
                                          host.size() * sizeof(int32_t)));
-  return validateGroupEnds(host, m);
+  return validateGroupEnds(host, m, alignment);
 }
 
 Status fgemm::validateContiguousIndicesOnDevice(CUdeviceptr mIndices, int64_t m,

@@ -45,7 +45,13 @@ constexpr int64_t kContiguousGroupAlignment = 128;
 
 /// Contiguous: m_indices per row; ContiguousPsum: DeepGEMM's psum form, each
 /// group's end row; Masked: masked_m per group.
-enum class GroupedLayout { Contiguous, ContiguousPsum, Masked };
+/// ContiguousUnpadded: the psum form's ends with groups starting at any row.
+enum class GroupedLayout {
+  Contiguous,
+  ContiguousPsum,
+  ContiguousUnpadded,
+  Masked
+};
 
 /// "grouped_contiguous", "grouped_contiguous_psum" or "grouped_masked": the
 /// kernels' `variant`.
@@ -86,13 +92,16 @@ Expected<size_t> selectGroupedKernel(const std::vector<KernelMeta> &kernels,
                                      const GroupedGemmProblem &problem,
                                      int smCount);
 
-/// Debug check of a host copy of the psum form's group ends: group g starts
-/// at align(ends[g - 1], 128) (0 for g = 0) and ends at ends[g] >= that
-/// start (equal: an empty group), and the last end is at most m.
-Status validateGroupEnds(const std::vector<int32_t> &ends, int64_t m);
+/// Debug check of a host copy of group ends: group g starts at
+/// align(ends[g - 1], alignment) (0 for g = 0; alignment 128 for the psum
+/// form, 1 unpadded) and ends at ends[g] >= that start (equal: an empty
+/// group), and the last end is at most m.
+Status validateGroupEnds(const std::vector<int32_t> &ends, int64_t m,
+                         int64_t alignment);
 
 /// Copies the G group ends from the device and runs validateGroupEnds.
-Status validateGroupEndsOnDevice(CUdeviceptr ends, int64_t groups, int64_t m);
+Status validateGroupEndsOnDevice(CUdeviceptr ends, int64_t groups, int64_t m,
+                                 int64_t alignment);
 
 /// Debug check of a host copy of m_indices against the contiguous layout's
 /// contract: values in [-1, G), one group per 128-row block, -1 only as a

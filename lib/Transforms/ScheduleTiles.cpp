@@ -44,6 +44,10 @@
 //   grouped_contiguous_psum(%group_ends), output [m, n]: grp = the first
 //     group whose end is past tm * bm (fgemm.find_group); rows =
 //     [align(group_ends[grp - 1], 128), group_ends[grp]), none in a gap
+//   grouped_contiguous_unpadded(%group_ends), output [m, n], persistent only:
+//     the loop runs over (block, group) pieces, piece = block + group, at
+//     most tiles_m + g - 1 per column of tiles; fgemm.find_piece_group gives
+//     the piece's group, rows = [group_ends[grp - 1], group_ends[grp])
 //
 // and the K loop runs `blocks(select(tile meets rows, ceil(k / bk), 0))`, so
 // tiles of no group (padding blocks) issue neither loads nor wgmmas. On a
@@ -138,11 +142,12 @@ static FailureOr<StringAttr> getGroupDimension(TileSpaceOp space) {
 }
 
 /// The group and the group's rows of the tile in row block `tm`, read from
-/// the tile space's layout tensor; `maskedGroup` is the masked layout's
-/// group (grid z, or the persistent loop's arithmetic).
+/// the tile space's layout tensor; `knownGroup` is the group where the tile
+/// order already found it (masked: grid z or the persistent loop's quotient;
+/// unpadded contiguous: the piece's group).
 static FailureOr<GroupedTile> emitGroupedTile(RewriterBase &rewriter,
                                               TileSpaceOp space, Value tm,
-                                              Value maskedGroup) {
+                                              Value knownGroup) {
   Location loc = space.getLoc();
   Type index = rewriter.getIndexType(), i32 = rewriter.getI32Type();
   auto out = cast<GlobalTensorType>(space.getOutput().getType());
@@ -154,7 +159,7 @@ static FailureOr<GroupedTile> emitGroupedTile(RewriterBase &rewriter,
   };
   if (space.getKind() == TileSpaceKind::GroupedMasked) {
     // masked_m is clamped to [0, m].
-    Value group = maskedGroup;
+    Value group = knownGroup;
     Value count = ReadOp::create(rewriter, loc, i32, space.getGroups(), group);
     Value nonNegative = arith::MaxSIOp::create(
         rewriter, loc, count,
@@ -172,6 +177,28 @@ static FailureOr<GroupedTile> emitGroupedTile(RewriterBase &rewriter,
   Value first = arith::MulIOp::create(rewriter, loc, tm, blockM);
   Value groups = arith::IndexCastOp::create(
       rewriter, loc, i32, DimOp::create(rewriter, loc, index, *dimG));
+  if (space.getKind() == TileSpaceKind::GroupedContiguousUnpadded) {
+    // Group g's rows: [ends[g - 1], ends[g]) (group 0 from row 0), clamped
+    // to [0, m]; the store writes the piece's rows of its block only.
+    Value ends = space.getGroups();
+    auto endRow = [&](Value g) {
+      Value raw = ReadOp::create(rewriter, loc, i32, ends, g);
+      Value nonNegative = arith::MaxSIOp::create(
+          rewriter, loc, raw,
+          arith::ConstantIntOp::create(rewriter, loc, 0, 32));
+      return arith::MinUIOp::create(rewriter, loc, toIndex(nonNegative), rowsM)
+          .getResult();
+    };
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    Value hasPrevious = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::ugt, knownGroup, zero);
+    Value previous = arith::SelectOp::create(
+        rewriter, loc, hasPrevious,
+        arith::SubIOp::create(rewriter, loc, knownGroup, one), zero);
+    Value rowsBegin = arith::SelectOp::create(rewriter, loc, hasPrevious,
+                                              endRow(previous), zero);
+    return GroupedTile{knownGroup, rowsBegin, endRow(knownGroup)};
+  }
   if (space.getKind() == TileSpaceKind::GroupedContiguousPsum) {
     // The group whose end row is past the tile's first row; it starts at
     // the previous group's end rounded up to 128, and a tile before that
@@ -232,12 +259,12 @@ static FailureOr<GroupedTile> emitGroupedTile(RewriterBase &rewriter,
 /// in a persistent loop it stores nothing.
 static FailureOr<SmallVector<Value>>
 emitGroupedTileValues(RewriterBase &rewriter, TileSpaceOp space, Value tm,
-                      Value tn, Value maskedGroup, bool plainGrid) {
+                      Value tn, Value knownGroup, bool plainGrid) {
   Location loc = space.getLoc();
   int64_t blockSize =
       space->getParentOfType<KernelOp>().getConfigAttr().getBlockM();
   FailureOr<GroupedTile> grouped =
-      emitGroupedTile(rewriter, space, tm, maskedGroup);
+      emitGroupedTile(rewriter, space, tm, knownGroup);
   if (failed(grouped))
     return failure();
   Value blockM = arith::ConstantIndexOp::create(rewriter, loc, blockSize);
@@ -294,6 +321,12 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
              << " tile space needs block_m <= 128, got " << config.getBlockM()
              << ": groups start on 128-row boundaries and a tile must not "
                 "span two of them";
+    if (space.getKind() == TileSpaceKind::GroupedContiguousUnpadded &&
+        !config.isPersistent())
+      return space.emitError("a grouped_contiguous_unpadded tile space is "
+                             "scheduled persistently only (schedule = "
+                             "persistent): its number of tiles is known on "
+                             "the GPU only");
     if (config.getCluster() > 1 && config.getMulticast() == Multicast::B)
       return space.emitError("a grouped tile space multicasts A only "
                              "(multicast = a): the CTAs sharing B would need "
@@ -321,7 +354,18 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
     Value tilesM = numBlocks(dimM), tilesN = numBlocks(dimN);
     Value perGroup = arith::MulIOp::create(rewriter, loc, tilesM, tilesN);
     bool masked = space.getKind() == TileSpaceKind::GroupedMasked;
+    bool unpadded = space.getKind() == TileSpaceKind::GroupedContiguousUnpadded;
     SmallVector<StringAttr> gridDims = {dimN, dimM};
+    Value rowPieces = tilesM;
+    if (unpadded) {
+      // (block, group) pieces: at most tiles_m + g - 1 of them.
+      auto ends = cast<GlobalTensorType>(space.getGroups().getType());
+      Value groups = DimOp::create(rewriter, loc, index, ends.getDims()[0]);
+      rowPieces = arith::SubIOp::create(
+          rewriter, loc, arith::AddIOp::create(rewriter, loc, tilesM, groups),
+          arith::ConstantIndexOp::create(rewriter, loc, 1));
+      perGroup = arith::MulIOp::create(rewriter, loc, rowPieces, tilesN);
+    }
     Value total = perGroup;
     if (masked) {
       // The masked layout's tiles: every group's [m, n] tiles in turn.
@@ -343,8 +387,16 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
       group = arith::DivUIOp::create(rewriter, loc, tile, perGroup);
       tile = arith::RemUIOp::create(rewriter, loc, tile, perGroup);
     }
-    auto [tm, tn] = emitTileOrder(rewriter, loc, tile, tilesM, tilesN,
+    auto [tm, tn] = emitTileOrder(rewriter, loc, tile, rowPieces, tilesN,
                                   config.getRasterGroup());
+    if (unpadded) {
+      // The order runs over pieces; a piece's block is piece - group.
+      Value found = FindPieceGroupOp::create(
+          rewriter, loc, rewriter.getI32Type(), space.getGroups(), tm,
+          rewriter.getI64IntegerAttr(config.getBlockM()));
+      group = arith::IndexCastOp::create(rewriter, loc, index, found);
+      tm = arith::SubIOp::create(rewriter, loc, tm, group);
+    }
     SmallVector<Value> tileValues = {tm, tn};
     if (space.isGrouped()) {
       FailureOr<SmallVector<Value>> values = emitGroupedTileValues(

@@ -131,7 +131,7 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
       if (&op == loop.getOperation())
         break;
       if (isa_and_nonnull<arith::ArithDialect>(op.getDialect()) ||
-          isa<ReadOp, FindGroupOp, DimOp, NumBlocksOp>(op))
+          isa<ReadOp, FindGroupOp, FindPieceGroupOp, DimOp, NumBlocksOp>(op))
         rewriter.clone(op, mapping);
     }
   }

@@ -11,6 +11,7 @@ from ._api import (
     gemm_fp8_fp8_bf16_nt,
     get_num_sms,
     m_grouped_fp8_gemm_nt_contiguous,
+    m_grouped_fp8_gemm_nt_contiguous_unpadded,
     m_grouped_fp8_gemm_nt_masked,
     m_grouped_gemm_fp8_fp8_bf16_nt_contiguous,
     m_grouped_gemm_fp8_fp8_bf16_nt_masked,

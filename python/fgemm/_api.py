@@ -204,7 +204,7 @@ def _check_grouped(a, b, d, rows, rows_name, masked, psum=False):
                  f"SFA must be [M, ceil(K/128)] = ({m}, {ceil_div(k, 128)}), got {tuple(sfa.shape)}")
         if psum:
             _require(tuple(rows.shape) == (groups,),
-                     f"grouped_layout (the psum form) must be [G] = ({groups},), got {tuple(rows.shape)}")
+                     f"{rows_name} must be [G] = ({groups},), got {tuple(rows.shape)}")
         else:
             _require(tuple(rows.shape) == (m,), f"m_indices must be [M] = ({m},), got {tuple(rows.shape)}")
             _require(m % 128 == 0, f"M = {m} is not a multiple of 128: every group's rows are padded to "
@@ -244,7 +244,8 @@ def m_grouped_fp8_gemm_nt_contiguous(a, b, d, m_indices, recipe=None, compiled_d
     if validate:
         with ctx.lock:
             if psum:
-                _lib.check(lib.fgemm_m_grouped_validate_group_ends(ctx.handle, m_indices.data_ptr(), groups, m))
+                _lib.check(lib.fgemm_m_grouped_validate_group_ends(ctx.handle, m_indices.data_ptr(), groups, m,
+                                                                   128))
             else:
                 _lib.check(lib.fgemm_m_grouped_validate_m_indices(ctx.handle, m_indices.data_ptr(), m, groups))
     run = lib.fgemm_m_grouped_gemm_fp8_nt_contiguous_psum if psum else \
@@ -254,6 +255,29 @@ def m_grouped_fp8_gemm_nt_contiguous(a, b, d, m_indices, recipe=None, compiled_d
         ctx.set_num_sms(_num_sms or 0)
         _lib.check(run(ctx.handle, A.data_ptr(), sfa.data_ptr(), B.data_ptr(), sfb.data_ptr(),
                        d.data_ptr(), m_indices.data_ptr(), m, n, k, groups, stream))
+    return d
+
+
+def m_grouped_fp8_gemm_nt_contiguous_unpadded(a, b, d, group_ends, validate=False):
+    """fgemm's contiguous layout without padding (not in DeepGEMM): a = (A [M,
+    K], SFA [M, ceil(K/128)]) holds every group's rows back to back; group g's
+    rows are [group_ends[g-1], group_ends[g]) (group 0 from row 0; [G] int32
+    on the GPU), starting at any row. A 128-row block holding rows of several
+    groups is computed once per group and each row is written by its own
+    group only; rows past the last end are left untouched. b, d and
+    validate as m_grouped_fp8_gemm_nt_contiguous."""
+    A, sfa, B, sfb, index, (m, n, k, groups) = _check_grouped(a, b, d, group_ends, "group_ends", False, True)
+    ctx = _lib.context(index)
+    lib = _lib.library()
+    if validate:
+        with ctx.lock:
+            _lib.check(lib.fgemm_m_grouped_validate_group_ends(ctx.handle, group_ends.data_ptr(), groups, m, 1))
+    stream = _current_stream(index)
+    with ctx.lock:
+        ctx.set_num_sms(_num_sms or 0)
+        _lib.check(lib.fgemm_m_grouped_gemm_fp8_nt_contiguous_unpadded(
+            ctx.handle, A.data_ptr(), sfa.data_ptr(), B.data_ptr(), sfb.data_ptr(), d.data_ptr(),
+            group_ends.data_ptr(), m, n, k, groups, stream))
     return d
 
 

@@ -87,8 +87,11 @@ def _declare(lib):
     lib.fgemm_m_grouped_gemm_fp8_nt_contiguous_psum.restype = c.c_int
     lib.fgemm_m_grouped_gemm_fp8_nt_contiguous_psum.argtypes = \
         [c.c_void_p] * 7 + [c.c_int64] * 4 + [c.c_void_p]
+    lib.fgemm_m_grouped_gemm_fp8_nt_contiguous_unpadded.restype = c.c_int
+    lib.fgemm_m_grouped_gemm_fp8_nt_contiguous_unpadded.argtypes = \
+        [c.c_void_p] * 7 + [c.c_int64] * 4 + [c.c_void_p]
     lib.fgemm_m_grouped_validate_group_ends.restype = c.c_int
-    lib.fgemm_m_grouped_validate_group_ends.argtypes = [c.c_void_p, c.c_void_p, c.c_int64, c.c_int64]
+    lib.fgemm_m_grouped_validate_group_ends.argtypes = [c.c_void_p, c.c_void_p] + [c.c_int64] * 3
     lib.fgemm_m_grouped_validate_m_indices.restype = c.c_int
     lib.fgemm_m_grouped_validate_m_indices.argtypes = [c.c_void_p, c.c_void_p, c.c_int64, c.c_int64]
 

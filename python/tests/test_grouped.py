@@ -356,6 +356,85 @@ class ContiguousPsum(unittest.TestCase, GroupedChecks):
 
 
 @unittest.skipIf(torch is None or gpu_reason() is not None, gpu_reason() or "no torch")
+class ContiguousUnpadded(unittest.TestCase, GroupedChecks):
+    def run_unpadded(self, rows, n, k, seed=0, extra=5):
+        """Groups back to back, `extra` rows after the last (NaN in A, must
+        stay untouched in D); each group also run padded (the psum form) on
+        the same tokens: every row must come out bit for bit the same."""
+        gen = torch.Generator(device="cuda").manual_seed(seed)
+        ends = torch.tensor(rows, dtype=torch.int64).cumsum(0).to(torch.int32).cuda()
+        total = int(sum(rows))
+        m = total + extra
+        x = torch.randn((m, k), device="cuda", dtype=torch.bfloat16, generator=gen)
+        aq, sfa = fgemm.per_token_cast_to_fp8(x)
+        aq.view(torch.uint8)[total:] = 0x7F
+        sfa[total:] = float("nan")
+        y, (bq, sfb) = make_b(len(rows), n, k, gen)
+        d = poisoned(m, n)
+        fgemm.m_grouped_fp8_gemm_nt_contiguous_unpadded((aq, sfa), (bq, sfb), d, ends, validate=True)
+        # The same tokens padded to 128 per group (the psum form).
+        starts, pstart = [], 0
+        for r in rows:
+            starts.append(pstart)
+            pstart = (pstart + r + 127) // 128 * 128
+        pm = max(pstart, 1)
+        pa = torch.zeros((pm, k), device="cuda", dtype=torch.uint8).view(torch.float8_e4m3fn)
+        psfa = torch.ones((pm, sfa.shape[1]), device="cuda")
+        pends, begin = [], 0
+        for g, r in enumerate(rows):
+            pa[starts[g]:starts[g] + r] = aq[begin:begin + r]
+            psfa[starts[g]:starts[g] + r] = sfa[begin:begin + r]
+            pends.append(starts[g] + r)
+            begin += r
+        pd = poisoned(pm, n)
+        fgemm.m_grouped_fp8_gemm_nt_contiguous((pa, psfa), (bq, sfb), pd,
+                                               torch.tensor(pends, device="cuda", dtype=torch.int32),
+                                               use_psum_layout=True)
+        torch.cuda.synchronize()
+        begin = 0
+        for g, r in enumerate(rows):
+            what = f"rows={rows} group {g} ({r} rows at {begin})"
+            if r:
+                ref = x[begin:begin + r].float() @ y[g].float().t()
+                emu, sum_abs = emulate(aq[begin:begin + r], sfa[begin:begin + r], bq[g], sfb[g])
+                self.check_region(d[begin:begin + r], ref, emu, sum_abs, what)
+                self.assertTrue(torch.equal(d[begin:begin + r].view(torch.int16),
+                                            pd[starts[g]:starts[g] + r].view(torch.int16)),
+                                f"{what}: differs from the padded layout")
+            begin += r
+        self.assertTrue((d[total:].view(torch.int16) == NAN_BITS).all().item(),
+                        "a row past the last group was written")
+
+    def test_groups_inside_and_across_blocks(self):
+        # Small groups several to a block, empty ones, one-row ones, and
+        # groups spanning many blocks.
+        self.run_unpadded([5, 0, 1, 37, 200, 0, 3, 300, 128, 1], 576, 384, seed=1)
+        self.run_unpadded([128, 128, 64, 64, 1, 127], 2112, 256, seed=2)
+        for groups in (1, 2, 4, 8, 32):
+            with self.subTest(groups=groups):
+                rng = random.Random(groups + 70)
+                rows = [int(150 * rng.uniform(0.0, 1.3)) for _ in range(groups)]
+                self.run_unpadded(rows, 576 if groups % 2 else 2112, 384, seed=groups)
+
+    def test_benchmark_tokens(self):
+        rng = random.Random(9)
+        self.run_unpadded([int(4096 * rng.uniform(0.7, 1.3)) for _ in range(2)], 4096, 7168, seed=3)
+
+    def test_ends_outside_the_contract(self):
+        aq = torch.zeros((256, 256), device="cuda", dtype=torch.uint8).view(torch.float8_e4m3fn)
+        sfa = torch.ones((256, 2), device="cuda")
+        bq = torch.zeros((2, 256, 256), device="cuda", dtype=torch.uint8).view(torch.float8_e4m3fn)
+        sfb = torch.ones((2, 2, 2), device="cuda")
+        d = poisoned(256, 256)
+        for bad, message in (([100, 50], "is before the group's first row"), ([100, 10 ** 6], "is past M")):
+            wrong = torch.tensor(bad, device="cuda", dtype=torch.int32)
+            with self.assertRaisesRegex(ValueError, message):
+                fgemm.m_grouped_fp8_gemm_nt_contiguous_unpadded((aq, sfa), (bq, sfb), d, wrong, validate=True)
+            fgemm.m_grouped_fp8_gemm_nt_contiguous_unpadded((aq, sfa), (bq, sfb), d, wrong)
+            torch.cuda.synchronize()
+
+
+@unittest.skipIf(torch is None or gpu_reason() is not None, gpu_reason() or "no torch")
 class GroupedArguments(unittest.TestCase):
     def test_errors_name_the_argument_and_rule(self):
         x, (aq, sfa), y, (bq, sfb), m_indices, spans = contiguous_case([100], 256, 256, 1)

@@ -110,13 +110,17 @@ TEST(GroupedGemmArgs, ContiguousIndices) {
 TEST(GroupedGemmArgs, GroupEnds) {
   // Group 0: rows [0, 100); group 1 starts at 128: [128, 128) is empty;
   // group 2 at 128 again: [128, 300).
-  EXPECT_TRUE(validateGroupEnds({100, 128, 300}, 300).ok());
-  EXPECT_EQ(validateGroupEnds({100, 120}, 300).message(),
+  EXPECT_TRUE(validateGroupEnds({100, 128, 300}, 300, 128).ok());
+  EXPECT_EQ(validateGroupEnds({100, 120}, 300, 128).message(),
             "group_ends[1] = 120 is before the group's first row 128 (the "
             "previous end rounded up to 128; equal for an empty group)");
-  EXPECT_EQ(validateGroupEnds({100, 400}, 300).message(),
+  EXPECT_EQ(validateGroupEnds({100, 400}, 300, 128).message(),
             "group_ends[1] = 400 is past M = 300");
-  EXPECT_NE(validateGroupEnds({-1}, 300).message().find("is before"),
+  EXPECT_NE(validateGroupEnds({-1}, 300, 128).message().find("is before"),
+            std::string::npos);
+  // Unpadded: groups start right at the previous end.
+  EXPECT_TRUE(validateGroupEnds({100, 120, 120, 300}, 300, 1).ok());
+  EXPECT_NE(validateGroupEnds({100, 99}, 300, 1).message().find("is before"),
             std::string::npos);
   // The psum form needs no 128-row multiple for M.
   GroupedGemmProblem psum =

@@ -48,9 +48,11 @@ static cl::list<std::string> configs(
     cl::cat(category));
 static cl::opt<std::string> configurationSet(
     "set",
-    cl::desc("The runtime's configuration set to compile without --config: "
-             "dense (default), contiguous, contiguous_psum or masked (the "
-             "M-grouped kernels; packed as SET_NAME)"),
+    cl::desc(
+        "The runtime's configuration set to compile without --config: "
+        "dense (default), contiguous, contiguous_psum, contiguous_unpadded or "
+        "masked (the "
+        "M-grouped kernels; packed as SET_NAME)"),
     cl::init("dense"), cl::cat(category));
 static cl::opt<std::string>
     packDir("pack",
@@ -114,6 +116,9 @@ int main(int argc, char **argv) {
     set = &fgemm::denseConfigurationSet();
   else if (configurationSet == "contiguous")
     set = &fgemm::groupedConfigurationSet(fgemm::GroupedLayout::Contiguous);
+  else if (configurationSet == "contiguous_unpadded")
+    set = &fgemm::groupedConfigurationSet(
+        fgemm::GroupedLayout::ContiguousUnpadded);
   else if (configurationSet == "contiguous_psum")
     set = &fgemm::groupedConfigurationSet(fgemm::GroupedLayout::ContiguousPsum);
   else if (configurationSet == "masked")
@@ -121,7 +126,7 @@ int main(int argc, char **argv) {
   if (!set) {
     errs() << "fgemm-precompile: --set " << configurationSet
            << " is not a configuration set (allowed: dense, contiguous, "
-              "contiguous_psum, masked)\n";
+              "contiguous_psum, contiguous_unpadded, masked)\n";
     return 2;
   }
   // Grouped kernels' packed names say their layout, so one directory holds

@@ -331,6 +331,7 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
         return success();
       })
       .Case([&](FindGroupOp f) { return lowerFindGroup(f); })
+      .Case([&](FindPieceGroupOp f) { return lowerFindPieceGroup(f); })
       .Case([&](DimOp d) -> LogicalResult {
         Value value = dims.lookup(d.getDim());
         if (!value)
@@ -887,43 +888,71 @@ void KernelLowering::copyOutRows(StoreOp op, Value rowsBegin, Value rowsEnd) {
   LLVM::StoreOp::create(b, loc, data, target, /*alignment=*/16);
 }
 
-/// Binary search over the ascending end rows: lo, hi = 0, groups; while
-/// lo < hi: mid = (lo + hi) / 2; ends[mid] > row ? hi = mid : lo = mid + 1.
-LogicalResult KernelLowering::lowerFindGroup(FindGroupOp op) {
+/// The first i in [lo, hi) with `past(i)` (hi if none), for a `past` that
+/// holds from some i on: a binary search, lowered to scf.while.
+Value KernelLowering::binarySearch(Value lo, Value hi,
+                                   function_ref<Value(Value)> past) {
   Type i32 = b.getI32Type();
+  auto loop =
+      scf::WhileOp::create(b, loc, TypeRange{i32, i32}, ValueRange{lo, hi});
+  OpBuilder::InsertionGuard guard(b);
+  Block *before = b.createBlock(&loop.getBefore(), {}, {i32, i32}, {loc, loc});
+  scf::ConditionOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                            before->getArgument(0), before->getArgument(1)),
+      before->getArguments());
+  Block *after = b.createBlock(&loop.getAfter(), {}, {i32, i32}, {loc, loc});
+  Value low = after->getArgument(0), high = after->getArgument(1);
+  Value mid = arith::ShRUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, low, high), constI32(1));
+  Value isPast = past(mid);
+  scf::YieldOp::create(
+      b, loc,
+      ValueRange{arith::SelectOp::create(
+                     b, loc, isPast, low,
+                     arith::AddIOp::create(b, loc, mid, constI32(1))),
+                 arith::SelectOp::create(b, loc, isPast, mid, high)});
+  b.setInsertionPointAfter(loop);
+  return loop.getResult(0);
+}
+
+/// ends[i] (i32) of a 1-D index tensor passed as a pointer.
+Value KernelLowering::loadEntry(Value tensor, Value i) {
+  Value ptr = LLVM::GEPOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), b.getI32Type(),
+      argPointers.lookup(tensor), ValueRange{i});
+  return LLVM::LoadOp::create(b, loc, b.getI32Type(), ptr, /*alignment=*/4);
+}
+
+/// The first g with ends[g] > row.
+LogicalResult KernelLowering::lowerFindGroup(FindGroupOp op) {
   Value groups = toI32(dims.lookup(op.getEnds().getType().getDims()[0]));
   Value row = toI32(lookup(op.getRow()));
-  Value ends = argPointers.lookup(op.getEnds());
-  auto loop = scf::WhileOp::create(b, loc, TypeRange{i32, i32},
-                                   ValueRange{constI32(0), groups});
-  {
-    OpBuilder::InsertionGuard guard(b);
-    Block *before =
-        b.createBlock(&loop.getBefore(), {}, {i32, i32}, {loc, loc});
-    Value lo = before->getArgument(0), hi = before->getArgument(1);
-    scf::ConditionOp::create(
+  mapping[op] = binarySearch(constI32(0), groups, [&](Value mid) -> Value {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                 loadEntry(op.getEnds(), mid), row);
+  });
+  return success();
+}
+
+/// The last g with max(ends[g - 1], 0) / block + g <= piece (0 if none):
+/// one before the first g in [1, groups) past it.
+LogicalResult KernelLowering::lowerFindPieceGroup(FindPieceGroupOp op) {
+  Value groups = toI32(dims.lookup(op.getEnds().getType().getDims()[0]));
+  Value piece = toI32(lookup(op.getPiece()));
+  Value first = binarySearch(constI32(1), groups, [&](Value g) -> Value {
+    Value start = arith::MaxSIOp::create(
         b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lo, hi),
-        ValueRange{lo, hi});
-    Block *after = b.createBlock(&loop.getAfter(), {}, {i32, i32}, {loc, loc});
-    lo = after->getArgument(0);
-    hi = after->getArgument(1);
-    Value mid = arith::ShRUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, lo, hi), constI32(1));
-    Value ptr = LLVM::GEPOp::create(
-        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), i32, ends,
-        ValueRange{mid});
-    Value end = LLVM::LoadOp::create(b, loc, i32, ptr, /*alignment=*/4);
-    Value past =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, end, row);
-    scf::YieldOp::create(
-        b, loc,
-        ValueRange{arith::SelectOp::create(
-                       b, loc, past, lo,
-                       arith::AddIOp::create(b, loc, mid, constI32(1))),
-                   arith::SelectOp::create(b, loc, past, mid, hi)});
-  }
-  mapping[op] = loop.getResult(0);
+        loadEntry(op.getEnds(), arith::SubIOp::create(b, loc, g, constI32(1))),
+        constI32(0));
+    Value h = arith::AddIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, start, constI32(op.getBlock())),
+        g);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, h, piece);
+  });
+  // The search starts at 1, so first >= 1 (one group: first = 1, group 0).
+  mapping[op] = arith::SubIOp::create(b, loc, first, constI32(1));
   return success();
 }
 

@@ -140,6 +140,12 @@ private:
   void copyOutRows(StoreOp op, Value rowsBegin, Value rowsEnd);
   LogicalResult lowerZeroRows(ZeroRowsOp op);
   LogicalResult lowerFindGroup(FindGroupOp op);
+  LogicalResult lowerFindPieceGroup(FindPieceGroupOp op);
+  /// The first i in [lo, hi) where `past(i)` holds (hi if none), for a
+  /// predicate that holds from some i on (i32 values; a binary search).
+  Value binarySearch(Value lo, Value hi, function_ref<Value(Value)> past);
+  /// Entry i of a 1-D i32 tensor passed as a pointer.
+  Value loadEntry(Value tensor, Value i);
   /// The K loop's trip count: its `blocks` operand, else ceil(dim / bk).
   FailureOr<Value> kLoopBlocks(KLoopOp op);
 
