@@ -168,15 +168,6 @@ static FailureOr<GroupedTile> emitGroupedTile(RewriterBase &rewriter,
         arith::MinUIOp::create(rewriter, loc, toIndex(nonNegative), rowsM);
     return GroupedTile{group, zero, rowsEnd};
   }
-  FailureOr<StringAttr> dimG = getGroupDimension(space);
-  if (failed(dimG))
-    return failure();
-  Value blockM = arith::ConstantIndexOp::create(
-      rewriter, loc,
-      space->getParentOfType<KernelOp>().getConfigAttr().getBlockM());
-  Value first = arith::MulIOp::create(rewriter, loc, tm, blockM);
-  Value groups = arith::IndexCastOp::create(
-      rewriter, loc, i32, DimOp::create(rewriter, loc, index, *dimG));
   if (space.getKind() == TileSpaceKind::GroupedContiguousUnpadded) {
     // Group g's rows: [ends[g - 1], ends[g]) (group 0 from row 0), clamped
     // to [0, m]; the store writes the piece's rows of its block only.
@@ -199,6 +190,15 @@ static FailureOr<GroupedTile> emitGroupedTile(RewriterBase &rewriter,
                                               endRow(previous), zero);
     return GroupedTile{knownGroup, rowsBegin, endRow(knownGroup)};
   }
+  FailureOr<StringAttr> dimG = getGroupDimension(space);
+  if (failed(dimG))
+    return failure();
+  Value blockM = arith::ConstantIndexOp::create(
+      rewriter, loc,
+      space->getParentOfType<KernelOp>().getConfigAttr().getBlockM());
+  Value first = arith::MulIOp::create(rewriter, loc, tm, blockM);
+  Value groups = arith::IndexCastOp::create(
+      rewriter, loc, i32, DimOp::create(rewriter, loc, index, *dimG));
   if (space.getKind() == TileSpaceKind::GroupedContiguousPsum) {
     // The group whose end row is past the tile's first row; it starts at
     // the previous group's end rounded up to 128, and a tile before that

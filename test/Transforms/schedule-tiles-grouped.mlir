@@ -2,6 +2,7 @@
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 cluster=2" --fgemm-schedule-tiles | FileCheck %s --check-prefix=CONTIGUOUS
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_masked_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent" --fgemm-schedule-tiles | FileCheck %s --check-prefix=PERSISTENT
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_psum_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4" --fgemm-schedule-tiles | FileCheck %s --check-prefix=PSUM
+// RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_unpadded_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent" --fgemm-schedule-tiles | FileCheck %s --check-prefix=UNPADDED
 // RUN: fgemm-opt %s --split-input-file --fgemm-schedule-tiles --verify-diagnostics
 // fgemm-schedule-tiles on grouped tile spaces: what a tile knows about its
 // group, read from the layout tensor on the GPU, and a K loop that runs no
@@ -65,6 +66,27 @@
 // PSUM: fgemm.k_loop "k" blocks(
 // PSUM: fgemm.store %{{.*}}, %{{.*}}[%[[TM]], %{{.*}}] rows(%[[BEGIN]], %{{.*}})
 
+// Unpadded: the loop runs over (tiles_m + g - 1) x tiles_n (block, group)
+// pieces; a piece's group comes from the search, its block is piece - group,
+// its rows are [ends[g - 1], ends[g]).
+// UNPADDED: grid = #fgemm.tile_grid<grouped_contiguous_unpadded, ["n", "m"]>
+// UNPADDED: %[[TM:.*]] = fgemm.num_blocks "m" by "bm"
+// UNPADDED: %[[TN:.*]] = fgemm.num_blocks "n" by "bn"
+// UNPADDED: %[[G:.*]] = fgemm.dim "g"
+// UNPADDED: %[[SUM:.*]] = arith.addi %[[TM]], %[[G]]
+// UNPADDED: %[[PIECES:.*]] = arith.subi %[[SUM]], %c1
+// UNPADDED: %[[ALL:.*]] = arith.muli %[[PIECES]], %[[TN]]
+// UNPADDED: fgemm.tile_loop %[[ALL]] {
+// UNPADDED: ^bb0(%{{.*}}: index, %[[T:.*]]: index, %{{.*}}: index):
+// UNPADDED: %[[PIECE:.*]] = arith.divui %[[T]], %[[TN]]
+// UNPADDED: %[[FOUND:.*]] = fgemm.find_piece_group %{{.*}}[%[[PIECE]]] {block = 128 : i64}
+// UNPADDED: %[[GROUP:.*]] = arith.index_cast %[[FOUND]] : i32 to index
+// UNPADDED: %[[BLOCK:.*]] = arith.subi %[[PIECE]], %[[GROUP]]
+// UNPADDED: fgemm.k_loop "k" blocks(
+// UNPADDED: fgemm.load %{{.*}}[%[[BLOCK]], %{{.*}}] : <[m, k], f8E4M3FN>
+// UNPADDED: fgemm.load %{{.*}}[%[[GROUP]], %{{.*}}, %{{.*}}] : <[g, n, k], f8E4M3FN>
+// UNPADDED: fgemm.store %{{.*}}, %{{.*}}[%[[BLOCK]], %{{.*}}] rows(
+
 // Persistent masked: one loop over every group's [m, n] tiles; the group is
 // the linear tile's quotient. Tiles run different numbers of K blocks, so
 // the loop counts them (its third argument); a tile without rows stores
@@ -126,6 +148,22 @@ fgemm.kernel @contiguous_256(%b: !fgemm.tensor<[g, n, k], f8E4M3FN>, %idx: !fgem
   ^bb0(%g: index, %tm: index, %tn: index, %lo: index, %hi: index):
     %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
     fgemm.store %z, %d[%tm, %tn] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
+// The unpadded layout's tile count is known on the GPU only.
+fgemm.kernel @unpadded_plain(%b: !fgemm.tensor<[g, n, k], f8E4M3FN>, %ends: !fgemm.tensor<[g], i32>,
+    %d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n", "k", "g"],
+    config = #fgemm.config<block_m = 128, block_n = 128, block_k = 128, stages = 4, math_warpgroups = 2, cluster = 1, multicast = a, schedule = plain, raster_group = 0, fixed_n = 0, fixed_k = 0, overlap_promotion = false, sass_policy = off, sass_every_n = 4>} {
+  // expected-error @below {{a grouped_contiguous_unpadded tile space is scheduled persistently only (schedule = persistent): its number of tiles is known on the GPU only}}
+  fgemm.tile_space grouped_contiguous_unpadded(%ends : !fgemm.tensor<[g], i32>) over %d : !fgemm.tensor<[m, n], bf16> {
+  ^bb0(%g: index, %tm: index, %tn: index, %lo: index, %hi: index):
+    %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+    fgemm.store %z, %d[%tm, %tn] rows(%lo, %hi) : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>
     fgemm.yield
   }
   fgemm.return

@@ -2,6 +2,7 @@
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_1d2d.mlir --fgemm-specialize="block-m=64 block-n=64 stages=4" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=CONTIGUOUS
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=PERSISTENT
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_psum_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=PSUM
+// RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_unpadded_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=UNPADDED
 // convert-fgemm-to-nvvm on the grouped kernels: group coordinates on the
 // TMA copies, the layout tensor read by every thread, per-group SFB offsets,
 // a store cut by rows copied out by the math threads, padding rows zeroed.
@@ -76,3 +77,13 @@
 // PSUM: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32
 // PSUM: arith.cmpi sgt
 // PSUM: scf.yield
+
+// fgemm.find_piece_group: the first g in [1, groups) with
+// max(ends[g - 1], 0) / 128 + g > piece, minus one.
+// UNPADDED: scf.while (%[[LO:.*]] = %c1_i32, %[[HI:.*]] = %{{.*}}) : (i32, i32) -> (i32, i32) {
+// UNPADDED: } do {
+// UNPADDED: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// UNPADDED: arith.maxsi
+// UNPADDED: arith.divui %{{.*}}, %c128_i32 : i32
+// UNPADDED: arith.cmpi ugt
+// UNPADDED: scf.yield

@@ -174,3 +174,12 @@ fgemm.kernel @psum_per_row(%ends: !fgemm.tensor<[m], i32>, %d: !fgemm.tensor<[m,
   }
   fgemm.return
 }
+
+// -----
+
+fgemm.kernel @find_piece_group_block(%ends: !fgemm.tensor<[g], i32>) attributes {dims = ["g"]} {
+  %i = fgemm.program_id x
+  // expected-error @below {{block must be positive, got 0}}
+  %g = fgemm.find_piece_group %ends[%i] {block = 0 : i64} : !fgemm.tensor<[g], i32> -> i32
+  fgemm.return
+}
