@@ -223,6 +223,7 @@ def _check_grouped(a, b, d, rows, rows_name, masked, psum=False):
 
 def m_grouped_fp8_gemm_nt_contiguous(a, b, d, m_indices, recipe=None, compiled_dims="nk",
                                      disable_ue8m0_cast=False, use_psum_layout=False,
+                                     expected_m_for_psum_layout=None, ensure_zero_padding=False,
                                      validate=False):
     """The M-grouped contiguous GEMM: a = (A [M, K] e4m3, SFA [M, ceil(K/128)]
     FP32) holds every group's rows, each group starting on a multiple of 128;
@@ -233,9 +234,18 @@ def m_grouped_fp8_gemm_nt_contiguous(a, b, d, m_indices, recipe=None, compiled_d
     and the gap rows are left untouched (M need not be a multiple of 128).
     D [M, N] bf16 is written in place on the current CUDA stream.
     validate=True first checks m_indices (or the ends) against the layout's
-    contract on the host (it synchronizes; a debug option)."""
+    contract on the host (it synchronizes; a debug option).
+    expected_m_for_psum_layout is DeepGEMM's configuration hint (accepted,
+    > 0; fgemm picks from the shapes); ensure_zero_padding=True (zeroing the
+    gap rows) is not implemented: fgemm leaves them untouched."""
     if recipe is not None and tuple(recipe) != (1, 128, 128):
         raise ValueError(f"recipe {tuple(recipe)} is not supported; allowed: None or (1, 128, 128)")
+    if expected_m_for_psum_layout is not None:
+        _require(isinstance(expected_m_for_psum_layout, int) and expected_m_for_psum_layout > 0,
+                 f"expected_m_for_psum_layout must be a positive int, got {expected_m_for_psum_layout!r}")
+    if ensure_zero_padding:
+        raise NotImplementedError("ensure_zero_padding=True: fgemm leaves the psum layout's gap rows "
+                                  "untouched instead of zeroing them")
     psum = bool(use_psum_layout)
     name = "grouped_layout" if psum else "m_indices"
     A, sfa, B, sfb, index, (m, n, k, groups) = _check_grouped(a, b, d, m_indices, name, False, psum)
@@ -290,8 +300,9 @@ def m_grouped_fp8_gemm_nt_masked(a, b, d, masked_m, expected_m, recipe=None, com
     untouched. expected_m (> 0), the expected rows per group, only picks the
     configuration. Nothing is read back: it can be captured in a CUDA graph."""
     if use_psum_layout:
-        raise NotImplementedError("use_psum_layout=True for the masked layout is not implemented in "
-                                  "fgemm yet; pass masked_m")
+        raise NotImplementedError("use_psum_layout=True for the masked layout: as in DeepGEMM's tests, "
+                                  "lay the groups out contiguously and call "
+                                  "m_grouped_fp8_gemm_nt_contiguous(..., use_psum_layout=True)")
     if recipe is not None and tuple(recipe) != (1, 128, 128):
         raise ValueError(f"recipe {tuple(recipe)} is not supported; allowed: None or (1, 128, 128)")
     if not isinstance(expected_m, int) or isinstance(expected_m, bool):

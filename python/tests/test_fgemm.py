@@ -57,6 +57,12 @@ class Library(unittest.TestCase):
             fgemm.m_grouped_fp8_gemm_nt_masked(None, None, None, None, 0)
         with self.assertRaisesRegex(NotImplementedError, "use_psum_layout=True for the masked"):
             fgemm.m_grouped_fp8_gemm_nt_masked(None, None, None, None, 1, use_psum_layout=True)
+        with self.assertRaisesRegex(ValueError, "expected_m_for_psum_layout must be a positive int"):
+            fgemm.m_grouped_fp8_gemm_nt_contiguous(None, None, None, None, use_psum_layout=True,
+                                                   expected_m_for_psum_layout=0)
+        with self.assertRaisesRegex(NotImplementedError, "ensure_zero_padding"):
+            fgemm.m_grouped_fp8_gemm_nt_contiguous(None, None, None, None, use_psum_layout=True,
+                                                   ensure_zero_padding=True)
 
 
 @unittest.skipUnless(os.environ.get("FGEMM_TEST_MOCK_CUDA"),
