@@ -32,3 +32,25 @@
 // CHECK: fgemm.scaled_dot
 // CHECK-NEXT: fgemm.ring.release %[[RING]][%[[KB2]]]
 // CHECK: fgemm.store
+
+// RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_masked_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 schedule=persistent" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma | FileCheck %s --check-prefix=GROUPED
+// Grouped tiles run different numbers of K blocks: the tile loop's third
+// argument counts those the CTA already ran, and the position is it + kb.
+// Warp specialization gives the producer its own copy of the group lookup
+// and of the K-block count, so both roles walk the ring alike.
+// GROUPED: fgemm.warp_specialize
+// GROUPED-SAME: producer {
+// GROUPED-NEXT: fgemm.tile_loop %{{.*}} {
+// GROUPED-NEXT: ^bb0(%{{.*}}: index, %{{.*}}: index, %[[BEFORE:.*]]: index):
+// GROUPED: fgemm.read
+// GROUPED: %[[BLOCKS:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : index
+// GROUPED-NEXT: fgemm.k_loop "k" blocks(%[[BLOCKS]]) {
+// GROUPED-NEXT: ^bb0(%[[KB:.*]]: index):
+// GROUPED-NEXT: %[[POS:.*]] = arith.addi %[[BEFORE]], %[[KB]] : index
+// GROUPED: fgemm.ring.put
+// GROUPED: } consumer {
+// GROUPED-NEXT: fgemm.tile_loop %{{.*}} {
+// GROUPED-NEXT: ^bb0(%{{.*}}: index, %{{.*}}: index, %[[CBEFORE:.*]]: index):
+// GROUPED: fgemm.k_loop "k" blocks(
+// GROUPED: %[[CPOS:.*]] = arith.addi %[[CBEFORE]], %{{.*}} : index
+// GROUPED: fgemm.ring.get
