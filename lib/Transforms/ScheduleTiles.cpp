@@ -157,38 +157,34 @@ static FailureOr<GroupedTile> emitGroupedTile(RewriterBase &rewriter,
   auto toIndex = [&](Value v) {
     return arith::IndexCastOp::create(rewriter, loc, index, v);
   };
-  if (space.getKind() == TileSpaceKind::GroupedMasked) {
-    // masked_m is clamped to [0, m].
-    Value group = knownGroup;
-    Value count = ReadOp::create(rewriter, loc, i32, space.getGroups(), group);
+  Value layout = space.getGroups();
+  // layout[g] (a row count or an end row), clamped to [0, m] on the GPU so a
+  // bad value cannot reach rows of another group or past the output.
+  auto clampedRow = [&](Value g) -> Value {
+    Value raw = ReadOp::create(rewriter, loc, i32, layout, g);
     Value nonNegative = arith::MaxSIOp::create(
-        rewriter, loc, count,
-        arith::ConstantIntOp::create(rewriter, loc, 0, 32));
-    Value rowsEnd =
-        arith::MinUIOp::create(rewriter, loc, toIndex(nonNegative), rowsM);
-    return GroupedTile{group, zero, rowsEnd};
-  }
-  if (space.getKind() == TileSpaceKind::GroupedContiguousUnpadded) {
-    // Group g's rows: [ends[g - 1], ends[g]) (group 0 from row 0), clamped
-    // to [0, m]; the store writes the piece's rows of its block only.
-    Value ends = space.getGroups();
-    auto endRow = [&](Value g) {
-      Value raw = ReadOp::create(rewriter, loc, i32, ends, g);
-      Value nonNegative = arith::MaxSIOp::create(
-          rewriter, loc, raw,
-          arith::ConstantIntOp::create(rewriter, loc, 0, 32));
-      return arith::MinUIOp::create(rewriter, loc, toIndex(nonNegative), rowsM)
-          .getResult();
-    };
-    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+        rewriter, loc, raw, arith::ConstantIntOp::create(rewriter, loc, 0, 32));
+    return arith::MinUIOp::create(rewriter, loc, toIndex(nonNegative), rowsM);
+  };
+  // The previous group's end row (clamped), 0 for group 0.
+  auto previousEnd = [&](Value g) -> Value {
     Value hasPrevious = arith::CmpIOp::create(
-        rewriter, loc, arith::CmpIPredicate::ugt, knownGroup, zero);
+        rewriter, loc, arith::CmpIPredicate::ugt, g, zero);
     Value previous = arith::SelectOp::create(
         rewriter, loc, hasPrevious,
-        arith::SubIOp::create(rewriter, loc, knownGroup, one), zero);
-    Value rowsBegin = arith::SelectOp::create(rewriter, loc, hasPrevious,
-                                              endRow(previous), zero);
-    return GroupedTile{knownGroup, rowsBegin, endRow(knownGroup)};
+        arith::SubIOp::create(rewriter, loc, g,
+                              arith::ConstantIndexOp::create(rewriter, loc, 1)),
+        zero);
+    return arith::SelectOp::create(rewriter, loc, hasPrevious,
+                                   clampedRow(previous), zero);
+  };
+  if (space.getKind() == TileSpaceKind::GroupedMasked)
+    return GroupedTile{knownGroup, zero, clampedRow(knownGroup)};
+  if (space.getKind() == TileSpaceKind::GroupedContiguousUnpadded) {
+    // Group g's rows: [ends[g - 1], ends[g]) (group 0 from row 0); the
+    // store writes the piece's rows of its block only.
+    return GroupedTile{knownGroup, previousEnd(knownGroup),
+                       clampedRow(knownGroup)};
   }
   FailureOr<StringAttr> dimG = getGroupDimension(space);
   if (failed(dimG))
@@ -202,34 +198,18 @@ static FailureOr<GroupedTile> emitGroupedTile(RewriterBase &rewriter,
   if (space.getKind() == TileSpaceKind::GroupedContiguousPsum) {
     // The group whose end row is past the tile's first row; it starts at
     // the previous group's end rounded up to 128, and a tile before that
-    // (in the gap) has no group. Ends are clamped to [0, m].
-    Value ends = space.getGroups();
-    Value found = FindGroupOp::create(rewriter, loc, i32, ends, first);
+    // (in the gap) has no group.
+    Value found = FindGroupOp::create(rewriter, loc, i32, layout, first);
     Value inRange = arith::CmpIOp::create(
         rewriter, loc, arith::CmpIPredicate::ult, found, groups);
     Value group =
         arith::SelectOp::create(rewriter, loc, inRange, toIndex(found), zero);
-    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    Value hasPrevious = arith::CmpIOp::create(
-        rewriter, loc, arith::CmpIPredicate::ugt, group, zero);
-    Value previous = arith::SelectOp::create(
-        rewriter, loc, hasPrevious,
-        arith::SubIOp::create(rewriter, loc, group, one), zero);
-    auto endRow = [&](Value g) {
-      Value raw = ReadOp::create(rewriter, loc, i32, ends, g);
-      Value nonNegative = arith::MaxSIOp::create(
-          rewriter, loc, raw,
-          arith::ConstantIntOp::create(rewriter, loc, 0, 32));
-      return arith::MinUIOp::create(rewriter, loc, toIndex(nonNegative), rowsM)
-          .getResult();
-    };
-    Value previousEnd = arith::SelectOp::create(rewriter, loc, hasPrevious,
-                                                endRow(previous), zero);
     Value alignment = arith::ConstantIndexOp::create(rewriter, loc, 128);
-    Value start = arith::MulIOp::create(
-        rewriter, loc,
-        arith::CeilDivUIOp::create(rewriter, loc, previousEnd, alignment),
-        alignment);
+    Value start =
+        arith::MulIOp::create(rewriter, loc,
+                              arith::CeilDivUIOp::create(
+                                  rewriter, loc, previousEnd(group), alignment),
+                              alignment);
     Value valid = arith::AndIOp::create(
         rewriter, loc, inRange,
         arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ule, start,
@@ -237,10 +217,10 @@ static FailureOr<GroupedTile> emitGroupedTile(RewriterBase &rewriter,
     Value rowsBegin =
         arith::SelectOp::create(rewriter, loc, valid, start, first);
     Value rowsEnd =
-        arith::SelectOp::create(rewriter, loc, valid, endRow(group), first);
+        arith::SelectOp::create(rewriter, loc, valid, clampedRow(group), first);
     return GroupedTile{group, rowsBegin, rowsEnd};
   }
-  Value raw = ReadOp::create(rewriter, loc, i32, space.getGroups(), first);
+  Value raw = ReadOp::create(rewriter, loc, i32, layout, first);
   // 0 <= raw < g as one unsigned compare (-1 wraps to the top).
   Value valid = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
                                       raw, groups);
