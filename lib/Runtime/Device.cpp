@@ -20,6 +20,14 @@ Status fgemm::checkHopper(const DeviceInfo &device) {
                        ") is " + smName(device.major, device.minor));
 }
 
+Status fgemm::checkSmLimit(int sms, const DeviceInfo &device) {
+  if (sms < 0 || sms > device.smCount)
+    return Status::error("num_sms = " + std::to_string(sms) +
+                         " is not in [0, " + std::to_string(device.smCount) +
+                         "] (0 = all SMs of " + device.name + ")");
+  return Status::success();
+}
+
 Expected<DeviceInfo> fgemm::currentHopperDevice(const Driver &driver) {
   Expected<DeviceInfo> device = currentDevice(driver);
   if (!device.ok())

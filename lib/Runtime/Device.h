@@ -40,6 +40,10 @@ std::string smName(int major, int minor);
 /// error naming the device and its architecture.
 Status checkHopper(const DeviceInfo &device);
 
+/// Checks a cap on the SMs launches plan for (DeepGEMM's set_num_sms): 0
+/// (all) up to the device's count.
+Status checkSmLimit(int sms, const DeviceInfo &device);
+
 /// The device of the calling thread's current context, which must be sm_90
 /// (currentDevice, then checkHopper): where the GEMMs load their kernels.
 Expected<DeviceInfo> currentHopperDevice(const Driver &driver);

@@ -40,7 +40,6 @@ Status fgemm::validateDenseGemmShape(int64_t m, int64_t n, int64_t k) {
   return Status::success();
 }
 
-static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 double fgemm::estimateTileRate(uint32_t blockM, uint32_t blockN) {
   // rate = a * bn / (bn + c) (TFLOPS per SM): two math warpgroups (block_m
@@ -372,11 +371,7 @@ DenseGemm::prepare(const DenseGemmProblem &problem) const {
 }
 
 Status DenseGemm::setSmLimit(int sms) {
-  if (sms < 0 || sms > deviceInfo.smCount)
-    return Status::error("num_sms = " + std::to_string(sms) +
-                         " is not in [0, " +
-                         std::to_string(deviceInfo.smCount) +
-                         "] (0 = all SMs of " + deviceInfo.name + ")");
+  FGEMM_RETURN_IF_ERROR(checkSmLimit(sms, deviceInfo));
   smLimit = sms;
   // Launches prepared for another SM count plan other grids.
   std::lock_guard<std::mutex> guard(recent->mutex);

@@ -50,6 +50,9 @@ struct DenseGemmProblem {
   }
 };
 
+/// ceil(a / b) for a >= 0, b > 0: tiles, waves, scale blocks.
+inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
 /// M rounded up to 4: SFA's padded M extent (16-byte TMA row stride).
 inline int64_t alignedSfaRows(int64_t m) { return (m + 3) / 4 * 4; }
 

@@ -150,8 +150,6 @@ Status fgemm::checkGroupedKernel(const KernelMeta &meta, GroupedLayout layout) {
   return Status::success();
 }
 
-static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 Expected<size_t>
 fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
                            const GroupedGemmProblem &p, int smCount) {
@@ -301,10 +299,7 @@ GroupedGemm::prepare(const GroupedGemmProblem &p) const {
 }
 
 Status GroupedGemm::setSmLimit(int sms) {
-  if (sms < 0 || sms > deviceInfo.smCount)
-    return Status::error("num_sms = " + std::to_string(sms) +
-                         " is not in [0, " +
-                         std::to_string(deviceInfo.smCount) + "]");
+  FGEMM_RETURN_IF_ERROR(checkSmLimit(sms, deviceInfo));
   smLimit = sms;
   return Status::success();
 }
