@@ -40,7 +40,6 @@ Status fgemm::validateDenseGemmShape(int64_t m, int64_t n, int64_t k) {
   return Status::success();
 }
 
-
 double fgemm::estimateTileRate(uint32_t blockM, uint32_t blockN) {
   // rate = a * bn / (bn + c) (TFLOPS per SM): two math warpgroups (block_m
   // 128) issue twice the WGMMA work, and wider tiles amortize the loads and

@@ -322,12 +322,7 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
       })
       .Case([&](StoreOp s) { return lowerStore(s); })
       .Case([&](ReadOp r) {
-        Value ptr = LLVM::GEPOp::create(
-            b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1),
-            b.getI32Type(), argPointers.lookup(r.getSource()),
-            ValueRange{toI32(lookup(r.getIndex()))});
-        mapping[r] = LLVM::LoadOp::create(b, loc, b.getI32Type(), ptr,
-                                          /*alignment=*/4);
+        mapping[r] = loadEntry(r.getSource(), toI32(lookup(r.getIndex())));
         return success();
       })
       .Case([&](FindGroupOp f) { return lowerFindGroup(f); })
@@ -976,12 +971,8 @@ LogicalResult KernelLowering::lowerZeroRows(ZeroRowsOp op) {
                                 constI32(8 * half)));
       Value inside =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, length);
-      Value ptr = LLVM::GEPOp::create(
-          b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), b.getI32Type(),
-          argPointers.lookup(op.getIndices()),
-          ValueRange{arith::MinUIOp::create(b, loc, row, lastEntry)});
-      Value entry = LLVM::LoadOp::create(b, loc, b.getI32Type(), ptr,
-                                         /*alignment=*/4);
+      Value entry = loadEntry(op.getIndices(),
+                              arith::MinUIOp::create(b, loc, row, lastEntry));
       keep[half] = arith::AndIOp::create(
           b, loc, inside,
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, entry,
