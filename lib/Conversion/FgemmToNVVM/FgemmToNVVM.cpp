@@ -124,8 +124,11 @@ LogicalResult KernelLowering::buildFunction() {
         box = {extent(scales.getResult().getType().getDims()[0]), 1};
       } else if (auto store = dyn_cast<StoreOp>(op);
                  store && store.getDest() == v) {
+        // One TMA copy per staged slab (OutputStaging).
         ArrayRef<StringAttr> d = store.getValue().getType().getDims();
-        box = {extent(d[1]), extent(d[0])};
+        OutputStaging staging = getOutputStaging(extent(d[1]), 2);
+        box = {staging.columns, extent(d[0])};
+        swizzle = staging.swizzleBytes;
       }
     });
     paramDescs.push_back(
@@ -570,6 +573,13 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
     carried.push_back(constIndex(0));
   auto forOp = scf::ForOp::create(b, loc, pid, lookup(op.getCount()),
                                   numPrograms, carried);
+  // The math role's last TMA store must have read its staging tile before
+  // the CTA exits (each store waits only for its predecessor).
+  if (op.getBody()
+          .walk([](StoreOp) { return WalkResult::interrupt(); })
+          .wasInterrupted())
+    waitForOutputRead(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            mathTid, constI32(0)));
   OpBuilder::InsertionGuard guard(b);
   openLoopBody(forOp);
   Value tile = forOp.getInductionVar();
@@ -714,8 +724,38 @@ LogicalResult KernelLowering::lowerRingRelease(Value stage) {
   return success();
 }
 
-/// Epilogue: round to bf16 pairs, stage the tile in shared memory, and let
-/// one thread TMA-store it (TMA clips the parts past M and N).
+Value KernelLowering::pinned(Value v) {
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, v.getType(), v, /*asm_string=*/"mov.b32 $0, $1;", "=r,r",
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None,
+      /*asm_dialect=*/LLVM::AsmDialectAttr(), /*operand_attrs=*/ArrayAttr());
+  return asmOp.getResult(0);
+}
+
+Value KernelLowering::stagedOffset(Value row, Value col) {
+  OutputStaging staging = getOutputStaging(config.getBlockN(), 2);
+  int64_t w = staging.columns;
+  Value slab = arith::DivUIOp::create(b, loc, col, constI32(w));
+  Value inSlab = arith::RemUIOp::create(b, loc, col, constI32(w));
+  Value offset = arith::AddIOp::create(
+      b, loc, mulI32(slab, config.getBlockM() * w * 2),
+      arith::AddIOp::create(b, loc, mulI32(row, w * 2), mulI32(inSlab, 2)));
+  if (staging.swizzleBytes == 0)
+    return offset;
+  // TMA's swizzle: the 16-byte unit (bits 4..) XOR the row of the 8-row
+  // pattern (bits 7..), over log2(swizzle / 16) bits; the slabs and the
+  // staging tile start on whole patterns.
+  Value pattern = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, offset, constI32(7)),
+      constI32(staging.swizzleBytes / 16 - 1));
+  return arith::XOrIOp::create(
+      b, loc, offset, arith::ShLIOp::create(b, loc, pattern, constI32(4)));
+}
+
+/// Epilogue: round to bf16 pairs, stage the tile in shared memory in
+/// swizzled slabs (OutputStaging), and let one thread TMA-store them (TMA
+/// clips the parts past M and N).
 LogicalResult KernelLowering::lowerStore(StoreOp op) {
   Value acc = lookup(op.getValue());
   int64_t bm = config.getBlockM(), bn = config.getBlockN();
@@ -735,25 +775,41 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
     auto ifOp = scf::IfOp::create(b, loc, meets, /*withElseRegion=*/false);
     b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
   }
-  Value col0 = mulI32(arith::RemUIOp::create(b, loc, lane, constI32(4)), 2);
-  // In a persistent loop the staging tile is reused: wait until the thread
-  // that stored the previous tile saw TMA finish reading it.
-  if (op->getParentOfType<TileLoopOp>())
+  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        mathTid, constI32(0));
+  bool persistent = op->getParentOfType<TileLoopOp>() != nullptr;
+  // In a persistent loop the staging tile is reused: the thread that stored
+  // the previous tile waits until TMA has read it (the wait sits here, not
+  // after the store, so the copy overlaps the next tile's main loop), and
+  // the barrier holds the other threads until it has.
+  if (persistent) {
+    waitForOutputRead(isFirst);
     NVVM::BarrierOp::create(b, loc, Type(), constI32(kMathBarrierId),
                             constI32(128 * config.getMathWarpgroups()), nullptr,
                             Value());
+  }
+  OutputStaging staging = getOutputStaging(bn, 2);
+  int64_t w = staging.columns;
   auto v2f32 = VectorType::get({2}, b.getF32Type());
   auto v2bf16 = VectorType::get({2}, b.getBF16Type());
   Value zeroIdx = LLVM::ConstantOp::create(b, loc, b.getI32Type(), 0);
   Value oneIdx = LLVM::ConstantOp::create(b, loc, b.getI32Type(), 1);
-  // One base address per thread; every store is that base plus a constant,
-  // so the address folds into st.shared's immediate. (Addresses computed
-  // per store were hoisted out of the persistent tile loop as 128 live
-  // registers, and ptxas spilled them.)
-  Value threadElement =
-      arith::AddIOp::create(b, loc, mulI32(accumulatorRow0(0), bn), col0);
-  Value threadBase = smemAt(arith::AddIOp::create(
-      b, loc, constI32(outputOffset), mulI32(threadElement, 2)));
+  // This thread writes columns col0 + {0, 1} of every 8-column group, rows
+  // row0 + 8 h of each wave. The swizzle is an XOR of the 16-byte unit with
+  // the row's place in its 8-row pattern, the same for all of this thread's
+  // rows (they are 8 apart), so each store is one of w / 8 bases plus a
+  // constant that folds into st.shared's immediate. The bases derive from
+  // pinned values: hoisted out of a persistent tile loop, they would stay
+  // live across the main loop (and ptxas spilled such addresses before).
+  Value row0 = pinned(accumulatorRow0(0));
+  Value col0 =
+      pinned(mulI32(arith::RemUIOp::create(b, loc, lane, constI32(4)), 2));
+  SmallVector<Value> unitBases;
+  for (int64_t unit = 0; unit < w / 8; ++unit)
+    unitBases.push_back(smemAt(arith::AddIOp::create(
+        b, loc, constI32(outputOffset),
+        stagedOffset(
+            row0, arith::AddIOp::create(b, loc, col0, constI32(8 * unit))))));
   for (int64_t wave = 0; wave < config.getWaves(); ++wave) {
     int64_t waveRows = wave * config.getMathWarpgroups() * 64;
     int64_t first = wave * bn / 2; // this wave's fields of the accumulator
@@ -768,10 +824,13 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
         Value packed = LLVM::BitcastOp::create(
             b, loc, b.getI32Type(),
             LLVM::FPTruncOp::create(b, loc, v2bf16, vec));
-        int64_t offset = ((waveRows + 8 * half) * bn + 8 * i) * 2;
+        // Rows 8 apart keep the swizzle pattern; slabs are whole patterns.
+        int64_t col = 8 * i;
+        int64_t offset = (col / w) * bm * w * 2 + (waveRows + 8 * half) * w * 2;
+        Value base = unitBases[(col % w) / 8];
         Value addr =
-            LLVM::GEPOp::create(b, loc, threadBase.getType(), b.getI8Type(),
-                                threadBase, ArrayRef<LLVM::GEPArg>{offset});
+            LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                                ArrayRef<LLVM::GEPArg>{int32_t(offset)});
         LLVM::StoreOp::create(b, loc, packed, addr, /*alignment=*/4);
       }
     }
@@ -786,9 +845,6 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
   OpBuilder::InsertionGuard guard(b);
   Value coordN = mulI32(toI32(lookup(op.getCol())), bn);
   Value coordM = mulI32(toI32(lookup(op.getRow())), bm);
-  SmallVector<Value> coords = {coordN, coordM};
-  if (Value group = op.getGroup())
-    coords.push_back(toI32(lookup(group)));
   if (op.getRowsBegin()) {
     // A tile wholly inside the rows goes out by TMA; one the rows cut is
     // copied out by the math threads, row by row.
@@ -805,23 +861,39 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
     copyOutRows(op, begin, end);
     b.setInsertionPointToStart(&cut.getThenRegion().front());
   }
-  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                        mathTid, constI32(0));
   auto ifOp = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
   b.setInsertionPointToStart(ifOp.thenBlock());
-  NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-      b, loc, argParams.lookup(op.getDest()), smemAt(outputOffset), coords,
-      /*l2CacheHint=*/Value(),
-      NVVM::TMAStoreModeAttr::get(ctx, NVVM::TMAStoreMode::TILE),
-      /*predicate=*/Value());
+  for (int64_t slab = 0; slab < bn / w; ++slab) {
+    SmallVector<Value> coords = {
+        arith::AddIOp::create(b, loc, coordN, constI32(slab * w)), coordM};
+    if (Value group = op.getGroup())
+      coords.push_back(toI32(lookup(group)));
+    NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+        b, loc, argParams.lookup(op.getDest()),
+        smemAt(outputOffset + slab * bm * w * 2), coords,
+        /*l2CacheHint=*/Value(),
+        NVVM::TMAStoreModeAttr::get(ctx, NVVM::TMAStoreMode::TILE),
+        /*predicate=*/Value());
+  }
   NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
-  // The shared-memory source must stay valid until TMA has read it.
-  NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0),
-                                       b.getUnitAttr());
+  // Without a tile loop the store is the CTA's last work: its shared-memory
+  // source must stay valid until TMA has read it. (A tile loop waits before
+  // the next tile's staging and after the loop.)
+  if (!persistent)
+    NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0),
+                                         b.getUnitAttr());
   return success();
 }
 
-/// The staged tile (row-major bm x bn bf16 at outputOffset) goes out in
+void KernelLowering::waitForOutputRead(Value isFirst) {
+  OpBuilder::InsertionGuard guard(b);
+  auto ifOp = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0),
+                                       b.getUnitAttr());
+}
+
+/// The staged tile (bm x bn bf16 at outputOffset, OutputStaging) goes out in
 /// 16-byte pieces, each math thread taking every (128 x warpgroups)-th
 /// piece: rows outside [rowsBegin, rowsEnd) and the tensor, and columns past
 /// N, are skipped. (N is a multiple of 8, which D's tensor map needs anyway,
@@ -863,9 +935,8 @@ void KernelLowering::copyOutRows(StoreOp op, Value rowsBegin, Value rowsEnd) {
   auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
   b.setInsertionPointToStart(ifOp.thenBlock());
   auto v4i32 = VectorType::get({4}, b.getI32Type());
-  Value staged = smemAt(arith::AddIOp::create(
-      b, loc, constI32(outputOffset),
-      mulI32(arith::AddIOp::create(b, loc, mulI32(row, bn), col), 2)));
+  Value staged = smemAt(arith::AddIOp::create(b, loc, constI32(outputOffset),
+                                              stagedOffset(row, col)));
   Value data = LLVM::LoadOp::create(b, loc, v4i32, staged, /*alignment=*/16);
   // Element offsets in 64 bits: G x M x N can pass 2^31.
   auto wide = [&](Value v) {

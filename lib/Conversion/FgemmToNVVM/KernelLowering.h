@@ -19,7 +19,31 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 
+#include <algorithm>
+
 namespace mlir::fgemm::detail {
+
+/// How the epilogue stages a block_m x block_n output tile for TMA: in slabs
+/// of `columns` columns, each stored by one TMA copy whose box is
+/// {columns, block_m} and whose swizzle spans `swizzleBytes` (0: none), the
+/// slab's row width. Swizzled, the math threads' 4-byte stores (lanes 4r..4r+3
+/// write 16 bytes of row r, eight rows per instruction) hit 32 different
+/// banks; a row-major tile block_n x 2 bytes wide put all eight rows on the
+/// same four banks (8-way conflicts).
+struct OutputStaging {
+  int64_t columns = 0;
+  int64_t swizzleBytes = 0;
+};
+inline OutputStaging getOutputStaging(int64_t blockN, int64_t elementBytes) {
+  // The widest power-of-two slab of at most 128 bytes (TMA's widest swizzle)
+  // that tiles block_n.
+  int64_t rowBytes = blockN * elementBytes;
+  int64_t slabBytes = std::min<int64_t>(128, rowBytes & -rowBytes);
+  OutputStaging staging;
+  staging.columns = slabBytes / elementBytes;
+  staging.swizzleBytes = slabBytes >= 32 ? slabBytes : 0;
+  return staging;
+}
 
 /// Name of the dynamic shared-memory array every kernel of a module uses.
 inline constexpr StringLiteral kSharedMemoryName = "fgemm_smem";
@@ -108,6 +132,13 @@ private:
       body->back().erase();
     b.setInsertionPointToEnd(body);
   }
+  /// A copy of `v` that LLVM cannot hoist or sink (a side-effecting
+  /// `mov`): values derived from it stay where they are computed.
+  Value pinned(Value v);
+  /// The staged output tile: block_n / w slabs of w columns, slab s at
+  /// s x block_m x w elements, each row-major with TMA's swizzle of its row
+  /// width (outputStaging). Byte offset of element (row, col), i32 values.
+  Value stagedOffset(Value row, Value col);
   void clusterSync() {
     NVVM::ClusterArriveOp::create(b, loc, UnitAttr());
     NVVM::ClusterWaitOp::create(b, loc, UnitAttr());
@@ -135,6 +166,9 @@ private:
   LogicalResult lowerOverlappedDotLoop(KLoopOp op, ScaledDotOp dot);
   Value fenceFields(Value value, int64_t first, int64_t count);
   LogicalResult lowerStore(StoreOp op);
+  /// Thread 0 of the math warpgroups (`isFirst`) waits until TMA has read
+  /// the staged output tile of its last store.
+  void waitForOutputRead(Value isFirst);
   /// Copies the staged output tile to global memory row by row, writing only
   /// the rows in [rowsBegin, rowsEnd) (a store cut by `rows`).
   void copyOutRows(StoreOp op, Value rowsBegin, Value rowsEnd);

@@ -18,7 +18,7 @@
 // CHECK-SAME: %[[TMA_D:arg[0-9]+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant},
 // CHECK-SAME: %[[SFB:arg[0-9]+]]: !llvm.ptr<1> {llvm.noalias}, %[[M:arg[0-9]+]]: i32, %[[N:arg[0-9]+]]: i32, %[[K:arg[0-9]+]]: i32)
 // The parameter list as the kernel description states it (docs/ABI.md).
-// CHECK-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 2, box = [128, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 4, box = [128, 128], swizzle = 0>, #fgemm.pointer_param<arg = 3>, #fgemm.dim_param<"m">, #fgemm.dim_param<"n">, #fgemm.dim_param<"k">]
+// CHECK-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 2, box = [128, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 4, box = [64, 128], swizzle = 128>, #fgemm.pointer_param<arg = 3>, #fgemm.dim_param<"m">, #fgemm.dim_param<"n">, #fgemm.dim_param<"k">]
 // CHECK-SAME: fgemm.smem_bytes = 165952
 // CHECK-SAME: nvvm.kernel, nvvm.maxnreg = 168 : i32, nvvm.reqntid = array<i32: 384, 1, 1>
 
@@ -66,13 +66,19 @@
 // CHECK-COUNT-64: llvm.intr.fma
 // CHECK: scf.yield
 
-// Epilogue: bf16 pairs into shared memory, proxy fence, math-only barrier, TMA store.
+// Epilogue: bf16 pairs into shared memory (two swizzled 64-column slabs),
+// proxy fence, math-only barrier, one TMA store per slab (the second at
+// column + 64, from 128 x 128 bytes past the staging tile at 133120);
+// without a tile loop the store is waited for at once.
 // CHECK-COUNT-32: llvm.fptrunc %{{.*}} : vector<2xf32> to vector<2xbf16>
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
 // CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %[[TMA_D]]
+// CHECK: %[[SLAB1:.*]] = arith.addi %{{.*}}, %c64_i32
+// CHECK: %[[SRC1:.*]] = llvm.getelementptr %{{.*}}[149504]
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %[[TMA_D]], %[[SRC1]], box[%[[SLAB1]], %{{.*}}]
 // CHECK: nvvm.cp.async.bulk.commit.group
-// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
 
 // SMALL: nvvm.reqntid = array<i32: 256, 1, 1>
 // SMALL: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c16640_i32
@@ -89,16 +95,29 @@
 // STRADDLE: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 96, k = 32>
 // STRADDLE-COUNT-12: arith.select
 
-// Persistent: CTA p of P loops over tiles p, p + P, ... (grid x), and the
-// epilogue waits for the previous tile's store before reusing the staging tile.
+// Persistent: CTA p of P loops over tiles p, p + P, ... (grid x). The thread
+// that stores waits for TMA to have read the previous tile's staging only when
+// the next epilogue begins (the copy overlaps the main loop), the others at
+// the barrier after it; the last store is waited for after the loop.
 // PERSIST: llvm.func @sm90_fp8_gemm_1d2d
 // PERSIST: nvvm.read.ptx.sreg.ctaid.x
 // PERSIST: nvvm.read.ptx.sreg.nctaid.x
 // PERSIST: scf.for
 // PERSIST: nvvm.setmaxregister increase 232
 // PERSIST: scf.for
-// PERSIST: nvvm.barrier id = %{{.*}} number_of_threads = %c256_i32
+// PERSIST: nvvm.wgmma.mma_async
+// PERSIST: %[[FIRST:.*]] = arith.cmpi eq, %{{.*}}, %c0_i32
+// PERSIST-NEXT: scf.if %[[FIRST]] {
+// PERSIST-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
+// PERSIST-NEXT: }
+// PERSIST-NEXT: nvvm.barrier id = %{{.*}} number_of_threads = %c256_i32
 // PERSIST: llvm.fptrunc
+// PERSIST: nvvm.cp.async.bulk.commit.group
+// PERSIST-NEXT: }
+// PERSIST-NEXT: }
+// PERSIST-NEXT: %[[LAST:.*]] = arith.cmpi eq, %{{.*}}, %c0_i32
+// PERSIST-NEXT: scf.if %[[LAST]] {
+// PERSIST-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
 
 // block_n 64: the accumulators of two K blocks fit, so the math loop runs the
 // next block's wgmmas during this block's promotion: block 0 is issued before

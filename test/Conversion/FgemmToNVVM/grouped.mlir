@@ -10,7 +10,7 @@
 // The masked output is both a TMA store target and a pointer (for tiles the
 // group's rows cut); masked_m is a pointer.
 // MASKED: llvm.func @sm90_m_grouped_fp8_gemm_masked_1d2d(
-// MASKED-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 64], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 64], swizzle = 128>, #fgemm.tensor_map_param<arg = 2, box = [64, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 5, box = [64, 64], swizzle = 0>, #fgemm.pointer_param<arg = 3>, #fgemm.pointer_param<arg = 4>, #fgemm.pointer_param<arg = 5>, #fgemm.dim_param<"m">, #fgemm.dim_param<"n">, #fgemm.dim_param<"k">, #fgemm.dim_param<"g">]
+// MASKED-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 64], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 64], swizzle = 128>, #fgemm.tensor_map_param<arg = 2, box = [64, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 5, box = [64, 64], swizzle = 128>, #fgemm.pointer_param<arg = 3>, #fgemm.pointer_param<arg = 4>, #fgemm.pointer_param<arg = 5>, #fgemm.dim_param<"m">, #fgemm.dim_param<"n">, #fgemm.dim_param<"k">, #fgemm.dim_param<"g">]
 // MASKED: %[[G:.*]] = nvvm.read.ptx.sreg.ctaid.z : i32
 // MASKED: %[[COUNT:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32
 // MASKED: arith.maxsi %[[COUNT]]

@@ -8,7 +8,7 @@
 // A's and D's boxes are 256 rows; the slot holds 32 KiB of A + 16 KiB of B +
 // 1 KiB of A scales (50176 bytes a stage).
 // CHECK-LABEL: llvm.func @sm90_fp8_gemm_1d2d(
-// CHECK-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 256], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 2, box = [256, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 4, box = [128, 256], swizzle = 0>
+// CHECK-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 256], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 2, box = [256, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 4, box = [64, 256], swizzle = 128>
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c50176_i32
 
 // The math loop carries the accumulator: one struct of 2 x 64 f32 per thread.
@@ -49,13 +49,21 @@
 // CHECK: llvm.extractvalue %{{.*}}[127]
 // CHECK: llvm.intr.fma
 
-// Epilogue: one base address per thread, each store a constant offset from
-// it; wave 1's rows start 128 x 128 x 2 = 32768 bytes further.
+// Epilogue: the tile is staged in two 64-column slabs of 256 x 128 bytes,
+// swizzled: eight base addresses per thread (one per 16-byte unit, XOR the
+// row's place in the 8-row pattern), computed from pinned values, and each
+// store a constant offset from one: the row 8 below at +1024, the second
+// slab at +32768, wave 1's rows (128 further) at +16384.
+// CHECK: llvm.inline_asm has_side_effects "mov.b32 $0, $1;"
+// CHECK: arith.xori
 // CHECK: %[[BASE:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
 // CHECK: llvm.store %{{.*}}, %[[BASE]]
-// CHECK: llvm.getelementptr %[[BASE]][2048]
+// CHECK: llvm.getelementptr %[[BASE]][1024]
 // CHECK: llvm.getelementptr %[[BASE]][32768]
-// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta
+// CHECK: llvm.getelementptr %[[BASE]][16384]
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %{{.*}}, %{{.*}}, box
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %{{.*}}, %{{.*}}, box
+// CHECK: nvvm.cp.async.bulk.commit.group
 
 // One math warpgroup with 128 rows: 256 threads, two waves, rows 64 apart.
 // ONE-WG: nvvm.reqntid = array<i32: 256, 1, 1>
