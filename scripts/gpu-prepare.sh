@@ -29,7 +29,7 @@ raster_of() {
 # Clusters of 2 (A multicast), measured alone before they join the set.
 clustered=("256 128 plain" "128 128 plain" "128 96 plain" "128 64 plain")
 # Clusters of 2 sharing B (cluster along M), and other raster orders.
-clustered_b=("256 128 plain" "128 128 plain" "128 64 plain")
+clustered_b=("256 128 plain" "128 192 plain" "128 128 plain" "128 64 plain")
 rastered=("128 128 plain 8" "128 128 plain 0" "128 96 plain 0" "128 128 persistent 16"
           "256 128 plain 16" "256 128 plain 0" "256 128 persistent 0")
 # Wider 128-row tiles (DeepGEMM picks 128x192 for 4096x2112x7168).
