@@ -34,6 +34,8 @@
 
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <numeric>
+
 #define DEBUG_TYPE "convert-fgemm-to-nvvm"
 
 namespace mlir::fgemm {
@@ -480,11 +482,8 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
       mapping[op.getResult(0)] = ifOp.getResult(0);
       return success();
     }
-  SmallVector<Value> inits =
-      llvm::map_to_vector(op.getInits(), [&](Value v) { return lookup(v); });
   Block &body = op.getBody().front();
   Value kbArg = body.getArgument(0);
-
   // Per-block scales the math threads read from global memory are loaded one
   // K block ahead and carried, so the load's latency hides under a whole
   // iteration instead of delaying the promotion after the wgmma wait.
@@ -493,6 +492,71 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
     if (!isTmaLoad(scales) && scales.getKb() == kbArg &&
         !op->isAncestor(scales.getIndex().getParentRegion()->getParentOp()))
       prefetched.push_back(scales);
+
+  // A tile whose columns straddle 128-column scale blocks (block_n not
+  // dividing 128) picks each fragment's scale by its column. Tiles start at
+  // multiples of block_n, so their offset inside a scale block takes only
+  // 128 / gcd(block_n, 128) values: with few, the loop is emitted once per
+  // offset, each copy with its fragments' scales known (no per-fragment
+  // select and predicate work in the loop: ptxas had issued up to 60 such
+  // instructions per K block at block_n 192, and moved wgmmas behind them).
+  std::optional<LoadScalesOp> straddling;
+  for (LoadScalesOp scales : prefetched) {
+    int64_t rows = extent(scales.getResult().getType().getDims()[0]);
+    if (128 % rows != 0)
+      straddling = straddling ? std::nullopt : std::optional(scales);
+  }
+  int64_t step = 0;
+  if (straddling)
+    step = std::gcd<int64_t>(
+        extent(straddling->getResult().getType().getDims()[0]), 128);
+  if (!straddling || 128 / step > kMaxStraddleCopies) {
+    FailureOr<SmallVector<Value>> results =
+        buildKLoop(op, numBlocks, prefetched);
+    if (failed(results))
+      return failure();
+    for (auto [from, to] : llvm::zip(op.getResults(), *results))
+      mapping[from] = to;
+    return success();
+  }
+  int64_t rows = extent(straddling->getResult().getType().getDims()[0]);
+  Value offset = arith::RemUIOp::create(
+      b, loc, mulI32(toI32(lookup(straddling->getIndex())), rows),
+      constI32(128));
+  Value which = toIndex(arith::DivUIOp::create(b, loc, offset, constI32(step)));
+  // Cases 0 .. n-2; the default is the last offset.
+  int64_t copies = 128 / step;
+  SmallVector<int64_t> cases =
+      llvm::to_vector(llvm::seq<int64_t>(0, copies - 1));
+  SmallVector<Type> resultTypes = llvm::map_to_vector(
+      op.getInits(), [&](Value v) { return lookup(v).getType(); });
+  auto switchOp = scf::IndexSwitchOp::create(b, loc, resultTypes, which, cases,
+                                             cases.size());
+  OpBuilder::InsertionGuard guard(b);
+  for (int64_t c = 0; c < copies; ++c) {
+    Region &region = c + 1 < copies ? switchOp.getCaseRegions()[c]
+                                    : switchOp.getDefaultRegion();
+    b.setInsertionPointToStart(&region.emplaceBlock());
+    knownScaleOffsets[straddling->getResult()] = c * step;
+    FailureOr<SmallVector<Value>> results =
+        buildKLoop(op, numBlocks, prefetched);
+    if (failed(results))
+      return failure();
+    scf::YieldOp::create(b, loc, *results);
+  }
+  knownScaleOffsets.erase(straddling->getResult());
+  for (auto [from, to] : llvm::zip(op.getResults(), switchOp.getResults()))
+    mapping[from] = to;
+  return success();
+}
+
+FailureOr<SmallVector<Value>>
+KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
+                           ArrayRef<LoadScalesOp> prefetched) {
+  SmallVector<Value> inits =
+      llvm::map_to_vector(op.getInits(), [&](Value v) { return lookup(v); });
+  Block &body = op.getBody().front();
+  Value kbArg = body.getArgument(0);
   auto loadScalesAt = [&](Value kb) -> FailureOr<SmallVector<Value>> {
     mapping[kbArg] = kb;
     SmallVector<Value> values;
@@ -545,9 +609,7 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
     llvm::append_range(yielded, *nextScales);
     scf::YieldOp::create(b, loc, yielded);
   }
-  for (auto [from, to] : llvm::zip(op.getResults(), forOp.getResults()))
-    mapping[from] = to;
-  return success();
+  return SmallVector<Value>(forOp.getResults().take_front(op.getNumResults()));
 }
 
 FailureOr<Value> KernelLowering::kLoopBlocks(KLoopOp op) {

@@ -56,6 +56,9 @@ inline constexpr int64_t kEntryMaxRegisters = 168;
 inline constexpr int64_t kTryWaitTicks = 0x989680;
 /// Named barrier the math warpgroups use among themselves (0 is __syncthreads).
 inline constexpr int64_t kMathBarrierId = 1;
+/// The most copies of the K loop emitted for tiles that straddle scale
+/// blocks, one per offset of the tile inside a block (lowerKLoop).
+inline constexpr int64_t kMaxStraddleCopies = 4;
 /// Registers the overlapped math loop needs besides its accumulators.
 inline constexpr int64_t kOverlapRegisterReserve = 88;
 /// WGMMA's K for 8-bit operands, in elements (= bytes).
@@ -150,6 +153,10 @@ private:
   LogicalResult lowerRingCreate(RingCreateOp op);
   LogicalResult lowerWarpSpecialize(WarpSpecializeOp op);
   LogicalResult lowerKLoop(KLoopOp op);
+  /// The K loop as one scf.for (scale loads for block 0 before it); returns
+  /// the values of the op's results.
+  FailureOr<SmallVector<Value>> buildKLoop(KLoopOp op, Value numBlocks,
+                                           ArrayRef<LoadScalesOp> prefetched);
   LogicalResult lowerTileLoop(TileLoopOp op);
   LogicalResult lowerRingPut(RingPutOp op);
   LogicalResult lowerRingGet(RingGetOp op);
@@ -223,8 +230,14 @@ private:
   struct BlockScales {
     Value firstRow;            // i32: first row (column of D) of the tile
     SmallVector<Value> values; // f32, one per 128-row block spanned
+    /// firstRow % 128 when known at compile time (values then holds exactly
+    /// the blocks spanned).
+    std::optional<int64_t> offset;
   };
   DenseMap<Value, BlockScales> blockScales;
+  /// Per-block scales whose tile's offset inside a 128-row scale block is
+  /// known where they are lowered (the K loop copy for that offset).
+  DenseMap<Value, int64_t> knownScaleOffsets;
   Value fragmentScale(const BlockScales &scales, int64_t i);
 };
 

@@ -174,7 +174,14 @@ LogicalResult KernelLowering::lowerLoadScales(LoadScalesOp op) {
   Value firstRow = mulI32(toI32(lookup(op.getIndex())), rows);
   Value firstBlock = arith::DivUIOp::create(b, loc, firstRow, constI32(128));
   int64_t numBlocks = 128 % rows == 0 ? 1 : llvm::divideCeil(rows, 128) + 1;
-  BlockScales scales{firstRow, {}};
+  // A known offset r of the tile inside its first block: it spans exactly
+  // the blocks of rows r .. r + rows - 1.
+  auto known = knownScaleOffsets.find(op.getResult());
+  if (known != knownScaleOffsets.end())
+    numBlocks = (known->second + rows - 1) / 128 + 1;
+  BlockScales scales{firstRow, {}, std::nullopt};
+  if (known != knownScaleOffsets.end())
+    scales.offset = known->second;
   for (int64_t j = 0; j < numBlocks; ++j) {
     Value block = arith::MinUIOp::create(
         b, loc, arith::AddIOp::create(b, loc, firstBlock, constI32(j)),
@@ -202,6 +209,8 @@ LogicalResult KernelLowering::lowerLoadScales(LoadScalesOp op) {
 Value KernelLowering::fragmentScale(const BlockScales &scales, int64_t i) {
   if (scales.values.size() == 1)
     return scales.values.front();
+  if (scales.offset)
+    return scales.values[(*scales.offset + 8 * i) / 128];
   // Index of the fragment's block relative to the tile's first block.
   Value col = arith::AddIOp::create(b, loc, scales.firstRow, constI32(8 * i));
   Value firstBlock =

@@ -86,14 +86,35 @@
 // SMALL-COUNT-32: llvm.intr.fma
 // SMALL: nvvm.barrier id = %c1_i32 number_of_threads = %c128_i32
 
-// A 96-column tile can straddle two 128-column B-scale blocks: two clamped
-// loads per K block, and each fragment selects its block's scale.
-// STRADDLE: arith.minui
+// A 96-column tile can straddle two 128-column B-scale blocks. Tiles start
+// at multiples of 96, 0, 32, 64 or 96 columns into a block: the K loop is
+// emitted once per offset (switch on offset / 32), each copy loading the
+// blocks its tile spans (one at 0 and 32, two at 64 and 96) and giving each
+// fragment its block's scale with no select.
+// STRADDLE: nvvm.setmaxregister increase
+// STRADDLE: %[[COL:.*]] = arith.muli %{{.*}}, %c96_i32 : i32
+// STRADDLE-NEXT: %[[OFF:.*]] = arith.remui %[[COL]], %c128_i32{{.*}} : i32
+// STRADDLE-NEXT: %c32_i32{{.*}} = arith.constant 32 : i32
+// STRADDLE-NEXT: %[[CASE:.*]] = arith.divui %[[OFF]], %c32_i32{{.*}} : i32
+// STRADDLE-NEXT: %[[IDX:.*]] = arith.index_castui %[[CASE]] : i32 to index
+// STRADDLE-NEXT: scf.index_switch %[[IDX]]
+// STRADDLE: case 0 {
 // STRADDLE: llvm.load {{.*}} invariant {{.*}} : !llvm.ptr<1> -> f32
-// STRADDLE: arith.minui
+// STRADDLE-NOT: llvm.load
+// STRADDLE: scf.for
+// STRADDLE-NOT: arith.select
+// STRADDLE: case 1 {
+// STRADDLE-NOT: arith.select
+// STRADDLE: case 2 {
 // STRADDLE: llvm.load {{.*}} invariant {{.*}} : !llvm.ptr<1> -> f32
+// STRADDLE: llvm.load {{.*}} invariant {{.*}} : !llvm.ptr<1> -> f32
+// STRADDLE-NOT: llvm.load
+// STRADDLE: scf.for
 // STRADDLE: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 96, k = 32>
-// STRADDLE-COUNT-12: arith.select
+// STRADDLE-NOT: arith.select
+// STRADDLE: default {
+// STRADDLE-NOT: arith.select
+// STRADDLE: scf.yield
 
 // Persistent: CTA p of P loops over tiles p, p + P, ... (grid x). The thread
 // that stores waits for TMA to have read the previous tile's staging only when
