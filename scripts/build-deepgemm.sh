@@ -7,6 +7,12 @@
 # Used by scripts/compare-deepgemm.sh and scripts/compare-grouped.sh.
 set -euo pipefail
 dgsrc=$1 dgdir=$2
+# DEEPGEMM_REUSE=1: keep a build this script finished in DGDIR before (two
+# comparison scripts in one device call).
+if [[ ${DEEPGEMM_REUSE:-0} == 1 && -f $dgdir/.fgemm-built ]]; then
+  echo "reusing the DeepGEMM build in $dgdir"
+  exit 0
+fi
 rm -rf "$dgdir"
 cp -r "$dgsrc" "$dgdir"
 cd "$dgdir"
@@ -32,3 +38,4 @@ so=$(find build -name '_C*.so' -type f | head -1)
 [[ -n $so ]] || { echo "no _C*.so under build/"; exit 1; }
 ln -sf "../$so" deep_gemm/
 ldd "$so" | grep -E 'stdc|nvrtc|cudart|not found' || true
+touch "$dgdir/.fgemm-built"

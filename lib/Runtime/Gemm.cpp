@@ -51,10 +51,15 @@ double fgemm::estimateTileRate(uint32_t blockM, uint32_t blockN) {
   // docs/PERF.md).
   if (blockM >= 256)
     a *= 1.13;
-  // Tiles that straddle 128-column B-scale blocks select a scale per
-  // fragment: 128x96 measured 10% under the curve.
-  double straddle = 128 % blockN == 0 ? 1.0 : 0.9;
-  return straddle * a * blockN / (blockN + c);
+  return straddlePenalty(blockN) * a * blockN / (blockN + c);
+}
+
+double fgemm::straddlePenalty(uint32_t blockN) {
+  // Tiles narrower than a 128-column B-scale block that straddle two: 128x96
+  // measured 10-14% under the curve, also with one K loop per offset of the
+  // tile in its block. 128x192 tiles ran 10% under it while each fragment
+  // selected its scale in the loop, and on it since (H100, docs/PERF.md).
+  return blockN < 128 && 128 % blockN != 0 ? 0.9 : 1.0;
 }
 
 std::string DenseConfiguration::stem() const {

@@ -92,6 +92,9 @@ inline bool isEmptyGemm(const DenseGemmProblem &problem) {
 /// Estimated TFLOPS one SM sustains on a block_m x block_n tile (a model
 /// fitted to H100 measurements; only ratios between configurations matter).
 double estimateTileRate(uint32_t blockM, uint32_t blockN);
+/// The factor estimateTileRate applies to block_n for tiles that straddle
+/// 128-column scale blocks (1 where there is none).
+double straddlePenalty(uint32_t blockN);
 
 /// A configuration of the dense kernel the runtime chooses from.
 struct DenseConfiguration {

@@ -179,11 +179,10 @@ fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
     double waves =
         masked ? double(tiles) / double(sms) : double(ceilDiv(tiles, sms));
     // The dense model (estimateTileRate), without its penalty for tiles
-    // that straddle 128-column scale blocks: grouped 128x192 tiles measured
-    // faster than 128x128 ones on every benchmark shape but one (H100,
-    // docs/PERF.md, "Grouped").
-    double rate = estimateTileRate(meta.blockM, meta.blockN) *
-                  (128 % meta.blockN == 0 ? 1.0 : 1.0 / 0.9);
+    // that straddle 128-column scale blocks: grouped 128x96 tiles won on a
+    // masked shape with few rows per group (H100, docs/PERF.md, "Grouped").
+    double rate = estimateTileRate(meta.blockM, meta.blockN) /
+                  straddlePenalty(meta.blockN);
     double time = waves * meta.blockM * meta.blockN / rate;
     // A persistent CTA hides a tile's epilogue under the next tile's loads:
     // 1.06-1.11x on the contiguous shapes at K = 2048, slower at K = 7168;
