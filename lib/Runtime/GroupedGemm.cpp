@@ -32,18 +32,21 @@ const std::vector<DenseConfiguration> &
 fgemm::groupedConfigurationSet(GroupedLayout layout) {
   // Measured one by one on the H100 (docs/PERF.md, "Grouped"): contiguous
   // tiles of at most 128 rows (a tile stays in one group's 128-row block);
-  // plain 128-row grids in raster groups of 16 tile rows; 128x128
-  // persistent for short K; 64-row tiles for a few rows per group.
+  // plain 128-row grids in raster groups of 16 tile rows; 128x192
+  // persistent for short K (128x128 persistent before the K loops per scale
+  // offset); 64-row tiles for a few rows per group.
   static const std::vector<DenseConfiguration> contiguous = {
-      {128, 192, false, 16}, {128, 128, true, 0},  {128, 128, false, 16},
-      {128, 96, false, 16},  {128, 64, false, 16}, {64, 128, false, 0}};
+      {128, 192, false, 16}, {128, 192, true, 0},  {128, 128, true, 0},
+      {128, 128, false, 16}, {128, 96, false, 16}, {128, 64, false, 16},
+      {64, 128, false, 0}};
   static const std::vector<DenseConfiguration> masked = {
       {128, 192, false, 16}, {128, 128, false, 16}, {128, 128, true, 0},
       {128, 96, false, 16},  {64, 128, false, 0},   {64, 64, false, 0}};
-  // Unpadded: persistent only (its tile count is known on the GPU only);
-  // 128x192 spills there (the cut-tile store), so 128x128 is the widest.
-  static const std::vector<DenseConfiguration> unpadded = {
-      {128, 128, true, 0}, {128, 96, true, 0}, {64, 128, true, 0}};
+  // Unpadded: persistent only (its tile count is known on the GPU only).
+  static const std::vector<DenseConfiguration> unpadded = {{128, 192, true, 0},
+                                                           {128, 128, true, 0},
+                                                           {128, 96, true, 0},
+                                                           {64, 128, true, 0}};
   if (layout == GroupedLayout::ContiguousUnpadded)
     return unpadded;
   return layout == GroupedLayout::Masked ? masked : contiguous;

@@ -174,10 +174,10 @@ TEST(GroupedGemmContract, ArgumentLists) {
 
 TEST(GroupedGemmConfig, MeasuredChoices) {
   const GroupedLayout c = GroupedLayout::Contiguous, m = GroupedLayout::Masked;
-  // H100 (docs/PERF.md, "Grouped"): 128x192 plain at K = 7168, 128x128
+  // H100 (docs/PERF.md, "Grouped"): 128x192 plain at K = 7168, 128x192
   // persistent at K = 2048 on the contiguous shapes.
   EXPECT_EQ(choose(problem(c, 33408, 4096, 7168, 4)), "bm128_bn192_plain");
-  EXPECT_EQ(choose(problem(c, 36352, 7168, 2048, 4)), "bm128_bn128_persistent");
+  EXPECT_EQ(choose(problem(c, 36352, 7168, 2048, 4)), "bm128_bn192_persistent");
   // Masked: 128x192 for 1024 rows per group.
   EXPECT_EQ(choose(problem(m, 4096, 4096, 7168, 1, 1024)), "bm128_bn192_plain");
   // A few rows per group: 64-row tiles.
