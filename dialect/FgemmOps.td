@@ -307,6 +307,37 @@ def Fgemm_FindPieceGroupOp : Fgemm_Op<"find_piece_group", [MemoryEffects<[MemRea
   let hasVerifier = 1;
 }
 
+def Fgemm_CountRowTilesOp : Fgemm_Op<"count_row_tiles", [MemoryEffects<[MemRead]>]> {
+  let summary = "the row tiles of all groups, from per-group row counts";
+  let description = [{
+    The sum over the groups g of `ceil(clamp(sizes[g], 0, limit) / block)`:
+    the `block`-row tiles that hold rows when group g has `sizes[g]` rows
+    (masked_m), a bad count clamped so that it reaches no row past `limit`.
+    Example: `%n = fgemm.count_row_tiles %masked_m limit %m {block = 128} : !fgemm.tensor<[g], i32>`
+  }];
+  let arguments = (ins Fgemm_TensorType:$sizes, Index:$limit, I64Attr:$block);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$sizes `limit` $limit attr-dict `:` type($sizes)";
+  let hasVerifier = 1;
+}
+
+def Fgemm_FindRowTileGroupOp : Fgemm_Op<"find_row_tile_group", [MemoryEffects<[MemRead]>]> {
+  let summary = "the group of a row tile counted by fgemm.count_row_tiles";
+  let description = [{
+    Row tiles numbered group by group (group g's
+    `ceil(clamp(sizes[g], 0, limit) / block)` tiles after those of the
+    groups before it): the group of tile `tile` and the tile's index inside
+    its group (a linear scan over the groups; a tile past the last one gives
+    the last group and an index past its tiles).
+    Example: `%g, %tm = fgemm.find_row_tile_group %masked_m[%t] limit %m {block = 128} : !fgemm.tensor<[g], i32>`
+  }];
+  let arguments = (ins Fgemm_TensorType:$sizes, Index:$tile, Index:$limit,
+                       I64Attr:$block);
+  let results = (outs Index:$group, Index:$tile_in_group);
+  let assemblyFormat = "$sizes `[` $tile `]` `limit` $limit attr-dict `:` type($sizes)";
+  let hasVerifier = 1;
+}
+
 def Fgemm_DimOp : Fgemm_Op<"dim", [Pure]> {
   let summary = "the launch value of a kernel dimension symbol";
   let description = "Example: `%m = fgemm.dim \"m\"`";

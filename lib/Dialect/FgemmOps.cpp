@@ -473,6 +473,26 @@ LogicalResult FindPieceGroupOp::verify() {
   return success();
 }
 
+/// Per-group row counts: a 1-D i32 tensor, and a positive block.
+static LogicalResult verifyRowCounts(Operation *op, GlobalTensorType sizes,
+                                     int64_t block) {
+  if (sizes.getDims().size() != 1 || !sizes.getElementType().isInteger(32))
+    return op->emitOpError("reads per-group row counts from a 1-D i32 "
+                           "tensor; got ")
+           << sizes;
+  if (block <= 0)
+    return op->emitOpError("block must be positive, got ") << block;
+  return success();
+}
+
+LogicalResult CountRowTilesOp::verify() {
+  return verifyRowCounts(*this, getSizes().getType(), getBlock());
+}
+
+LogicalResult FindRowTileGroupOp::verify() {
+  return verifyRowCounts(*this, getSizes().getType(), getBlock());
+}
+
 LogicalResult DimOp::verify() {
   auto kernel = (*this)->getParentOfType<KernelOp>();
   if (kernel && !llvm::is_contained(

@@ -121,8 +121,9 @@ GlobalTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
                << dims[i].getValue() << "' twice";
   if (elementType.isInteger(32)) {
     if (dims.size() != 1)
-      return emitError() << "i32 tensors are 1-D index arrays read by "
-                            "fgemm.read and fgemm.zero_rows; got "
+      return emitError() << "i32 tensors are 1-D index arrays read on the "
+                            "GPU (fgemm.read, fgemm.zero_rows, the group "
+                            "lookups); got "
                          << dims.size() << " dimensions";
     return success();
   }

@@ -35,8 +35,10 @@
 // Grouped tile spaces add what a tile knows about its group, computed on the
 // GPU from the layout tensor:
 //
-//   grouped_masked(%masked_m), output [g, m, n]: grid z is the group (the
-//     persistent loop runs over every group's tiles, the group the quotient);
+//   grouped_masked(%masked_m), output [g, m, n]: grid z is the group; the
+//     persistent loop runs only over the row tiles that hold rows, group by
+//     group (fgemm.count_row_tiles, fgemm.find_row_tile_group), so a capacity
+//     m far above the rows costs no empty tiles;
 //     rows = [0, clamp(masked_m[grp], 0, m))
 //   grouped_contiguous(%m_indices), output [m, n]: grp = m_indices[tm * bm];
 //     a value outside [0, g) makes a tile of no group (grp 0 for in-bounds
@@ -143,7 +145,7 @@ static FailureOr<StringAttr> getGroupDimension(TileSpaceOp space) {
 
 /// The group and the group's rows of the tile in row block `tm`, read from
 /// the tile space's layout tensor; `knownGroup` is the group where the tile
-/// order already found it (masked: grid z or the persistent loop's quotient;
+/// order already found it (masked: grid z or fgemm.find_row_tile_group;
 /// unpadded contiguous: the piece's group).
 static FailureOr<GroupedTile> emitGroupedTile(RewriterBase &rewriter,
                                               TileSpaceOp space, Value tm,
@@ -346,13 +348,17 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
           arith::ConstantIndexOp::create(rewriter, loc, 1));
       perGroup = arith::MulIOp::create(rewriter, loc, rowPieces, tilesN);
     }
-    Value total = perGroup;
+    Value total = perGroup, rowLimit;
+    IntegerAttr blockM = rewriter.getI64IntegerAttr(config.getBlockM());
     if (masked) {
-      // The masked layout's tiles: every group's [m, n] tiles in turn.
+      rowLimit = DimOp::create(rewriter, loc, index, dimM);
+      // The masked layout's tiles that hold rows, group by group: the
+      // capacity m can be far above the rows (a loop over every row block
+      // of it visited up to 16 empty tiles per tile with rows).
       gridDims.push_back(out.getDims()[0]);
-      total = arith::MulIOp::create(
-          rewriter, loc, perGroup,
-          DimOp::create(rewriter, loc, index, out.getDims()[0]));
+      rowPieces = CountRowTilesOp::create(rewriter, loc, index,
+                                          space.getGroups(), rowLimit, blockM);
+      total = arith::MulIOp::create(rewriter, loc, rowPieces, tilesN);
     }
     auto loop = TileLoopOp::create(rewriter, loc, total);
     // Grouped tiles run different numbers of K blocks: the loop counts the
@@ -363,12 +369,15 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
         rewriter.createBlock(&loop.getBody(), {}, argTypes, argLocs);
     rewriter.setInsertionPointToStart(loopBody);
     Value tile = loopBody->getArgument(1), group;
-    if (masked) {
-      group = arith::DivUIOp::create(rewriter, loc, tile, perGroup);
-      tile = arith::RemUIOp::create(rewriter, loc, tile, perGroup);
-    }
     auto [tm, tn] = emitTileOrder(rewriter, loc, tile, rowPieces, tilesN,
                                   config.getRasterGroup());
+    if (masked) {
+      // The order runs over the row tiles of all groups.
+      auto found = FindRowTileGroupOp::create(
+          rewriter, loc, index, index, space.getGroups(), tm, rowLimit, blockM);
+      group = found.getGroup();
+      tm = found.getTileInGroup();
+    }
     if (unpadded) {
       // The order runs over pieces; a piece's block is piece - group.
       Value found = FindPieceGroupOp::create(

@@ -35,6 +35,14 @@ namespace mlir::fgemm {
 using namespace mlir;
 using namespace mlir::fgemm;
 
+/// Ops of a tile loop's body that compute the tile order (index arithmetic,
+/// the group lookups of grouped tile spaces): the producer recomputes them.
+static bool isTileOrderOp(Operation *op) {
+  return isa_and_nonnull<arith::ArithDialect>(op->getDialect()) ||
+         isa<ReadOp, FindGroupOp, FindPieceGroupOp, FindRowTileGroupOp, DimOp,
+             NumBlocksOp>(op);
+}
+
 /// Emits the pass's stable "not applied" warning.
 static FailureOr<WarpSpecializeOp> notApplied(Operation *op,
                                               const Twine &reason) {
@@ -85,10 +93,9 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
     for (Value index : op.getOperands().drop_front()) {
       // The tile loop's own indices and its tile-order arithmetic are
       // recomputed by the producer's copy of the loop.
-      bool isTileIndex = tileLoop && index.getParentBlock() == &scope &&
-                         (isa<BlockArgument>(index) ||
-                          isa_and_nonnull<arith::ArithDialect>(
-                              index.getDefiningOp()->getDialect()));
+      bool isTileIndex =
+          tileLoop && index.getParentBlock() == &scope &&
+          (isa<BlockArgument>(index) || isTileOrderOp(index.getDefiningOp()));
       Operation *owner = index.getParentRegion()->getParentOp();
       bool inLoop = loop->isAncestor(owner);
       bool inTileLoop = tileLoop && tileLoop->isAncestor(owner) && !isTileIndex;
@@ -130,8 +137,7 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
     for (Operation &op : scope) {
       if (&op == loop.getOperation())
         break;
-      if (isa_and_nonnull<arith::ArithDialect>(op.getDialect()) ||
-          isa<ReadOp, FindGroupOp, FindPieceGroupOp, DimOp, NumBlocksOp>(op))
+      if (isTileOrderOp(&op))
         rewriter.clone(op, mapping);
     }
   }

@@ -87,22 +87,27 @@
 // UNPADDED: fgemm.load %{{.*}}[%[[GROUP]], %{{.*}}, %{{.*}}] : <[g, n, k], f8E4M3FN>
 // UNPADDED: fgemm.store %{{.*}}, %{{.*}}[%[[BLOCK]], %{{.*}}] rows(
 
-// Persistent masked: one loop over every group's [m, n] tiles; the group is
-// the linear tile's quotient. Tiles run different numbers of K blocks, so
-// the loop counts them (its third argument); a tile without rows stores
-// nothing instead of ending the CTA.
+// Persistent masked: one loop over the row tiles that hold rows, group by
+// group (counted on the GPU from masked_m, clamped to m), times the column
+// tiles; fgemm.find_row_tile_group gives a row tile's group and its row tile
+// inside the group. Tiles run different numbers of K blocks, so the loop
+// counts them (its third argument); a tile without rows stores nothing
+// instead of ending the CTA.
 // PERSISTENT: grid = #fgemm.tile_grid<grouped_masked, ["n", "m", "g"]>
-// PERSISTENT: %[[TM:.*]] = fgemm.num_blocks "m" by "bm"
 // PERSISTENT: %[[TN:.*]] = fgemm.num_blocks "n" by "bn"
-// PERSISTENT: %[[PER:.*]] = arith.muli %[[TM]], %[[TN]]
-// PERSISTENT: %[[G:.*]] = fgemm.dim "g"
-// PERSISTENT: %[[ALL:.*]] = arith.muli %[[PER]], %[[G]]
+// PERSISTENT: %[[M:.*]] = fgemm.dim "m"
+// PERSISTENT: %[[ROWTILES:.*]] = fgemm.count_row_tiles %arg4 limit %[[M]] {block = 128 : i64}
+// PERSISTENT: %[[ALL:.*]] = arith.muli %[[ROWTILES]], %[[TN]]
 // PERSISTENT: fgemm.tile_loop %[[ALL]] {
 // PERSISTENT: ^bb0(%{{.*}}: index, %[[T:.*]]: index, %{{.*}}: index):
-// PERSISTENT: %[[GROUP:.*]] = arith.divui %[[T]], %[[PER]]
+// PERSISTENT: %[[ROWTILE:.*]] = arith.divui %[[T]], %[[TN]]
+// PERSISTENT: %[[COL:.*]] = arith.remui %[[T]], %[[TN]]
+// PERSISTENT: %[[GROUP:.*]], %[[TM:.*]] = fgemm.find_row_tile_group %arg4[%[[ROWTILE]]] limit %[[M]] {block = 128 : i64}
 // PERSISTENT: fgemm.read %{{.*}}[%[[GROUP]]]
 // PERSISTENT-NOT: fgemm.skip_tile_if
 // PERSISTENT: fgemm.k_loop "k" blocks(
+// PERSISTENT: fgemm.load %arg0[%[[GROUP]], %[[TM]], %{{.*}}]
+// PERSISTENT: fgemm.load %arg1[%[[GROUP]], %[[COL]], %{{.*}}]
 // PERSISTENT: fgemm.store {{.*}} rows(
 
 // -----

@@ -332,6 +332,8 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
       })
       .Case([&](FindGroupOp f) { return lowerFindGroup(f); })
       .Case([&](FindPieceGroupOp f) { return lowerFindPieceGroup(f); })
+      .Case([&](CountRowTilesOp c) { return lowerCountRowTiles(c); })
+      .Case([&](FindRowTileGroupOp f) { return lowerFindRowTileGroup(f); })
       .Case([&](DimOp d) -> LogicalResult {
         Value value = dims.lookup(d.getDim());
         if (!value)
@@ -1081,6 +1083,85 @@ LogicalResult KernelLowering::lowerFindPieceGroup(FindPieceGroupOp op) {
   });
   // The search starts at 1, so first >= 1 (one group: first = 1, group 0).
   mapping[op] = arith::SubIOp::create(b, loc, first, constI32(1));
+  return success();
+}
+
+/// Group g's row tiles: ceil(clamp(sizes[g], 0, limit) / block) (i32).
+Value KernelLowering::rowTilesOf(Value sizes, Value g, Value limit,
+                                 int64_t block) {
+  Value rows = arith::MinUIOp::create(
+      b, loc, arith::MaxSIOp::create(b, loc, loadEntry(sizes, g), constI32(0)),
+      limit);
+  return arith::CeilDivUIOp::create(b, loc, rows, constI32(block));
+}
+
+/// The sum over the groups, kRowCountLoads groups per step so that their
+/// loads are in flight together (the sum runs before the roles split, once
+/// per CTA).
+LogicalResult KernelLowering::lowerCountRowTiles(CountRowTilesOp op) {
+  Value groups = toI32(dims.lookup(op.getSizes().getType().getDims()[0]));
+  Value limit = toI32(lookup(op.getLimit()));
+  Value last = arith::SubIOp::create(b, loc, groups, constI32(1));
+  auto forOp =
+      scf::ForOp::create(b, loc, constIndex(0), toIndex(groups),
+                         constIndex(kRowCountLoads), ValueRange{constI32(0)});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    openLoopBody(forOp);
+    Value first = toI32(forOp.getInductionVar());
+    Value sum = forOp.getRegionIterArgs()[0];
+    for (int64_t j = 0; j < kRowCountLoads; ++j) {
+      Value g = arith::AddIOp::create(b, loc, first, constI32(j));
+      Value inside =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, g, groups);
+      Value tiles =
+          rowTilesOf(op.getSizes(), arith::MinUIOp::create(b, loc, g, last),
+                     limit, op.getBlock());
+      sum = arith::AddIOp::create(
+          b, loc, sum,
+          arith::SelectOp::create(b, loc, inside, tiles, constI32(0)));
+    }
+    scf::YieldOp::create(b, loc, sum);
+  }
+  mapping[op] = toIndex(forOp.getResult(0));
+  return success();
+}
+
+/// Walks the groups, counting their row tiles, until the one that holds
+/// `tile` (the last group if none).
+LogicalResult KernelLowering::lowerFindRowTileGroup(FindRowTileGroupOp op) {
+  Type i32 = b.getI32Type();
+  Value groups = toI32(dims.lookup(op.getSizes().getType().getDims()[0]));
+  Value last = arith::SubIOp::create(b, loc, groups, constI32(1));
+  Value limit = toI32(lookup(op.getLimit()));
+  Value tile = toI32(lookup(op.getTile()));
+  // State (g, tiles of the groups before g); the condition also forwards the
+  // tiles up to g's end, which the next step starts from.
+  auto loop = scf::WhileOp::create(b, loc, TypeRange{i32, i32, i32},
+                                   ValueRange{constI32(0), constI32(0)});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block *before =
+        b.createBlock(&loop.getBefore(), {}, {i32, i32}, {loc, loc});
+    Value g = before->getArgument(0), start = before->getArgument(1);
+    Value end = arith::AddIOp::create(
+        b, loc, start, rowTilesOf(op.getSizes(), g, limit, op.getBlock()));
+    Value onward = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, g, last),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, end, tile));
+    scf::ConditionOp::create(b, loc, onward, ValueRange{g, start, end});
+    Block *after =
+        b.createBlock(&loop.getAfter(), {}, {i32, i32, i32}, {loc, loc, loc});
+    scf::YieldOp::create(
+        b, loc,
+        ValueRange{
+            arith::AddIOp::create(b, loc, after->getArgument(0), constI32(1)),
+            after->getArgument(2)});
+  }
+  mapping[op.getGroup()] = toIndex(loop.getResult(0));
+  mapping[op.getTileInGroup()] =
+      toIndex(arith::SubIOp::create(b, loc, tile, loop.getResult(1)));
   return success();
 }
 

@@ -59,6 +59,9 @@ inline constexpr int64_t kMathBarrierId = 1;
 /// The most copies of the K loop emitted for tiles that straddle scale
 /// blocks, one per offset of the tile inside a block (lowerKLoop).
 inline constexpr int64_t kMaxStraddleCopies = 4;
+/// Per-group row counts fgemm.count_row_tiles loads per step (in flight
+/// together).
+inline constexpr int64_t kRowCountLoads = 8;
 /// Registers the overlapped math loop needs besides its accumulators.
 inline constexpr int64_t kOverlapRegisterReserve = 88;
 /// WGMMA's K for 8-bit operands, in elements (= bytes).
@@ -182,6 +185,10 @@ private:
   LogicalResult lowerZeroRows(ZeroRowsOp op);
   LogicalResult lowerFindGroup(FindGroupOp op);
   LogicalResult lowerFindPieceGroup(FindPieceGroupOp op);
+  LogicalResult lowerCountRowTiles(CountRowTilesOp op);
+  LogicalResult lowerFindRowTileGroup(FindRowTileGroupOp op);
+  /// ceil(clamp(sizes[g], 0, limit) / block) (i32 values).
+  Value rowTilesOf(Value sizes, Value g, Value limit, int64_t block);
   /// The first i in [lo, hi) where `past(i)` holds (hi if none), for a
   /// predicate that holds from some i on (i32 values; a binary search).
   Value binarySearch(Value lo, Value hi, function_ref<Value(Value)> past);

@@ -3,6 +3,7 @@
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=PERSISTENT
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_psum_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=PSUM
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_unpadded_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=UNPADDED
+// RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_masked_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=MASKED-PERSISTENT
 // convert-fgemm-to-nvvm on the grouped kernels: group coordinates on the
 // TMA copies, the layout tensor read by every thread, per-group SFB offsets,
 // a store cut by rows copied out by the math threads, padding rows zeroed.
@@ -87,3 +88,21 @@
 // UNPADDED: arith.divui %{{.*}}, %c128_i32 : i32
 // UNPADDED: arith.cmpi ugt
 // UNPADDED: scf.yield
+
+// Persistent masked: before the roles split, every thread sums the groups'
+// row tiles (masked_m clamped to [0, m], ceil by 128), eight groups' loads per
+// step; the tile loop runs over those row tiles times the column tiles, and
+// each role walks the groups to the one holding the tile's row tile.
+// MASKED-PERSISTENT: %[[COUNT:.*]] = scf.for %{{.*}} = %c0 to %{{.*}} step %c8 iter_args(%{{.*}} = %c0_i32) -> (i32) {
+// MASKED-PERSISTENT-COUNT-8: llvm.load %{{.*}} : !llvm.ptr<1> -> i32
+// MASKED-PERSISTENT: scf.yield
+// MASKED-PERSISTENT: nvvm.setmaxregister decrease
+// MASKED-PERSISTENT: scf.for
+// MASKED-PERSISTENT: %[[FOUND:.*]]:3 = scf.while
+// MASKED-PERSISTENT: llvm.load %{{.*}} : !llvm.ptr<1> -> i32
+// MASKED-PERSISTENT: arith.maxsi
+// MASKED-PERSISTENT: arith.minui
+// MASKED-PERSISTENT: arith.ceildivui %{{.*}}, %c128_i32
+// MASKED-PERSISTENT: scf.condition
+// MASKED-PERSISTENT: nvvm.setmaxregister increase
+// MASKED-PERSISTENT: scf.while

@@ -3,7 +3,7 @@
 // index tensors, and the grouped tile spaces.
 
 // i32 tensors are 1-D index arrays.
-// expected-error @below {{i32 tensors are 1-D index arrays read by fgemm.read and fgemm.zero_rows; got 2 dimensions}}
+// expected-error @below {{i32 tensors are 1-D index arrays read on the GPU (fgemm.read, fgemm.zero_rows, the group lookups); got 2 dimensions}}
 fgemm.kernel @index_rank(%t: !fgemm.tensor<[g, m], i32>) attributes {dims = ["g", "m"]} {
   fgemm.return
 }
@@ -181,5 +181,33 @@ fgemm.kernel @find_piece_group_block(%ends: !fgemm.tensor<[g], i32>) attributes 
   %i = fgemm.program_id x
   // expected-error @below {{block must be positive, got 0}}
   %g = fgemm.find_piece_group %ends[%i] {block = 0 : i64} : !fgemm.tensor<[g], i32> -> i32
+  fgemm.return
+}
+
+// -----
+
+fgemm.kernel @count_row_tiles_block(%sizes: !fgemm.tensor<[g], i32>) attributes {dims = ["g", "m"]} {
+  %m = fgemm.dim "m"
+  // expected-error @below {{block must be positive, got 0}}
+  %n = fgemm.count_row_tiles %sizes limit %m {block = 0 : i64} : !fgemm.tensor<[g], i32>
+  fgemm.return
+}
+
+// -----
+
+fgemm.kernel @count_row_tiles_type(%sizes: !fgemm.tensor<[g, m], bf16>) attributes {dims = ["g", "m"]} {
+  %m = fgemm.dim "m"
+  // expected-error @below {{reads per-group row counts from a 1-D i32 tensor; got '!fgemm.tensor<[g, m], bf16>'}}
+  %n = fgemm.count_row_tiles %sizes limit %m {block = 128 : i64} : !fgemm.tensor<[g, m], bf16>
+  fgemm.return
+}
+
+// -----
+
+fgemm.kernel @find_row_tile_group_type(%sizes: !fgemm.tensor<[g, m, k], f8E4M3FN>) attributes {dims = ["g", "m", "k"]} {
+  %m = fgemm.dim "m"
+  %i = fgemm.program_id x
+  // expected-error @below {{reads per-group row counts from a 1-D i32 tensor; got '!fgemm.tensor<[g, m, k], f8E4M3FN>'}}
+  %g, %t = fgemm.find_row_tile_group %sizes[%i] limit %m {block = 128 : i64} : !fgemm.tensor<[g, m, k], f8E4M3FN>
   fgemm.return
 }
