@@ -40,8 +40,9 @@ fgemm::groupedConfigurationSet(GroupedLayout layout) {
       {128, 128, false, 16}, {128, 96, false, 16}, {128, 64, false, 16},
       {64, 128, false, 0}};
   static const std::vector<DenseConfiguration> masked = {
-      {128, 192, false, 16}, {128, 128, false, 16}, {128, 128, true, 0},
-      {128, 96, false, 16},  {64, 128, false, 0},   {64, 64, false, 0}};
+      {128, 192, false, 16}, {128, 192, true, 0},  {128, 128, false, 16},
+      {128, 128, true, 0},   {128, 96, false, 16}, {64, 128, false, 0},
+      {64, 64, false, 0}};
   // Unpadded: persistent only (its tile count is known on the GPU only).
   static const std::vector<DenseConfiguration> unpadded = {{128, 192, true, 0},
                                                            {128, 128, true, 0},
@@ -188,10 +189,22 @@ fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
                   straddlePenalty(meta.blockN);
     double time = waves * meta.blockM * meta.blockN / rate;
     // A persistent CTA hides a tile's epilogue under the next tile's loads:
-    // 1.06-1.11x on the contiguous shapes at K = 2048, slower at K = 7168;
-    // on the masked shapes it lost to 128x192 plain tiles but once.
-    if (meta.persistent() && waves > 1)
-      time *= masked ? 1.0 : p.k <= 4096 ? 1.0 / 1.15 : 1.05;
+    // 1.06-1.11x on the contiguous shapes at K = 2048, slower at K = 7168.
+    if (!masked && meta.persistent() && waves > 1)
+      time *= p.k <= 4096 ? 1.0 / 1.15 : 1.05;
+    if (masked) {
+      // A plain grid covers the capacity: a CTA for every row block of it,
+      // those past masked_m exiting at once, which still costs their launch
+      // (4x256 rows in a 4096-row capacity, 7168x2048: 58.6 us against 45.4
+      // in a 384-row one). The persistent grid visits only the tiles with
+      // rows; where the capacity holds at most twice the expected rows, the
+      // plain grid was as fast or faster (0-7%). (H100, docs/PERF.md.)
+      int64_t gridTiles = groupsTiled * ceilDiv(p.m, meta.blockM) *
+                          ceilDiv(std::max<int64_t>(p.n, 1), meta.blockN);
+      bool sparse = gridTiles >= 2 * tiles;
+      if (meta.persistent() != sparse)
+        time *= 1.1;
+    }
     Cost cost{wastedRows, int64_t(time * 1000), -int64_t(meta.blockN),
               -int64_t(meta.stages), i};
     if (!best || cost < *best)

@@ -178,8 +178,15 @@ TEST(GroupedGemmConfig, MeasuredChoices) {
   // persistent at K = 2048 on the contiguous shapes.
   EXPECT_EQ(choose(problem(c, 33408, 4096, 7168, 4)), "bm128_bn192_plain");
   EXPECT_EQ(choose(problem(c, 36352, 7168, 2048, 4)), "bm128_bn192_persistent");
-  // Masked: 128x192 for 1024 rows per group.
-  EXPECT_EQ(choose(problem(m, 4096, 4096, 7168, 1, 1024)), "bm128_bn192_plain");
+  // Masked: 128x192 for 1024 rows per group; a persistent grid where the
+  // capacity is over twice the rows (a plain one launches a CTA for every
+  // row block of the capacity), a plain one where it is not.
+  EXPECT_EQ(choose(problem(m, 4096, 4096, 7168, 1, 1024)),
+            "bm128_bn192_persistent");
+  EXPECT_EQ(choose(problem(m, 1408, 4096, 7168, 1, 1024)), "bm128_bn192_plain");
+  EXPECT_EQ(choose(problem(m, 384, 7168, 2048, 4, 256)), "bm128_bn192_plain");
+  EXPECT_EQ(choose(problem(m, 4096, 7168, 2048, 4, 256)),
+            "bm128_bn192_persistent");
   // A few rows per group: 64-row tiles.
   EXPECT_EQ(choose(problem(m, 4096, 4096, 7168, 8, 16)).substr(0, 4), "bm64");
   // Only kernels of the problem's layout are candidates.
