@@ -71,23 +71,27 @@ def Fgemm_RingPlanAttr : AttrDef<Fgemm_Dialect, "RingPlan"> {
     Byte offsets into the kernel's dynamic shared memory: `stages` slots for
     each value a `fgemm.ring.put` carries (slot s of value i at
     `offsets[i] + s * slot_strides[i]`, of which TMA writes `slot_bytes[i]`),
-    the epilogue tile at `output_offset`, and `2 x stages` mbarriers (full,
-    then empty) at `barriers`; `smem_bytes` is the whole allocation. The
-    verifier checks that the regions fit inside `smem_bytes` and that it fits
-    in sm_90's 227 KiB.
+    the epilogue tile at `output_offset`, `2 x stages` mbarriers (full,
+    then empty) at `barriers`, and at `scales` the per-block scales the math
+    threads stage for a chunk of K blocks (`scale_bytes`, 0 where the kernel
+    has none); `smem_bytes` is the whole allocation. The verifier checks that
+    the regions fit inside `smem_bytes` and that it fits in sm_90's 227 KiB.
 
     Example: `#fgemm.ring_plan<stages = 4, offsets = [0, 65536, 131072],
     slot_strides = [16384, 16384, 512], slot_bytes = [16384, 16384, 512],
-    output_offset = 133120, barriers = 165888, smem_bytes = 165952>`
+    output_offset = 133120, barriers = 165888, scales = 165952,
+    scale_bytes = 512, smem_bytes = 166464>`
   }];
   let parameters = (ins "int64_t":$stages, ArrayRefParameter<"int64_t">:$offsets,
                         ArrayRefParameter<"int64_t">:$slotStrides,
                         ArrayRefParameter<"int64_t">:$slotBytes, "int64_t":$outputOffset,
-                        "int64_t":$barriers, "int64_t":$smemBytes);
+                        "int64_t":$barriers, "int64_t":$scales, "int64_t":$scaleBytes,
+                        "int64_t":$smemBytes);
   let assemblyFormat = [{
     `<` `stages` `=` $stages `,` `offsets` `=` `[` $offsets `]` `,`
     `slot_strides` `=` `[` $slotStrides `]` `,` `slot_bytes` `=` `[` $slotBytes `]` `,`
     `output_offset` `=` $outputOffset `,` `barriers` `=` $barriers `,`
+    `scales` `=` $scales `,` `scale_bytes` `=` $scaleBytes `,`
     `smem_bytes` `=` $smemBytes `>`
   }];
   let genVerifyDecl = 1;

@@ -45,6 +45,8 @@ struct SharedMemoryPlan {
   SmallVector<int64_t> slotBytes;   // per ring value, bytes TMA writes
   int64_t outputOffset = 0;         // epilogue tile
   int64_t barrierOffset = 0;        // full[stages] then empty[stages]
+  int64_t scaleOffset = 0;          // staged per-block scales
+  int64_t scaleBytes = 0;
   int64_t totalBytes = 0;
 };
 

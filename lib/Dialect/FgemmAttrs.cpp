@@ -124,6 +124,7 @@ LogicalResult RingPlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                    ArrayRef<int64_t> slotStrides,
                                    ArrayRef<int64_t> slotBytes,
                                    int64_t outputOffset, int64_t barriers,
+                                   int64_t scales, int64_t scaleBytes,
                                    int64_t smemBytes) {
   if (stages < 1 || stages > kMaxStages)
     return emitError() << "ring plan: stages must be in [1, " << kMaxStages
@@ -160,6 +161,11 @@ LogicalResult RingPlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "ring plan: output_offset " << outputOffset
                        << " or the " << 2 * stages << " mbarriers at "
                        << barriers << " lie outside smem_bytes " << smemBytes;
+  if (!inside(scales, scaleBytes) || scales % 16 != 0)
+    return emitError() << "ring plan: the " << scaleBytes
+                       << " bytes of staged scales at " << scales
+                       << " must be 16-byte aligned and lie inside smem_bytes "
+                       << smemBytes;
   if (barriers % 8 != 0)
     return emitError()
            << "ring plan: mbarriers must be 8-byte aligned, got offset "

@@ -116,16 +116,17 @@ LogicalResult mlir::fgemm::pipelineTma(RewriterBase &rewriter,
                           [](Type t) { return cast<TileType>(t); });
   SharedMemoryPlan plan =
       planSharedMemory(slotTypes, store.getValue().getType(),
-                       store.getDest().getType().getElementType(), config);
+                       store.getDest().getType().getElementType(),
+                       getStagedScaleWords(kernel, config), config);
   if (plan.totalBytes > kMaxSharedMemoryBytes)
     return ring.emitError("pipeline needs ")
            << plan.totalBytes << " bytes of shared memory; sm_90 allows "
            << kMaxSharedMemoryBytes;
 
-  ring.setPlanAttr(RingPlanAttr::get(rewriter.getContext(), config.getStages(),
-                                     plan.slotOffsets, plan.slotStrides,
-                                     plan.slotBytes, plan.outputOffset,
-                                     plan.barrierOffset, plan.totalBytes));
+  ring.setPlanAttr(RingPlanAttr::get(
+      rewriter.getContext(), config.getStages(), plan.slotOffsets,
+      plan.slotStrides, plan.slotBytes, plan.outputOffset, plan.barrierOffset,
+      plan.scaleOffset, plan.scaleBytes, plan.totalBytes));
 
   DenseMap<Value, std::pair<Value, Value>> cache;
   for (Operation *access : accesses) {

@@ -48,9 +48,26 @@ static int64_t getSlotAlignment(TileType type) {
   return type.getDims().size() == 2 ? 1024 : 128;
 }
 
+int64_t mlir::fgemm::getScaleBlocksSpanned(int64_t rows) {
+  return 128 % rows == 0 ? 1 : llvm::divideCeil(rows, 128) + 1;
+}
+
+int64_t mlir::fgemm::getStagedScaleWords(Operation *kernel, ConfigAttr config) {
+  int64_t words = 0;
+  kernel->walk([&](LoadScalesOp op) {
+    if (isTmaLoad(op))
+      return;
+    ArrayRef<StringAttr> dims = op.getResult().getType().getDims();
+    words += getScaleBlocksSpanned(
+        getTileDimExtent(dims.front().getValue(), config));
+  });
+  return words;
+}
+
 SharedMemoryPlan mlir::fgemm::planSharedMemory(ArrayRef<TileType> slotTypes,
                                                TileType outputTile,
                                                Type outputElement,
+                                               int64_t scaleWords,
                                                ConfigAttr config) {
   SharedMemoryPlan plan;
   int64_t offset = 0;
@@ -75,6 +92,11 @@ SharedMemoryPlan mlir::fgemm::planSharedMemory(ArrayRef<TileType> slotTypes,
   offset = llvm::alignTo(offset, 8);
   plan.barrierOffset = offset;
   offset += 2 * 8 * config.getStages();
+  // Staged per-block scales: [word][chunk block] f32.
+  offset = llvm::alignTo(offset, 16);
+  plan.scaleOffset = offset;
+  plan.scaleBytes = scaleWords * kScaleChunkBlocks * 4;
+  offset += plan.scaleBytes;
   plan.totalBytes = offset;
   return plan;
 }

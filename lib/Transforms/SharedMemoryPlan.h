@@ -15,11 +15,24 @@ namespace mlir::fgemm {
 /// are a few words the math threads read themselves.
 bool isTmaLoad(Operation *op);
 
+/// K blocks whose per-block scales the math threads stage in shared memory
+/// at a time (the K loop re-stages every this many blocks).
+inline constexpr int64_t kScaleChunkBlocks = 128;
+
+/// The 128-row scale blocks a tile of `rows` rows can span: one when `rows`
+/// divides 128, else ceil(rows / 128) + 1 (tiles straddle blocks).
+int64_t getScaleBlocksSpanned(int64_t rows);
+
+/// Scale words per K block the math threads of `kernel` stage: the blocks
+/// each per-block scales load (not a TMA load) can span.
+int64_t getStagedScaleWords(Operation *kernel, ConfigAttr config);
+
 /// Lays out `stages` slots of every type in `slotTypes`, then the epilogue
-/// tile of `outputTile`'s shape in `outputElement`, then the mbarriers.
+/// tile of `outputTile`'s shape in `outputElement`, then the mbarriers, then
+/// kScaleChunkBlocks K blocks of `scaleWords` staged f32 scales.
 SharedMemoryPlan planSharedMemory(ArrayRef<TileType> slotTypes,
                                   TileType outputTile, Type outputElement,
-                                  ConfigAttr config);
+                                  int64_t scaleWords, ConfigAttr config);
 
 } // namespace mlir::fgemm
 

@@ -56,7 +56,8 @@ LogicalResult mlir::fgemm::specializeKernel(KernelOp kernel,
   };
   auto smemBytes = [&](ConfigAttr config) {
     return planSharedMemory(slots, store.getValue().getType(),
-                            store.getDest().getType().getElementType(), config)
+                            store.getDest().getType().getElementType(),
+                            getStagedScaleWords(kernel, config), config)
         .totalBytes;
   };
   // stages = 0: the deepest pipeline that fits (more K blocks in flight).

@@ -8,7 +8,7 @@
 // (4 x 512 B); epilogue tile at 133120 (1024-aligned); 8 barriers after it.
 // With block 64x64 and 6 stages the A scales end at 99840, so the epilogue
 // tile starts at 100352.
-// CHECK: %[[RING:.*]] = fgemm.ring.create {plan = #fgemm.ring_plan<stages = 4, offsets = [0, 65536, 131072], slot_strides = [16384, 16384, 512], slot_bytes = [16384, 16384, 512], output_offset = 133120, barriers = 165888, smem_bytes = 165952>}
+// CHECK: %[[RING:.*]] = fgemm.ring.create {plan = #fgemm.ring_plan<stages = 4, offsets = [0, 65536, 131072], slot_strides = [16384, 16384, 512], slot_bytes = [16384, 16384, 512], output_offset = 133120, barriers = 165888, scales = 165952, scale_bytes = 512, smem_bytes = 166464>}
 // CHECK: producer {
 // CHECK: ^bb0(%[[KB:.*]]: index):
 // CHECK-NEXT: %[[C4:.*]] = arith.constant 4 : index
@@ -24,7 +24,7 @@
 // CHECK: fgemm.ring.get %[[RING]][%[[KB2]]] stage(%[[S2]], %[[P2]])
 // CHECK: fgemm.ring.release %[[RING]][%[[KB2]]] stage(%[[S2]], %[[P2]])
 
-// SMALL: fgemm.ring.create {plan = #fgemm.ring_plan<stages = 6, offsets = [0, 49152, 98304], slot_strides = [8192, 8192, 256], slot_bytes = [8192, 8192, 256], output_offset = 100352, barriers = 108544, smem_bytes = 108640>}
+// SMALL: fgemm.ring.create {plan = #fgemm.ring_plan<stages = 6, offsets = [0, 49152, 98304], slot_strides = [8192, 8192, 256], slot_bytes = [8192, 8192, 256], output_offset = 100352, barriers = 108544, scales = 108640, scale_bytes = 512, smem_bytes = 109152>}
 
 // -----
 

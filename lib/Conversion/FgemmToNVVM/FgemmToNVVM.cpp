@@ -316,7 +316,7 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
       })
       .Case([&](LoadScalesOp l) -> LogicalResult {
         if (isTmaLoad(l) || preloaded.contains(l))
-          return success(); // issued by its ring.put, or one K block ahead
+          return success(); // issued by its ring.put, or staged by the K loop
         return lowerLoadScales(l);
       })
       .Case([&](ScaledDotOp d) {
@@ -367,6 +367,7 @@ LogicalResult KernelLowering::lowerRingCreate(RingCreateOp op) {
   stages = plan.getStages();
   barrierOffset = plan.getBarriers();
   outputOffset = plan.getOutputOffset();
+  scaleOffset = plan.getScales();
   smemBytes = plan.getSmemBytes();
   slotOffsets.assign(plan.getOffsets().begin(), plan.getOffsets().end());
   slotStrides.assign(plan.getSlotStrides().begin(),
@@ -486,14 +487,13 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
     }
   Block &body = op.getBody().front();
   Value kbArg = body.getArgument(0);
-  // Per-block scales the math threads read from global memory are loaded one
-  // K block ahead and carried, so the load's latency hides under a whole
-  // iteration instead of delaying the promotion after the wgmma wait.
-  SmallVector<LoadScalesOp> prefetched;
+  // Per-block scales the math threads read (not TMA loads), indexed by the
+  // K block: staged in shared memory by buildKLoop.
+  SmallVector<LoadScalesOp> staged;
   for (auto scales : body.getOps<LoadScalesOp>())
     if (!isTmaLoad(scales) && scales.getKb() == kbArg &&
         !op->isAncestor(scales.getIndex().getParentRegion()->getParentOp()))
-      prefetched.push_back(scales);
+      staged.push_back(scales);
 
   // A tile whose columns straddle 128-column scale blocks (block_n not
   // dividing 128) picks each fragment's scale by its column. Tiles start at
@@ -503,7 +503,7 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
   // select and predicate work in the loop: ptxas had issued up to 60 such
   // instructions per K block at block_n 192, and moved wgmmas behind them).
   std::optional<LoadScalesOp> straddling;
-  for (LoadScalesOp scales : prefetched) {
+  for (LoadScalesOp scales : staged) {
     int64_t rows = extent(scales.getResult().getType().getDims()[0]);
     if (128 % rows != 0)
       straddling = straddling ? std::nullopt : std::optional(scales);
@@ -513,8 +513,7 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
     step = std::gcd<int64_t>(
         extent(straddling->getResult().getType().getDims()[0]), 128);
   if (!straddling || 128 / step > kMaxStraddleCopies) {
-    FailureOr<SmallVector<Value>> results =
-        buildKLoop(op, numBlocks, prefetched);
+    FailureOr<SmallVector<Value>> results = buildKLoop(op, numBlocks, staged);
     if (failed(results))
       return failure();
     for (auto [from, to] : llvm::zip(op.getResults(), *results))
@@ -540,8 +539,7 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
                                     : switchOp.getDefaultRegion();
     b.setInsertionPointToStart(&region.emplaceBlock());
     knownScaleOffsets[straddling->getResult()] = c * step;
-    FailureOr<SmallVector<Value>> results =
-        buildKLoop(op, numBlocks, prefetched);
+    FailureOr<SmallVector<Value>> results = buildKLoop(op, numBlocks, staged);
     if (failed(results))
       return failure();
     scf::YieldOp::create(b, loc, *results);
@@ -554,64 +552,59 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
 
 FailureOr<SmallVector<Value>>
 KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
-                           ArrayRef<LoadScalesOp> prefetched) {
+                           ArrayRef<LoadScalesOp> staged) {
   SmallVector<Value> inits =
       llvm::map_to_vector(op.getInits(), [&](Value v) { return lookup(v); });
   Block &body = op.getBody().front();
   Value kbArg = body.getArgument(0);
-  auto loadScalesAt = [&](Value kb) -> FailureOr<SmallVector<Value>> {
-    mapping[kbArg] = kb;
-    SmallVector<Value> values;
-    for (LoadScalesOp scales : prefetched) {
-      if (failed(lowerLoadScales(scales)))
-        return failure();
-      llvm::append_range(values, blockScales[scales.getResult()].values);
-    }
-    return values;
-  };
-  FailureOr<SmallVector<Value>> first = loadScalesAt(constIndex(0));
-  if (failed(first))
-    return failure();
-  size_t numCarried = inits.size();
-  llvm::append_range(inits, *first);
-
   auto forOp = scf::ForOp::create(b, loc, constIndex(0), numBlocks,
                                   constIndex(1), inits);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    Block *forBody = forOp.getBody();
-    openLoopBody(forOp);
-    // The next block's scales (the last block reloads its own).
-    Value kb = forOp.getInductionVar();
-    Value next = arith::MinUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, kb, constIndex(1)),
-        arith::SubIOp::create(b, loc, numBlocks, constIndex(1)));
-    FailureOr<SmallVector<Value>> nextScales = loadScalesAt(next);
-    if (failed(nextScales))
-      return failure();
-    // This block's scales are the carried ones.
-    ValueRange carried = forBody->getArguments().drop_front(1 + numCarried);
-    for (LoadScalesOp scales : prefetched) {
-      BlockScales &current = blockScales[scales.getResult()];
-      for (Value &value : current.values) {
-        value = carried.front();
-        carried = carried.drop_front();
+  OpBuilder::InsertionGuard guard(b);
+  Block *forBody = forOp.getBody();
+  openLoopBody(forOp);
+  Value kb = forOp.getInductionVar();
+  for (auto [from, to] :
+       llvm::zip(body.getArguments(), forBody->getArguments()))
+    mapping[from] = to;
+  if (!staged.empty()) {
+    // The per-block scales the math threads read come from shared memory:
+    // at the first K block of each chunk the math threads copy the chunk's
+    // scales there (a barrier first, so that no thread still reads the
+    // previous chunk, or the previous tile's, and one after). A global load
+    // per K block, carried into the next iteration, had stalled on its
+    // latency (ncu, docs/PERF.md); DeepGEMM stages its B scales too.
+    Value chunkBlock =
+        arith::RemUIOp::create(b, loc, toI32(kb), constI32(kScaleChunkBlocks));
+    Value atChunk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          chunkBlock, constI32(0));
+    auto ifOp = scf::IfOp::create(b, loc, atChunk, /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      mathBarrier();
+      int64_t word = 0;
+      for (LoadScalesOp scales : staged) {
+        stageBlockScales(scales, toI32(kb), word);
+        word += getScaleBlocksSpanned(
+            extent(scales.getResult().getType().getDims()[0]));
       }
-      mapping[scales] = current.values.front();
+      mathBarrier();
+    }
+    int64_t word = 0;
+    for (LoadScalesOp scales : staged) {
+      readStagedScales(scales, chunkBlock, word);
+      word += getScaleBlocksSpanned(
+          extent(scales.getResult().getType().getDims()[0]));
       preloaded.insert(scales);
     }
-    for (auto [from, to] :
-         llvm::zip(body.getArguments(), forBody->getArguments()))
-      mapping[from] = to;
-    if (failed(lowerBlock(body)))
-      return failure();
-    auto yield = cast<YieldOp>(body.getTerminator());
-    SmallVector<Value> yielded = llvm::map_to_vector(
-        yield.getValues(), [&](Value v) { return lookup(v); });
-    llvm::append_range(yielded, *nextScales);
-    scf::YieldOp::create(b, loc, yielded);
   }
-  return SmallVector<Value>(forOp.getResults().take_front(op.getNumResults()));
+  if (failed(lowerBlock(body)))
+    return failure();
+  auto yield = cast<YieldOp>(body.getTerminator());
+  scf::YieldOp::create(b, loc,
+                       llvm::map_to_vector(yield.getValues(),
+                                           [&](Value v) { return lookup(v); }));
+  return SmallVector<Value>(forOp.getResults());
 }
 
 FailureOr<Value> KernelLowering::kLoopBlocks(KLoopOp op) {

@@ -156,15 +156,34 @@ private:
   LogicalResult lowerRingCreate(RingCreateOp op);
   LogicalResult lowerWarpSpecialize(WarpSpecializeOp op);
   LogicalResult lowerKLoop(KLoopOp op);
-  /// The K loop as one scf.for (scale loads for block 0 before it); returns
-  /// the values of the op's results.
+  /// The K loop as one scf.for, the per-block scales `staged` staged in
+  /// shared memory chunk by chunk; returns the values of the op's results.
   FailureOr<SmallVector<Value>> buildKLoop(KLoopOp op, Value numBlocks,
-                                           ArrayRef<LoadScalesOp> prefetched);
+                                           ArrayRef<LoadScalesOp> staged);
   LogicalResult lowerTileLoop(TileLoopOp op);
   LogicalResult lowerRingPut(RingPutOp op);
   LogicalResult lowerRingGet(RingGetOp op);
   LogicalResult lowerRingRelease(Value stage);
   LogicalResult lowerLoadScales(LoadScalesOp op);
+  /// Where a tile's per-block scales are in global memory (lowerLoadScales).
+  struct BlockScaleSource {
+    Value kBlocks, groupBase, lastBlock, firstRow, firstBlock; // i32
+    int64_t numBlocks = 0;         // blocks the tile spans
+    std::optional<int64_t> offset; // firstRow % 128 when known
+  };
+  FailureOr<BlockScaleSource> blockScaleSource(LoadScalesOp op);
+  /// The math threads copy the scales of K blocks [chunkStart, chunkStart +
+  /// kScaleChunkBlocks) of `op`'s tile to staged words [word, word +
+  /// blocks spanned).
+  void stageBlockScales(LoadScalesOp op, Value chunkStart, int64_t word);
+  /// `op`'s scales of the chunk's block `chunkBlock`, read from the staging.
+  void readStagedScales(LoadScalesOp op, Value chunkBlock, int64_t word);
+  /// bar.sync of the math warpgroups.
+  void mathBarrier() {
+    NVVM::BarrierOp::create(b, loc, Type(), constI32(kMathBarrierId),
+                            constI32(128 * config.getMathWarpgroups()), nullptr,
+                            Value());
+  }
   LogicalResult lowerScaledDot(ScaledDotOp op, RingReleaseOp fusedRelease);
   FailureOr<Value> issueDot(ScaledDotOp op, int64_t wave, Value previous);
   FailureOr<std::pair<Value, Value>> loadRowScales(ScaledDotOp op,
@@ -218,7 +237,8 @@ private:
   llvm::StringMap<Value> dims;
   Value smemBase;
   // Shared-memory plan, read from fgemm.ring.create.
-  int64_t stages = 0, barrierOffset = 0, outputOffset = 0, smemBytes = 0;
+  int64_t stages = 0, barrierOffset = 0, outputOffset = 0, scaleOffset = 0,
+          smemBytes = 0;
   SmallVector<int64_t> slotOffsets, slotStrides, slotBytes;
   // Thread coordinates inside the math warpgroups (i32), set by
   // warp_specialize.
@@ -226,7 +246,7 @@ private:
   Operation *skipOp = nullptr; // a ring.release fused into the preceding dot
   /// The scf.if the kernel's remaining work runs in (fgemm.skip_tile_if).
   Operation *skippedTile = nullptr;
-  /// Per-block scale loads already issued one K block ahead (lowerKLoop).
+  /// Per-block scale loads lowered by the K loop (read from the staging).
   llvm::SmallPtrSet<Operation *, 4> preloaded;
   /// Set while re-deriving a ring entry's slots whose full barrier was
   /// already waited on (the overlapped dot loop's promotion half).

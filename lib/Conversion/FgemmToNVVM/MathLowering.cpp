@@ -153,43 +153,59 @@ LogicalResult KernelLowering::lowerOverlappedDotLoop(KLoopOp op,
 /// one when b divides 128, else up to ceil(b/128) + 1 (DeepGEMM's unaligned
 /// BLOCK_N). Loads past the last block are clamped to it; no fragment uses
 /// them.
-LogicalResult KernelLowering::lowerLoadScales(LoadScalesOp op) {
+FailureOr<KernelLowering::BlockScaleSource>
+KernelLowering::blockScaleSource(LoadScalesOp op) {
   ScalesType type = op.getSource().getType();
   int64_t rows = extent(op.getResult().getType().getDims()[0]);
   if (type.getBlock()[0] != 128)
     return op.emitError(
         "per-row scales must be MN-major so that TMA can load them");
   ArrayRef<StringAttr> operandDims = type.getDims().take_back(2);
-  Value kBlocks = arith::CeilDivUIOp::create(
+  BlockScaleSource source;
+  source.kBlocks = arith::CeilDivUIOp::create(
       b, loc, toI32(dims.lookup(operandDims[1])), constI32(128));
   Value rowBlocks = arith::CeilDivUIOp::create(
       b, loc, toI32(dims.lookup(operandDims[0])), constI32(128));
   // A group's scales follow the previous group's: [g, rowBlocks, kBlocks].
-  Value groupBase = constI32(0);
+  source.groupBase = constI32(0);
   if (Value group = op.getGroup())
-    groupBase = arith::MulIOp::create(
+    source.groupBase = arith::MulIOp::create(
         b, loc, toI32(lookup(group)),
-        arith::MulIOp::create(b, loc, rowBlocks, kBlocks));
-  Value lastBlock = arith::SubIOp::create(b, loc, rowBlocks, constI32(1));
-  Value firstRow = mulI32(toI32(lookup(op.getIndex())), rows);
-  Value firstBlock = arith::DivUIOp::create(b, loc, firstRow, constI32(128));
-  int64_t numBlocks = 128 % rows == 0 ? 1 : llvm::divideCeil(rows, 128) + 1;
+        arith::MulIOp::create(b, loc, rowBlocks, source.kBlocks));
+  source.lastBlock = arith::SubIOp::create(b, loc, rowBlocks, constI32(1));
+  source.firstRow = mulI32(toI32(lookup(op.getIndex())), rows);
+  source.firstBlock =
+      arith::DivUIOp::create(b, loc, source.firstRow, constI32(128));
+  source.numBlocks = getScaleBlocksSpanned(rows);
   // A known offset r of the tile inside its first block: it spans exactly
   // the blocks of rows r .. r + rows - 1.
   auto known = knownScaleOffsets.find(op.getResult());
-  if (known != knownScaleOffsets.end())
-    numBlocks = (known->second + rows - 1) / 128 + 1;
-  BlockScales scales{firstRow, {}, std::nullopt};
-  if (known != knownScaleOffsets.end())
-    scales.offset = known->second;
-  for (int64_t j = 0; j < numBlocks; ++j) {
+  if (known != knownScaleOffsets.end()) {
+    source.offset = known->second;
+    source.numBlocks = (known->second + rows - 1) / 128 + 1;
+  }
+  return source;
+}
+
+/// Per-block scales of a [128, 128]-blocked operand, read from the row-major
+/// [ceil(rows/128), ceil(K/128)] array by every math thread. A tile of `b`
+/// rows starting at row r0 spans the 128-row blocks r0/128 .. (r0+b-1)/128
+/// (getScaleBlocksSpanned). Loads past the last block are clamped to it; no
+/// fragment uses them.
+LogicalResult KernelLowering::lowerLoadScales(LoadScalesOp op) {
+  FailureOr<BlockScaleSource> source = blockScaleSource(op);
+  if (failed(source))
+    return failure();
+  BlockScales scales{source->firstRow, {}, source->offset};
+  for (int64_t j = 0; j < source->numBlocks; ++j) {
     Value block = arith::MinUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, firstBlock, constI32(j)),
-        lastBlock);
+        b, loc, arith::AddIOp::create(b, loc, source->firstBlock, constI32(j)),
+        source->lastBlock);
     Value element = arith::AddIOp::create(
         b, loc,
-        arith::AddIOp::create(b, loc, groupBase,
-                              arith::MulIOp::create(b, loc, block, kBlocks)),
+        arith::AddIOp::create(
+            b, loc, source->groupBase,
+            arith::MulIOp::create(b, loc, block, source->kBlocks)),
         toI32(lookup(op.getKb())));
     Value ptr = LLVM::GEPOp::create(
         b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), b.getF32Type(),
@@ -202,6 +218,78 @@ LogicalResult KernelLowering::lowerLoadScales(LoadScalesOp op) {
   mapping[op] = scales.values.front();
   blockScales[op.getResult()] = scales;
   return success();
+}
+
+/// Staged word w, chunk block c at scaleOffset + (w x chunk + c) x 4. Each
+/// math thread copies every (128 x warpgroups)-th entry; entries past the
+/// tensor's K blocks are left as they are (no K block reads them).
+void KernelLowering::stageBlockScales(LoadScalesOp op, Value chunkStart,
+                                      int64_t word) {
+  FailureOr<BlockScaleSource> source = blockScaleSource(op);
+  if (failed(source))
+    return;
+  int64_t entries = source->numBlocks * kScaleChunkBlocks;
+  int64_t threads = 128 * config.getMathWarpgroups();
+  // Unrolled, so that the loads of one thread are in flight together.
+  for (int64_t first = 0; first < entries; first += threads) {
+    Value entry = arith::AddIOp::create(b, loc, mathTid, constI32(first));
+    Value j =
+        arith::DivUIOp::create(b, loc, entry, constI32(kScaleChunkBlocks));
+    Value c =
+        arith::RemUIOp::create(b, loc, entry, constI32(kScaleChunkBlocks));
+    Value kb = arith::AddIOp::create(b, loc, chunkStart, c);
+    Value inside = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, entry,
+                              constI32(entries)),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, kb,
+                              source->kBlocks));
+    auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    Value block = arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, source->firstBlock, j),
+        source->lastBlock);
+    Value element = arith::AddIOp::create(
+        b, loc,
+        arith::AddIOp::create(
+            b, loc, source->groupBase,
+            arith::MulIOp::create(b, loc, block, source->kBlocks)),
+        kb);
+    Value ptr = LLVM::GEPOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), b.getF32Type(),
+        argPointers.lookup(op.getSource()), ValueRange{element});
+    Value value = LLVM::LoadOp::create(b, loc, b.getF32Type(), ptr,
+                                       /*alignment=*/4, /*isVolatile=*/false,
+                                       /*isNonTemporal=*/false,
+                                       /*isInvariant=*/true);
+    Value slot = arith::AddIOp::create(
+        b, loc, mulI32(j, kScaleChunkBlocks),
+        arith::AddIOp::create(b, loc, c, constI32(word * kScaleChunkBlocks)));
+    LLVM::StoreOp::create(b, loc, value,
+                          smemAt(arith::AddIOp::create(
+                              b, loc, constI32(scaleOffset), mulI32(slot, 4))),
+                          /*alignment=*/4);
+  }
+}
+
+void KernelLowering::readStagedScales(LoadScalesOp op, Value chunkBlock,
+                                      int64_t word) {
+  FailureOr<BlockScaleSource> source = blockScaleSource(op);
+  if (failed(source))
+    return;
+  BlockScales scales{source->firstRow, {}, source->offset};
+  for (int64_t j = 0; j < source->numBlocks; ++j) {
+    Value slot = arith::AddIOp::create(
+        b, loc, chunkBlock, constI32((word + j) * kScaleChunkBlocks));
+    scales.values.push_back(LLVM::LoadOp::create(
+        b, loc, b.getF32Type(),
+        smemAt(arith::AddIOp::create(b, loc, constI32(scaleOffset),
+                                     mulI32(slot, 4))),
+        /*alignment=*/4));
+  }
+  mapping[op] = scales.values.front();
+  blockScales[op.getResult()] = scales;
 }
 
 /// The B scale of accumulator fragment `i` (columns 8i .. 8i+7 of the tile;

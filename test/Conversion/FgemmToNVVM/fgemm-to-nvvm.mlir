@@ -19,7 +19,7 @@
 // CHECK-SAME: %[[SFB:arg[0-9]+]]: !llvm.ptr<1> {llvm.noalias}, %[[M:arg[0-9]+]]: i32, %[[N:arg[0-9]+]]: i32, %[[K:arg[0-9]+]]: i32)
 // The parameter list as the kernel description states it (docs/ABI.md).
 // CHECK-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 2, box = [128, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 4, box = [64, 128], swizzle = 128>, #fgemm.pointer_param<arg = 3>, #fgemm.dim_param<"m">, #fgemm.dim_param<"n">, #fgemm.dim_param<"k">]
-// CHECK-SAME: fgemm.smem_bytes = 165952
+// CHECK-SAME: fgemm.smem_bytes = 166464
 // CHECK-SAME: nvvm.kernel, nvvm.maxnreg = 168 : i32, nvvm.reqntid = array<i32: 384, 1, 1>
 
 // Barrier set-up by thread 0: full (count 1) and empty (count 8: one arrival
@@ -40,18 +40,26 @@
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[TMA_SFA]], %{{.*}}, box[
 
 // Math warpgroups: more registers; the warpgroup index made warp-uniform by
-// a shuffle (wgmma descriptors stay in uniform registers). The B scale of K
-// block 0 is loaded before the loop, and each iteration loads the next
-// block's (clamped to the last) and carries it. Per K block: wait for the
-// slot, read the two A row scales, four k32 wgmmas (the first starts a fresh
-// partial sum), wait, one arrival per warp on the slot's empty barrier,
-// promote.
+// a shuffle (wgmma descriptors stay in uniform registers). The B scales come
+// from shared memory (staged at 165952): at the first K block of each chunk
+// of 128, between two math barriers, the math threads copy the chunk's
+// scales there; each K block reads its own with one shared load. Per K
+// block: wait for the slot, read the two A row scales, four k32 wgmmas (the
+// first starts a fresh partial sum), wait, one arrival per warp on the
+// slot's empty barrier, promote.
 // CHECK: nvvm.setmaxregister increase 232
 // CHECK: nvvm.shfl.sync idx %{{.*}}, %{{.*}}, %c0_i32, %c31_i32 : i32 -> i32
-// CHECK: llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
 // CHECK: scf.for {{.*}} iter_args
-// CHECK: arith.minui
+// CHECK: %[[CHUNK:.*]] = arith.remui %{{.*}}, %c128_i32 : i32
+// CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi eq, %[[CHUNK]], %c0_i32 : i32
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK-NEXT: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
 // CHECK: llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK: arith.addi %{{.*}}, %c165952_i32 : i32
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
+// CHECK: arith.addi %{{.*}}, %c165952_i32 : i32
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
@@ -88,9 +96,9 @@
 
 // A 96-column tile can straddle two 128-column B-scale blocks. Tiles start
 // at multiples of 96, 0, 32, 64 or 96 columns into a block: the K loop is
-// emitted once per offset (switch on offset / 32), each copy loading the
-// blocks its tile spans (one at 0 and 32, two at 64 and 96) and giving each
-// fragment its block's scale with no select.
+// emitted once per offset (switch on offset / 32), each copy staging and
+// reading the blocks its tile spans (one at 0 and 32, two at 64 and 96) and
+// giving each fragment its block's scale with no select.
 // STRADDLE: nvvm.setmaxregister increase
 // STRADDLE: %[[COL:.*]] = arith.muli %{{.*}}, %c96_i32 : i32
 // STRADDLE-NEXT: %[[OFF:.*]] = arith.remui %[[COL]], %c128_i32{{.*}} : i32
@@ -99,17 +107,26 @@
 // STRADDLE-NEXT: %[[IDX:.*]] = arith.index_castui %[[CASE]] : i32 to index
 // STRADDLE-NEXT: scf.index_switch %[[IDX]]
 // STRADDLE: case 0 {
-// STRADDLE: llvm.load {{.*}} invariant {{.*}} : !llvm.ptr<1> -> f32
-// STRADDLE-NOT: llvm.load
 // STRADDLE: scf.for
+// STRADDLE: nvvm.barrier
+// STRADDLE: llvm.load {{.*}} invariant {{.*}} : !llvm.ptr<1> -> f32
+// STRADDLE: nvvm.barrier
+// STRADDLE: llvm.load {{.*}} : !llvm.ptr<3> -> f32
+// STRADDLE-NOT: llvm.load
+// STRADDLE: nvvm.mbarrier.try_wait.parity
 // STRADDLE-NOT: arith.select
 // STRADDLE: case 1 {
 // STRADDLE-NOT: arith.select
 // STRADDLE: case 2 {
-// STRADDLE: llvm.load {{.*}} invariant {{.*}} : !llvm.ptr<1> -> f32
-// STRADDLE: llvm.load {{.*}} invariant {{.*}} : !llvm.ptr<1> -> f32
-// STRADDLE-NOT: llvm.load
 // STRADDLE: scf.for
+// STRADDLE: nvvm.barrier
+// STRADDLE: llvm.load {{.*}} invariant {{.*}} : !llvm.ptr<1> -> f32
+// STRADDLE: nvvm.barrier
+// STRADDLE: llvm.load {{.*}} : !llvm.ptr<3> -> f32
+// STRADDLE-NEXT: arith.constant
+// STRADDLE: llvm.load {{.*}} : !llvm.ptr<3> -> f32
+// STRADDLE-NOT: llvm.load
+// STRADDLE: nvvm.mbarrier.try_wait.parity
 // STRADDLE: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 96, k = 32>
 // STRADDLE-NOT: arith.select
 // STRADDLE: default {

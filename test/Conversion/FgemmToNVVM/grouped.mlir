@@ -26,11 +26,12 @@
 // MASKED: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg0, %{{.*}}, box[%{{.*}}, %{{.*}}, %[[GC:.*]]]
 // MASKED: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg1, %{{.*}}, box[%{{.*}}, %{{.*}}, %[[GC]]]
 // MASKED: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg2, %{{.*}}, box[%{{.*}}, %{{.*}}, %[[GC]]]
-// SFB of group g starts g x ceil(n/128) x ceil(k/128) scales in.
+// SFB of group g starts g x ceil(n/128) x ceil(k/128) scales in (staged by
+// the math threads at each chunk's first K block).
+// MASKED: scf.for %{{.*}} = %c0 to %[[BLOCKS]] step %c1 iter_args(
 // MASKED: %[[SFB_GROUP:.*]] = arith.muli %[[GC]], %{{.*}} : i32
 // MASKED: arith.addi %[[SFB_GROUP]]
 // MASKED: llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
-// MASKED: scf.for %{{.*}} = %c0 to %[[BLOCKS]] step %c1 iter_args(
 // A tile inside the rows: TMA store at (n, m, group); else 16-byte pieces
 // of the rows inside, by all math threads.
 // MASKED: scf.if

@@ -69,7 +69,7 @@ fgemm.kernel @bad_enum(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m",
 // fuzz-repros 08: a ring plan of 2^31 - 1 stages (a hang initializing barriers).
 fgemm.kernel @ring_stages_huge(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"]} {
   // expected-error @below {{ring plan: stages must be in [1, 16], got 2147483647}}
-  %r = fgemm.ring.create {plan = #fgemm.ring_plan<stages = 2147483647, offsets = [0], slot_strides = [16384], slot_bytes = [16384], output_offset = 65536, barriers = 98304, smem_bytes = 98368>} : !fgemm.ring
+  %r = fgemm.ring.create {plan = #fgemm.ring_plan<stages = 2147483647, offsets = [0], slot_strides = [16384], slot_bytes = [16384], output_offset = 65536, barriers = 98304, scales = 0, scale_bytes = 0, smem_bytes = 98368>} : !fgemm.ring
   fgemm.return
 }
 
@@ -77,7 +77,7 @@ fgemm.kernel @ring_stages_huge(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims
 
 fgemm.kernel @ring_outside(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"]} {
   // expected-error @below {{ring plan: the 4 slots of value 0 at offset 0 do not fit in smem_bytes 1024}}
-  %r = fgemm.ring.create {plan = #fgemm.ring_plan<stages = 4, offsets = [0], slot_strides = [16384], slot_bytes = [16384], output_offset = 0, barriers = 0, smem_bytes = 1024>} : !fgemm.ring
+  %r = fgemm.ring.create {plan = #fgemm.ring_plan<stages = 4, offsets = [0], slot_strides = [16384], slot_bytes = [16384], output_offset = 0, barriers = 0, scales = 0, scale_bytes = 0, smem_bytes = 1024>} : !fgemm.ring
   fgemm.return
 }
 
@@ -85,7 +85,7 @@ fgemm.kernel @ring_outside(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = [
 
 fgemm.kernel @ring_too_big(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"]} {
   // expected-error @below {{ring plan: smem_bytes must be in [0, 232448] (sm_90's 227 KiB), got 300000}}
-  %r = fgemm.ring.create {plan = #fgemm.ring_plan<stages = 4, offsets = [0], slot_strides = [16384], slot_bytes = [16384], output_offset = 65536, barriers = 98304, smem_bytes = 300000>} : !fgemm.ring
+  %r = fgemm.ring.create {plan = #fgemm.ring_plan<stages = 4, offsets = [0], slot_strides = [16384], slot_bytes = [16384], output_offset = 65536, barriers = 98304, scales = 0, scale_bytes = 0, smem_bytes = 300000>} : !fgemm.ring
   fgemm.return
 }
 
@@ -152,7 +152,7 @@ fgemm.kernel @get_mismatch(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims
 // A planned ring: every access needs its stage and phase.
 fgemm.kernel @planned_unstaged(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m", "k"]} {
   %x = fgemm.program_id x
-  %r = fgemm.ring.create {plan = #fgemm.ring_plan<stages = 4, offsets = [0], slot_strides = [16384], slot_bytes = [16384], output_offset = 65536, barriers = 98304, smem_bytes = 98368>} : !fgemm.ring
+  %r = fgemm.ring.create {plan = #fgemm.ring_plan<stages = 4, offsets = [0], slot_strides = [16384], slot_bytes = [16384], output_offset = 65536, barriers = 98304, scales = 0, scale_bytes = 0, smem_bytes = 98368>} : !fgemm.ring
   fgemm.warp_specialize {consumer_regs = 232 : i64, math_warpgroups = 2 : i64, producer_regs = 40 : i64} producer {
     fgemm.k_loop "k" {
     ^bb0(%kb: index):
