@@ -172,6 +172,8 @@ private:
     std::optional<int64_t> offset; // firstRow % 128 when known
   };
   FailureOr<BlockScaleSource> blockScaleSource(LoadScalesOp op);
+  Value loadBlockScale(LoadScalesOp op, const BlockScaleSource &source,
+                       Value relativeBlock, Value kb);
   /// The math threads copy the scales of K blocks [chunkStart, chunkStart +
   /// kScaleChunkBlocks) of `op`'s tile to staged words [word, word +
   /// blocks spanned).

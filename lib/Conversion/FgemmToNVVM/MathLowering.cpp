@@ -147,6 +147,28 @@ LogicalResult KernelLowering::lowerOverlappedDotLoop(KLoopOp op,
   return success();
 }
 
+/// The scale of the tile's block `relativeBlock` (clamped to the last block)
+/// at K block `kb`, from global memory (i32 values).
+Value KernelLowering::loadBlockScale(LoadScalesOp op,
+                                     const BlockScaleSource &source,
+                                     Value relativeBlock, Value kb) {
+  Value block = arith::MinUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, source.firstBlock, relativeBlock),
+      source.lastBlock);
+  Value element = arith::AddIOp::create(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc, source.groupBase,
+          arith::MulIOp::create(b, loc, block, source.kBlocks)),
+      kb);
+  Value ptr = LLVM::GEPOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), b.getF32Type(),
+      argPointers.lookup(op.getSource()), ValueRange{element});
+  return LLVM::LoadOp::create(b, loc, b.getF32Type(), ptr,
+                              /*alignment=*/4, /*isVolatile=*/false,
+                              /*isNonTemporal=*/false, /*isInvariant=*/true);
+}
+
 /// Per-block scales of a [128, 128]-blocked operand, read from the row-major
 /// [ceil(rows/128), ceil(K/128)] array by every math thread. A tile of `b`
 /// rows starting at row r0 spans the 128-row blocks r0/128 .. (r0+b-1)/128:
@@ -197,24 +219,9 @@ LogicalResult KernelLowering::lowerLoadScales(LoadScalesOp op) {
   if (failed(source))
     return failure();
   BlockScales scales{source->firstRow, {}, source->offset};
-  for (int64_t j = 0; j < source->numBlocks; ++j) {
-    Value block = arith::MinUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, source->firstBlock, constI32(j)),
-        source->lastBlock);
-    Value element = arith::AddIOp::create(
-        b, loc,
-        arith::AddIOp::create(
-            b, loc, source->groupBase,
-            arith::MulIOp::create(b, loc, block, source->kBlocks)),
-        toI32(lookup(op.getKb())));
-    Value ptr = LLVM::GEPOp::create(
-        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), b.getF32Type(),
-        argPointers.lookup(op.getSource()), ValueRange{element});
+  for (int64_t j = 0; j < source->numBlocks; ++j)
     scales.values.push_back(
-        LLVM::LoadOp::create(b, loc, b.getF32Type(), ptr,
-                             /*alignment=*/4, /*isVolatile=*/false,
-                             /*isNonTemporal=*/false, /*isInvariant=*/true));
-  }
+        loadBlockScale(op, *source, constI32(j), toI32(lookup(op.getKb()))));
   mapping[op] = scales.values.front();
   blockScales[op.getResult()] = scales;
   return success();
@@ -247,22 +254,7 @@ void KernelLowering::stageBlockScales(LoadScalesOp op, Value chunkStart,
     auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
-    Value block = arith::MinUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, source->firstBlock, j),
-        source->lastBlock);
-    Value element = arith::AddIOp::create(
-        b, loc,
-        arith::AddIOp::create(
-            b, loc, source->groupBase,
-            arith::MulIOp::create(b, loc, block, source->kBlocks)),
-        kb);
-    Value ptr = LLVM::GEPOp::create(
-        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), b.getF32Type(),
-        argPointers.lookup(op.getSource()), ValueRange{element});
-    Value value = LLVM::LoadOp::create(b, loc, b.getF32Type(), ptr,
-                                       /*alignment=*/4, /*isVolatile=*/false,
-                                       /*isNonTemporal=*/false,
-                                       /*isInvariant=*/true);
+    Value value = loadBlockScale(op, *source, j, kb);
     Value slot = arith::AddIOp::create(
         b, loc, mulI32(j, kScaleChunkBlocks),
         arith::AddIOp::create(b, loc, c, constI32(word * kScaleChunkBlocks)));
