@@ -75,6 +75,22 @@ fgemm.kernel @ring_stages_huge(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims
 
 // -----
 
+fgemm.kernel @ring_scales_outside(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"]} {
+  // expected-error @below {{ring plan: the 512 bytes of staged scales at 98368 must be 16-byte aligned and lie inside smem_bytes 98368}}
+  %r = fgemm.ring.create {plan = #fgemm.ring_plan<stages = 2, offsets = [0], slot_strides = [16384], slot_bytes = [16384], output_offset = 65536, barriers = 98304, scales = 98368, scale_bytes = 512, smem_bytes = 98368>} : !fgemm.ring
+  fgemm.return
+}
+
+// -----
+
+fgemm.kernel @ring_scales_misaligned(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"]} {
+  // expected-error @below {{ring plan: the 512 bytes of staged scales at 98344 must be 16-byte aligned and lie inside smem_bytes 99000}}
+  %r = fgemm.ring.create {plan = #fgemm.ring_plan<stages = 2, offsets = [0], slot_strides = [16384], slot_bytes = [16384], output_offset = 65536, barriers = 98304, scales = 98344, scale_bytes = 512, smem_bytes = 99000>} : !fgemm.ring
+  fgemm.return
+}
+
+// -----
+
 fgemm.kernel @ring_outside(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"]} {
   // expected-error @below {{ring plan: the 4 slots of value 0 at offset 0 do not fit in smem_bytes 1024}}
   %r = fgemm.ring.create {plan = #fgemm.ring_plan<stages = 4, offsets = [0], slot_strides = [16384], slot_bytes = [16384], output_offset = 0, barriers = 0, scales = 0, scale_bytes = 0, smem_bytes = 1024>} : !fgemm.ring
