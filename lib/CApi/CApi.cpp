@@ -23,14 +23,16 @@
 using namespace fgemm;
 
 struct fgemm_context {
-  fgemm_context(const Driver &driver, PrimaryContext primary, DenseGemm gemm,
+  fgemm_context(const Driver &driver, PrimaryContext primary,
+                std::optional<DenseGemm> gemm,
                 std::optional<GroupedGemm> grouped)
       : driver(&driver), primary(std::move(primary)), gemm(std::move(gemm)),
         grouped(std::move(grouped)) {}
   const Driver *driver;
   PrimaryContext primary;
-  DenseGemm gemm;
-  /// The directory's M-grouped kernels, if it has any.
+  /// The dense kernels, and the directory's M-grouped kernels: a context
+  /// has at least one of the two.
+  std::optional<DenseGemm> gemm;
   std::optional<GroupedGemm> grouped;
 };
 
@@ -104,19 +106,32 @@ fgemm_status createContext(int device, fgemm_context **out,
   Expected<PrimaryContext> primary = PrimaryContext::retain(**driver, device);
   if (!primary.ok())
     return restore(fromStatus(primary.status(), FGEMM_ERROR_INVALID_ARGUMENT));
+  // A directory with kernels of one family only (dense or M-grouped) is
+  // fine; broken kernels are not, and neither is a directory with none.
+  auto none = [](const Status &status, const char *what) {
+    return status.message().rfind(what, 0) == 0;
+  };
   Expected<DenseGemm> gemm = makeGemm();
-  if (!gemm.ok())
+  if (!gemm.ok() &&
+      (groupedDir.empty() || !none(gemm.status(), "no dense kernels")))
     return restore(fromStatus(gemm.status()));
   std::optional<GroupedGemm> grouped;
   if (!groupedDir.empty()) {
-    // A directory without grouped kernels is fine; broken ones are not.
     Expected<GroupedGemm> loaded = GroupedGemm::create(groupedDir);
     if (loaded.ok())
       grouped.emplace(std::move(*loaded));
-    else if (loaded.status().message().rfind("no grouped kernels", 0) != 0)
+    else if (!none(loaded.status(), "no grouped kernels"))
       return restore(fromStatus(loaded.status()));
+    else if (!gemm.ok())
+      return restore(fromStatus(
+          Status::error("no dense or M-grouped kernels in '" + groupedDir +
+                        "' (compile kernels/*.mlir into it, e.g. with "
+                        "fgemm-precompile --pack DIR)")));
   }
-  *out = new fgemm_context(**driver, std::move(*primary), std::move(*gemm),
+  std::optional<DenseGemm> dense;
+  if (gemm.ok())
+    dense.emplace(std::move(*gemm));
+  *out = new fgemm_context(**driver, std::move(*primary), std::move(dense),
                            std::move(grouped));
   return restore(FGEMM_SUCCESS);
 }
@@ -185,18 +200,24 @@ fgemm_status fgemm_context_set_num_sms(fgemm_context *context, int num_sms) {
   if (!context)
     return fail(FGEMM_ERROR_INVALID_ARGUMENT,
                 "fgemm_context_set_num_sms: context is NULL");
-  Status status = context->gemm.setSmLimit(num_sms);
+  Status status = Status::success();
+  if (context->gemm)
+    status = context->gemm->setSmLimit(num_sms);
   if (status.ok() && context->grouped)
     status = context->grouped->setSmLimit(num_sms);
   return fromStatus(status, FGEMM_ERROR_INVALID_ARGUMENT);
 }
 
 int fgemm_context_num_sms(const fgemm_context *context) {
-  return context ? context->gemm.smCount() : 0;
+  if (!context)
+    return 0;
+  return context->gemm ? context->gemm->smCount() : context->grouped->smCount();
 }
 
 int fgemm_context_num_kernels(const fgemm_context *context) {
-  return context ? static_cast<int>(context->gemm.kernels().size()) : 0;
+  return context && context->gemm
+             ? static_cast<int>(context->gemm->kernels().size())
+             : 0;
 }
 
 fgemm_status fgemm_gemm_fp8_nt(fgemm_context *context, const void *a,
@@ -226,10 +247,16 @@ fgemm_status fgemm_gemm_fp8_nt(fgemm_context *context, const void *a,
   auto ptr = [](const void *p) {
     return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p));
   };
+  if (!context->gemm)
+    return fail(FGEMM_ERROR_RUNTIME,
+                "fgemm_gemm_fp8_nt: the context has no dense kernels "
+                "(compile kernels/sm90_fp8_gemm_1d2d.mlir into its "
+                "directory: fgemm-precompile kernels/sm90_fp8_gemm_1d2d.mlir "
+                "--pack DIR)");
   ScopedContext scope(*context->driver, context->primary.get());
-  return fromStatus(context->gemm.run(ptr(a), ptr(sfa), ptr(b), ptr(sfb),
-                                      ptr(d), m, n, k,
-                                      static_cast<CUstream>(stream)));
+  return fromStatus(context->gemm->run(ptr(a), ptr(sfa), ptr(b), ptr(sfb),
+                                       ptr(d), m, n, k,
+                                       static_cast<CUstream>(stream)));
 }
 
 int fgemm_context_num_grouped_kernels(const fgemm_context *context) {

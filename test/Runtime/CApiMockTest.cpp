@@ -157,6 +157,33 @@ TEST_F(CApiMock, GroupedArgumentErrors) {
             FGEMM_ERROR_RUNTIME);
 }
 
+TEST_F(CApiMock, GroupedKernelsOnly) {
+  // A directory of M-grouped kernels alone makes a context (MoE users may
+  // precompile only those); dense calls then name what is missing.
+  fs::path groupedDir = fgemm::test::freshTestDirectory("fgemm_capi_grouped_");
+  fgemm::test::writeMaskedKernel(groupedDir, "masked_bm128_bn128_plain");
+  ASSERT_EQ(fgemm_context_create(0, groupedDir.c_str(), &context),
+            FGEMM_SUCCESS)
+      << fgemm_last_error();
+  EXPECT_EQ(fgemm_context_num_kernels(context), 0);
+  EXPECT_EQ(fgemm_context_num_grouped_kernels(context), 1);
+  EXPECT_EQ(fgemm_context_num_sms(context), 132);
+  EXPECT_EQ(fgemm_context_set_num_sms(context, 66), FGEMM_SUCCESS);
+  EXPECT_EQ(fgemm_context_num_sms(context), 66);
+  EXPECT_EQ(gemm(128, 128, 128), FGEMM_ERROR_RUNTIME);
+  EXPECT_NE(std::string(fgemm_last_error()).find("has no dense kernels"),
+            std::string::npos)
+      << fgemm_last_error();
+  auto p = [](uintptr_t v) { return reinterpret_cast<void *>(v); };
+  EXPECT_EQ(fgemm_m_grouped_gemm_fp8_nt_masked(
+                context, p(0x10000), p(0x20000), p(0x30000), p(0x40000),
+                p(0x50000), reinterpret_cast<const int32_t *>(0x60000), 4, 256,
+                512, 512, 64, nullptr),
+            FGEMM_SUCCESS)
+      << fgemm_last_error();
+  fs::remove_all(groupedDir);
+}
+
 TEST_F(CApiMock, LaunchesTheRuntimesChoice) {
   ASSERT_EQ(create(), FGEMM_SUCCESS) << fgemm_last_error();
   EXPECT_EQ(fgemm_context_num_kernels(context), 2);

@@ -97,6 +97,36 @@ inline void writeDenseKernel(const std::filesystem::path &dir,
   std::ofstream(dir / (stem + ".meta")) << denseDescription(config);
 }
 
+/// `fgemmc kernels/sm90_m_grouped_fp8_gemm_masked_1d2d.mlir`'s description
+/// (128x128 plain).
+constexpr const char *kMaskedDescription =
+    "abi_version=2\nkernel=sm90_m_grouped_fp8_gemm_masked_1d2d\n"
+    "variant=grouped_masked\nblock_m=128\nblock_n=128\nblock_k=128\n"
+    "stages=4\nmath_warpgroups=2\nthreads=384\nsmem_bytes=165952\n"
+    "cluster=1\nschedule=plain\nfixed_n=0\nfixed_k=0\ndims=m,n,k,g\n"
+    "arg.0=tensor e4m3 g,m,k\narg.1=tensor e4m3 g,n,k\n"
+    "arg.2=scales f32 g,m,k block=1x128 mn_major\n"
+    "arg.3=scales f32 g,n,k block=128x128\narg.4=tensor i32 g\n"
+    "arg.5=tensor bf16 g,m,n\n"
+    "param.0=tensor_map arg=0 box=128x128 swizzle=128b\n"
+    "param.1=tensor_map arg=1 box=128x128 swizzle=128b\n"
+    "param.2=tensor_map arg=2 box=128x1 swizzle=none\n"
+    "param.3=tensor_map arg=5 box=128x128 swizzle=none\n"
+    "param.4=pointer arg=3\nparam.5=pointer arg=4\nparam.6=pointer arg=5\n"
+    "param.7=dim m\nparam.8=dim n\nparam.9=dim k\nparam.10=dim g\n"
+    "tiles=n/128,m/128,g/1\n";
+
+/// Writes STEM.cubin (a fake cubin declaring the masked kernel) and STEM.meta
+/// (kMaskedDescription) into `dir`.
+inline void writeMaskedKernel(const std::filesystem::path &dir,
+                              const std::string &stem) {
+  std::ofstream(dir / (stem + ".cubin"), std::ios::binary)
+      << "\x7f"
+         "ELFFAKE\nsm90_m_grouped_fp8_gemm_masked_1d2d "
+         "128,128,128,128,8,8,8,4,4,4,4\n\n";
+  std::ofstream(dir / (stem + ".meta")) << kMaskedDescription;
+}
+
 } // namespace fgemm::test
 
 #endif // FGEMM_TEST_RUNTIME_DENSEDESCRIPTION_H
