@@ -85,12 +85,32 @@ std::string misaligned(const char *name, const void *pointer,
          std::to_string(reinterpret_cast<uintptr_t>(pointer)) + ")";
 }
 
+fgemm_dense_config toCConfig(const DenseConfiguration &config) {
+  return {int32_t(config.blockM), int32_t(config.blockN),
+          config.persistent ? 1 : 0, int32_t(config.rasterGroup)};
+}
+
+/// Runs a C provider `call(base, capacity)`: BASE on success, else its
+/// message.
+Expected<std::string>
+askProvider(const std::function<fgemm_status(char *, size_t)> &call) {
+  std::string base(4096, '\0');
+  fgemm_status status = call(base.data(), base.size());
+  base.resize(::strnlen(base.data(), base.size()));
+  if (status != FGEMM_SUCCESS)
+    return Status::error(base.empty() ? "the kernel provider failed" : base);
+  return base;
+}
+
 /// The shared tail of the context constructors: retains `device`'s primary
-/// context, makes it current while `makeGemm` loads or plans the kernels,
-/// and hands the caller the new context.
-fgemm_status createContext(int device, fgemm_context **out,
-                           const std::function<Expected<DenseGemm>()> &makeGemm,
-                           const std::string &groupedDir = "") {
+/// context, makes it current while `makeGemm` and `makeGrouped` (or the
+/// grouped kernels of `groupedDir`) load or plan the kernels, and hands the
+/// caller the new context.
+fgemm_status createContext(
+    int device, fgemm_context **out,
+    const std::function<Expected<DenseGemm>()> &makeGemm,
+    const std::string &groupedDir = "",
+    const std::function<Expected<GroupedGemm>()> &makeGrouped = nullptr) {
   Expected<const Driver *> driver = Driver::get();
   if (!driver.ok())
     return fromStatus(driver.status());
@@ -116,7 +136,12 @@ fgemm_status createContext(int device, fgemm_context **out,
       (groupedDir.empty() || !none(gemm.status(), "no dense kernels")))
     return restore(fromStatus(gemm.status()));
   std::optional<GroupedGemm> grouped;
-  if (!groupedDir.empty()) {
+  if (makeGrouped) {
+    Expected<GroupedGemm> made = makeGrouped();
+    if (!made.ok())
+      return restore(fromStatus(made.status()));
+    grouped.emplace(std::move(*made));
+  } else if (!groupedDir.empty()) {
     Expected<GroupedGemm> loaded = GroupedGemm::create(groupedDir);
     if (loaded.ok())
       grouped.emplace(std::move(*loaded));
@@ -172,20 +197,50 @@ fgemm_status fgemm_context_create_on_demand(int device,
   DenseGemm::KernelProvider adapter =
       [provider,
        user_data](const DenseConfiguration &config) -> Expected<std::string> {
-    fgemm_dense_config c{int32_t(config.blockM), int32_t(config.blockN),
-                         config.persistent ? 1 : 0,
-                         int32_t(config.rasterGroup)};
-    std::string base(4096, '\0');
-    fgemm_status status = provider(&c, base.data(), base.size(), user_data);
-    base.resize(::strnlen(base.data(), base.size()));
-    if (status != FGEMM_SUCCESS)
-      return Status::error(base.empty() ? "the kernel provider failed" : base);
-    return base;
+    fgemm_dense_config c = toCConfig(config);
+    return askProvider([&](char *base, size_t capacity) {
+      return provider(&c, base, capacity, user_data);
+    });
   };
   return createContext(device, out, [&] {
     return DenseGemm::createOnDemand(denseConfigurationSet(),
                                      std::move(adapter));
   });
+}
+
+fgemm_status fgemm_context_create_with_provider(int device,
+                                                fgemm_variant_provider provider,
+                                                void *user_data,
+                                                fgemm_context **out) {
+  if (!out)
+    return fail(FGEMM_ERROR_INVALID_ARGUMENT,
+                "fgemm_context_create_with_provider: out is NULL");
+  *out = nullptr;
+  if (!provider)
+    return fail(FGEMM_ERROR_INVALID_ARGUMENT,
+                "fgemm_context_create_with_provider: provider is NULL");
+  auto ask = [provider, user_data](const char *variant,
+                                   const DenseConfiguration &config) {
+    fgemm_kernel_request request{variant, toCConfig(config)};
+    return askProvider([&](char *base, size_t capacity) {
+      return provider(&request, base, capacity, user_data);
+    });
+  };
+  return createContext(
+      device, out,
+      [&] {
+        return DenseGemm::createOnDemand(
+            denseConfigurationSet(), [ask](const DenseConfiguration &config) {
+              return ask("dense", config);
+            });
+      },
+      "",
+      [&] {
+        return GroupedGemm::createOnDemand(
+            [ask](GroupedLayout layout, const DenseConfiguration &config) {
+              return ask(groupedVariant(layout), config);
+            });
+      });
 }
 
 void fgemm_context_destroy(fgemm_context *context) {

@@ -25,9 +25,10 @@ extern "C" {
 #endif
 
 /* The version of this interface. It changes when a function's meaning or
- * signature does, or functions are added (2: the M-grouped GEMMs); callers
- * check fgemm_api_version() == FGEMM_API_VERSION. */
-#define FGEMM_API_VERSION 2
+ * signature does, or functions are added (2: the M-grouped GEMMs; 3: contexts
+ * whose dense and M-grouped kernels are made on first use); callers check
+ * fgemm_api_version() == FGEMM_API_VERSION. */
+#define FGEMM_API_VERSION 3
 
 typedef enum fgemm_status {
   FGEMM_SUCCESS = 0,
@@ -81,6 +82,26 @@ typedef fgemm_status (*fgemm_kernel_provider)(const fgemm_dense_config *config,
 FGEMM_EXPORT fgemm_status
 fgemm_context_create_on_demand(int device, fgemm_kernel_provider provider,
                                void *user_data, fgemm_context **out);
+
+/* One kernel a context needs: the kernel description's variant ("dense",
+ * "grouped_contiguous", "grouped_contiguous_psum",
+ * "grouped_contiguous_unpadded" or "grouped_masked") and its configuration
+ * (that variant's set in the runtime; docs/API.md). */
+typedef struct fgemm_kernel_request {
+  const char *variant;
+  fgemm_dense_config config;
+} fgemm_kernel_request;
+
+/* As fgemm_kernel_provider, for a kernel of any variant. */
+typedef fgemm_status (*fgemm_variant_provider)(
+    const fgemm_kernel_request *request, char *base, size_t capacity,
+    void *user_data);
+
+/* A context whose dense and M-grouped kernels are all made on first use by
+ * `provider` (which, with `user_data`, must outlive the context). */
+FGEMM_EXPORT fgemm_status
+fgemm_context_create_with_provider(int device, fgemm_variant_provider provider,
+                                   void *user_data, fgemm_context **out);
 
 /* NULL is allowed. Waits for nothing: finish the streams that use the
  * context's kernels first. */

@@ -45,8 +45,9 @@ compileCached(const KernelCache &cache, llvm::StringRef source,
 /// (the deepest pipeline that fits; everything else at its default).
 mlir::fgemm::KernelConfig toKernelConfig(const DenseConfiguration &config);
 
-/// A DenseGemm::KernelProvider: compiles `source` (a dense kernel's DSL
-/// text) for the requested configuration into `cache`, or finds it there.
+/// A DenseGemm::KernelProvider: compiles `source` (a kernel's DSL text, dense
+/// or grouped: the configuration knobs are the same) for the requested
+/// configuration into `cache`, or finds it there.
 DenseGemm::KernelProvider denseKernelProvider(KernelCache cache,
                                               std::string source,
                                               std::string sourceName,

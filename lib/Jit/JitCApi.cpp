@@ -16,22 +16,35 @@ using namespace fgemm;
 
 namespace {
 
-/// The dense kernel's DSL text, embedded at build time.
-constexpr const char *kDenseSource =
-#include "Jit/DenseKernelSource.inc"
-    ;
+/// The shipped kernels' DSL text, embedded at build time.
+struct KernelSource {
+  const char *variant, *file, *text;
+};
+constexpr KernelSource kKernelSources[] = {
+#include "Jit/KernelSources.inc"
+};
 
 /// One provider per cache directory, alive for the process: contexts keep
 /// a pointer to it.
 struct Provider {
-  DenseGemm::KernelProvider provide;
+  std::map<std::string, DenseGemm::KernelProvider> byVariant;
 };
 
-fgemm_status provide(const fgemm_dense_config *c, char *base, size_t capacity,
-                     void *user) {
-  DenseConfiguration config{uint32_t(c->block_m), uint32_t(c->block_n),
-                            c->persistent != 0, uint32_t(c->raster_group)};
-  Expected<std::string> made = static_cast<Provider *>(user)->provide(config);
+fgemm_status provide(const fgemm_kernel_request *request, char *base,
+                     size_t capacity, void *user) {
+  auto &byVariant = static_cast<Provider *>(user)->byVariant;
+  auto found = byVariant.find(request->variant ? request->variant : "");
+  if (found == byVariant.end()) {
+    std::snprintf(base, capacity,
+                  "libfgemm_jit.so has no kernel of variant "
+                  "'%s'",
+                  request->variant ? request->variant : "(null)");
+    return FGEMM_ERROR_RUNTIME;
+  }
+  const fgemm_dense_config &c = request->config;
+  DenseConfiguration config{uint32_t(c.block_m), uint32_t(c.block_n),
+                            c.persistent != 0, uint32_t(c.raster_group)};
+  Expected<std::string> made = found->second(config);
   std::snprintf(base, capacity, "%s",
                 made.ok() ? made->c_str() : made.status().message().c_str());
   return made.ok() ? FGEMM_SUCCESS : FGEMM_ERROR_RUNTIME;
@@ -52,10 +65,11 @@ extern "C" fgemm_status fgemm_jit_context_create(int device,
     std::unique_ptr<Provider> &slot = providers[dir];
     if (!slot) {
       slot = std::make_unique<Provider>();
-      slot->provide = jit::denseKernelProvider(KernelCache(dir), kDenseSource,
-                                               "sm90_fp8_gemm_1d2d.mlir");
+      for (const KernelSource &source : kKernelSources)
+        slot->byVariant[source.variant] = jit::denseKernelProvider(
+            KernelCache(dir), source.text, source.file);
     }
     provider = slot.get();
   }
-  return fgemm_context_create_on_demand(device, provide, provider, out);
+  return fgemm_context_create_with_provider(device, provide, provider, out);
 }

@@ -17,8 +17,8 @@
 extern "C" {
 #endif
 
-/* A context on `device` whose dense kernels are compiled on first use into
- * the kernel cache at `cache_dir` (NULL: $FGEMM_CACHE_DIR, else
+/* A context on `device` whose dense and M-grouped kernels are compiled on
+ * first use into the kernel cache at `cache_dir` (NULL: $FGEMM_CACHE_DIR, else
  * $XDG_CACHE_HOME/fgemm, else ~/.cache/fgemm). Compile errors reach the
  * caller through the GEMM call's status and fgemm_last_error(). */
 FGEMM_EXPORT fgemm_status fgemm_jit_context_create(int device,

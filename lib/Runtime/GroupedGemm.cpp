@@ -279,11 +279,79 @@ Expected<GroupedGemm> GroupedGemm::create(const std::string &directory) {
     if (!kernel.ok())
       return kernel.takeStatus();
     gemm.metas.push_back(std::move(*meta));
-    gemm.loaded.push_back(std::move(*kernel));
+    gemm.loaded.emplace_back(std::move(*kernel));
   }
   if (gemm.loaded.empty())
     return Status::error("no grouped kernels in '" + directory + "'");
   return gemm;
+}
+
+Expected<GroupedGemm> GroupedGemm::createOnDemand(KernelProvider provider) {
+  if (!provider)
+    return Status::error("no kernel provider");
+  Expected<const Driver *> driver = Driver::get();
+  if (!driver.ok())
+    return driver.takeStatus();
+  Expected<DeviceInfo> device = currentHopperDevice(**driver);
+  if (!device.ok())
+    return device.takeStatus();
+  GroupedGemm gemm(std::move(*device));
+  gemm.onDemand = std::make_unique<OnDemand>();
+  for (GroupedLayout layout :
+       {GroupedLayout::Contiguous, GroupedLayout::ContiguousPsum,
+        GroupedLayout::ContiguousUnpadded, GroupedLayout::Masked}) {
+    for (const DenseConfiguration &config : groupedConfigurationSet(layout)) {
+      KernelMeta stub;
+      stub.kernel = std::string(groupedVariant(layout)) + "_" + config.stem();
+      stub.variant = groupedVariant(layout);
+      stub.blockM = config.blockM;
+      stub.blockN = config.blockN;
+      stub.blockK = 128;
+      stub.schedule = config.persistent ? "persistent" : "plain";
+      stub.cluster = 1;
+      gemm.metas.push_back(std::move(stub));
+      gemm.loaded.emplace_back();
+      gemm.onDemand->configs.emplace_back(layout, config);
+    }
+  }
+  gemm.onDemand->provider = std::move(provider);
+  return gemm;
+}
+
+Status GroupedGemm::ensureLoaded(size_t index) const {
+  if (loaded[index])
+    return Status::success();
+  if (!onDemand)
+    return Status::error("kernel " + std::to_string(index) + " is not loaded");
+  std::lock_guard<std::mutex> guard(onDemand->mutex);
+  if (loaded[index])
+    return Status::success();
+  const auto &[layout, config] = onDemand->configs[index];
+  std::string what = std::string(groupedVariant(layout)) + " " + config.stem();
+  Expected<std::string> base = onDemand->provider(layout, config);
+  if (!base.ok())
+    return std::move(base.takeStatus())
+        .withContext("making the " + what + " kernel");
+  Expected<const Driver *> driver = Driver::get();
+  if (!driver.ok())
+    return driver.takeStatus();
+  Expected<KernelMeta> meta = readKernelMeta(*base + ".meta");
+  if (!meta.ok())
+    return meta.takeStatus();
+  Status grouped = checkGroupedKernel(*meta, layout);
+  if (!grouped.ok())
+    return std::move(grouped).withContext(*base + ".meta");
+  // What the choice assumed must be what was made.
+  if (meta->blockM != config.blockM || meta->blockN != config.blockN ||
+      meta->persistent() != config.persistent)
+    return Status::error(*base + ".meta describes " + meta->configName() +
+                         ", not the requested " + what);
+  Expected<Kernel> kernel = Kernel::load(**driver, *base + ".cubin", *meta);
+  if (!kernel.ok())
+    return kernel.takeStatus();
+  metas[index] = std::move(*meta);
+  loaded[index].emplace(std::move(*kernel));
+  return Status::success();
 }
 
 Expected<GroupedGemm::Prepared>
@@ -297,6 +365,7 @@ GroupedGemm::prepare(const GroupedGemmProblem &p) const {
   Expected<size_t> index = selectGroupedKernel(metas, p, smCount());
   if (!index.ok())
     return index.takeStatus();
+  FGEMM_RETURN_IF_ERROR(ensureLoaded(*index));
   prepared.kernel = *index;
   KernelBindings bindings;
   bindings.args = {p.a, p.b, p.sfa, p.sfb, p.groupRows, p.d};
@@ -306,7 +375,7 @@ GroupedGemm::prepare(const GroupedGemmProblem &p) const {
   bindings.argNames[4] = p.layout == GroupedLayout::Masked       ? "masked_m"
                          : p.layout == GroupedLayout::Contiguous ? "m_indices"
                                                                  : "group_ends";
-  Expected<PreparedLaunch> launch = loaded[*index].prepare(bindings, smLimit);
+  Expected<PreparedLaunch> launch = loaded[*index]->prepare(bindings, smLimit);
   if (!launch.ok())
     return launch.takeStatus();
   prepared.launch = std::move(*launch);
@@ -326,7 +395,7 @@ Status GroupedGemm::launch(const Prepared &prepared, CUstream stream) const {
     return Status::error("prepared launch names kernel " +
                          std::to_string(prepared.kernel) + " of " +
                          std::to_string(loaded.size()));
-  return loaded[prepared.kernel].launch(prepared.launch, stream);
+  return loaded[prepared.kernel]->launch(prepared.launch, stream);
 }
 
 Status GroupedGemm::run(const GroupedGemmProblem &problem,

@@ -33,6 +33,9 @@
 #include <cuda.h>
 
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -123,6 +126,16 @@ public:
   /// thread's current context, whose device must be sm_90.
   static Expected<GroupedGemm> create(const std::string &directory);
 
+  /// Turns a layout's configuration into BASE (BASE.cubin + BASE.meta of a
+  /// grouped kernel of that layout), e.g. by compiling it (lib/Jit).
+  using KernelProvider = std::function<Expected<std::string>(
+      GroupedLayout, const DenseConfiguration &)>;
+  /// Kernels made on first use: the configuration choice picks among every
+  /// layout's groupedConfigurationSet, and the first launch of one asks
+  /// `provider` for it and loads it into the calling thread's current
+  /// context (which must be sm_90).
+  static Expected<GroupedGemm> createOnDemand(KernelProvider provider);
+
   /// Validates, selects a kernel of the problem's layout and launches on
   /// `stream`. An empty output (M, N or G = 0) launches nothing.
   Status run(const GroupedGemmProblem &problem, CUstream stream) const;
@@ -144,10 +157,22 @@ public:
 
 private:
   explicit GroupedGemm(DeviceInfo device) : deviceInfo(std::move(device)) {}
+  /// Loads on-demand kernel `index` if it is not loaded yet.
+  Status ensureLoaded(size_t index) const;
+
   DeviceInfo deviceInfo;
   int smLimit = 0;
-  std::vector<KernelMeta> metas;
-  std::vector<Kernel> loaded;
+  /// For selectGroupedKernel: loaded[i]'s description, or for an on-demand
+  /// kernel not made yet one with the fields the choice reads.
+  mutable std::vector<KernelMeta> metas;
+  mutable std::vector<std::optional<Kernel>> loaded;
+  /// Set by createOnDemand.
+  struct OnDemand {
+    std::vector<std::pair<GroupedLayout, DenseConfiguration>> configs;
+    KernelProvider provider;
+    std::mutex mutex;
+  };
+  std::unique_ptr<OnDemand> onDemand;
 };
 
 } // namespace fgemm

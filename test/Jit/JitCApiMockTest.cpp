@@ -72,3 +72,40 @@ TEST(JitCApiMock, CompilesOnFirstUseIntoTheCache) {
   fgemm_context_destroy(context);
   fs::remove_all(cache);
 }
+
+TEST(JitCApiMock, CompilesGroupedKernelsOnFirstUse) {
+  if (!mlir::fgemm::ptxasVersion(""))
+    GTEST_SKIP() << "no ptxas";
+  fgemmMockSetComputeCapability(9, 0);
+  fs::path cache = fs::path(::testing::TempDir()) / "fgemm_jit_grouped_cache";
+  fs::remove_all(cache);
+  fgemm_context *context = nullptr;
+  ASSERT_EQ(fgemm_jit_context_create(0, cache.c_str(), &context), FGEMM_SUCCESS)
+      << fgemm_last_error();
+  auto p = [](uintptr_t v) { return reinterpret_cast<void *>(v); };
+  int launches = fgemmMockLaunchCount();
+  // 4 groups of up to 1024 rows, expected 1024: a 128x192 masked kernel,
+  // compiled from the embedded DSL into the cache, then launched.
+  ASSERT_EQ(fgemm_m_grouped_gemm_fp8_nt_masked(
+                context, p(0x10000), p(0x20000), p(0x30000), p(0x40000),
+                p(0x50000), reinterpret_cast<const int32_t *>(0x60000), 4, 1024,
+                4096, 7168, 1024, nullptr),
+            FGEMM_SUCCESS)
+      << fgemm_last_error();
+  EXPECT_EQ(cacheEntries(cache), 1);
+  EXPECT_EQ(fgemmMockLaunchCount(), launches + 1);
+  EXPECT_STREQ(fgemmMockLastLaunch()->function,
+               "sm90_m_grouped_fp8_gemm_masked_1d2d");
+  // The contiguous layout: its own kernel.
+  ASSERT_EQ(fgemm_m_grouped_gemm_fp8_nt_contiguous(
+                context, p(0x10000), p(0x20000), p(0x30000), p(0x40000),
+                p(0x50000), reinterpret_cast<const int32_t *>(0x60000), 4096,
+                4096, 7168, 4, nullptr),
+            FGEMM_SUCCESS)
+      << fgemm_last_error();
+  EXPECT_EQ(cacheEntries(cache), 2);
+  EXPECT_STREQ(fgemmMockLastLaunch()->function,
+               "sm90_m_grouped_fp8_gemm_contiguous_1d2d");
+  fgemm_context_destroy(context);
+  fs::remove_all(cache);
+}

@@ -288,6 +288,67 @@ fgemm_status fakeProvide(const fgemm_dense_config *config, char *base,
 }
 } // namespace
 
+namespace {
+/// A provider of every variant: dense and grouped_masked fakes.
+fgemm_status fakeProvideVariant(const fgemm_kernel_request *request, char *base,
+                                size_t capacity, void *user) {
+  auto *state = static_cast<FakeProvider *>(user);
+  std::string variant = request->variant;
+  if (variant == "dense")
+    return fakeProvide(&request->config, base, capacity, user);
+  ++state->calls;
+  if (variant != "grouped_masked") {
+    std::snprintf(base, capacity, "no %s kernel here", variant.c_str());
+    return FGEMM_ERROR_RUNTIME;
+  }
+  const fgemm_dense_config &c = request->config;
+  std::string stem = variant + "_bm" + std::to_string(c.block_m) + "_bn" +
+                     std::to_string(c.block_n) +
+                     (c.persistent ? "_persistent" : "_plain");
+  fgemm::test::writeMaskedKernel(state->dir, stem, c.block_m, c.block_n,
+                                 c.persistent != 0);
+  std::snprintf(base, capacity, "%s", (state->dir / stem).c_str());
+  return FGEMM_SUCCESS;
+}
+} // namespace
+
+TEST_F(CApiMock, ProviderContextsMakeDenseAndGroupedKernels) {
+  FakeProvider provider{dir};
+  ASSERT_EQ(fgemm_context_create_with_provider(0, nullptr, &provider, &context),
+            FGEMM_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(fgemm_last_error(),
+               "fgemm_context_create_with_provider: provider is NULL");
+  ASSERT_EQ(fgemm_context_create_with_provider(0, fakeProvideVariant, &provider,
+                                               &context),
+            FGEMM_SUCCESS)
+      << fgemm_last_error();
+  EXPECT_EQ(provider.calls, 0);
+  auto p = [](uintptr_t v) { return reinterpret_cast<void *>(v); };
+  auto masked = [&] {
+    return fgemm_m_grouped_gemm_fp8_nt_masked(
+        context, p(0x10000), p(0x20000), p(0x30000), p(0x40000), p(0x50000),
+        reinterpret_cast<const int32_t *>(0x60000), 4, 1024, 4096, 7168, 1024,
+        nullptr);
+  };
+  ASSERT_EQ(masked(), FGEMM_SUCCESS) << fgemm_last_error();
+  ASSERT_EQ(masked(), FGEMM_SUCCESS) << fgemm_last_error();
+  EXPECT_EQ(provider.calls, 1); // made once
+  EXPECT_STREQ(fgemmMockLastLaunch()->function,
+               "sm90_m_grouped_fp8_gemm_masked_1d2d");
+  ASSERT_EQ(gemm(4096, 7168, 7168), FGEMM_SUCCESS) << fgemm_last_error();
+  EXPECT_EQ(provider.calls, 2);
+  // A variant the provider cannot make: its message reaches the caller.
+  EXPECT_EQ(fgemm_m_grouped_gemm_fp8_nt_contiguous(
+                context, p(0x10000), p(0x20000), p(0x30000), p(0x40000),
+                p(0x50000), reinterpret_cast<const int32_t *>(0x60000), 256,
+                512, 512, 2, nullptr),
+            FGEMM_ERROR_RUNTIME);
+  EXPECT_NE(
+      std::string(fgemm_last_error()).find("no grouped_contiguous kernel here"),
+      std::string::npos)
+      << fgemm_last_error();
+}
+
 TEST_F(CApiMock, OnDemandContextsAskTheProviderOnce) {
   FakeProvider provider{dir};
   ASSERT_EQ(fgemm_context_create_on_demand(0, fakeProvide, &provider, &context),

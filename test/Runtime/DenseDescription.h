@@ -117,14 +117,25 @@ constexpr const char *kMaskedDescription =
     "tiles=n/128,m/128,g/1\n";
 
 /// Writes STEM.cubin (a fake cubin declaring the masked kernel) and STEM.meta
-/// (kMaskedDescription) into `dir`.
+/// (kMaskedDescription, with another tile or schedule if asked) into `dir`.
 inline void writeMaskedKernel(const std::filesystem::path &dir,
-                              const std::string &stem) {
+                              const std::string &stem, int blockM = 128,
+                              int blockN = 128, bool persistent = false) {
   std::ofstream(dir / (stem + ".cubin"), std::ios::binary)
       << "\x7f"
          "ELFFAKE\nsm90_m_grouped_fp8_gemm_masked_1d2d "
          "128,128,128,128,8,8,8,4,4,4,4\n\n";
-  std::ofstream(dir / (stem + ".meta")) << kMaskedDescription;
+  std::string meta = kMaskedDescription;
+  auto set = [&](const std::string &from, const std::string &to) {
+    meta.replace(meta.find(from), from.size(), to);
+  };
+  set("block_m=128", "block_m=" + std::to_string(blockM));
+  set("block_n=128", "block_n=" + std::to_string(blockN));
+  set("tiles=n/128,m/128",
+      "tiles=n/" + std::to_string(blockN) + ",m/" + std::to_string(blockM));
+  if (persistent)
+    set("schedule=plain", "schedule=persistent");
+  std::ofstream(dir / (stem + ".meta")) << meta;
 }
 
 } // namespace fgemm::test
