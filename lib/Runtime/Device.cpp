@@ -28,6 +28,13 @@ Status fgemm::checkSmLimit(int sms, const DeviceInfo &device) {
   return Status::success();
 }
 
+Expected<DeviceInfo> fgemm::currentHopperDevice() {
+  Expected<const Driver *> driver = Driver::get();
+  if (!driver.ok())
+    return driver.takeStatus();
+  return currentHopperDevice(**driver);
+}
+
 Expected<DeviceInfo> fgemm::currentHopperDevice(const Driver &driver) {
   Expected<DeviceInfo> device = currentDevice(driver);
   if (!device.ok())

@@ -47,6 +47,8 @@ Status checkSmLimit(int sms, const DeviceInfo &device);
 /// The device of the calling thread's current context, which must be sm_90
 /// (currentDevice, then checkHopper): where the GEMMs load their kernels.
 Expected<DeviceInfo> currentHopperDevice(const Driver &driver);
+/// The same through the process's driver (Driver::get).
+Expected<DeviceInfo> currentHopperDevice();
 
 /// Describes device `ordinal`.
 Expected<DeviceInfo> queryDevice(const Driver &driver, int ordinal);

@@ -290,23 +290,12 @@ DenseGemm::createOnDemand(std::vector<DenseConfiguration> configs,
     return Status::error("no configurations to choose from");
   if (!provider)
     return Status::error("no kernel provider");
-  Expected<const Driver *> driver = Driver::get();
-  if (!driver.ok())
-    return driver.takeStatus();
-  Expected<DeviceInfo> device = currentHopperDevice(**driver);
+  Expected<DeviceInfo> device = currentHopperDevice();
   if (!device.ok())
     return device.takeStatus();
   DenseGemm gemm(std::move(*device));
   for (const DenseConfiguration &config : configs) {
-    KernelMeta stub;
-    stub.kernel = config.stem();
-    stub.variant = "dense";
-    stub.blockM = config.blockM;
-    stub.blockN = config.blockN;
-    stub.blockK = 128;
-    stub.schedule = config.persistent ? "persistent" : "plain";
-    stub.cluster = 1;
-    gemm.metas.push_back(std::move(stub));
+    gemm.metas.push_back(configurationStub(config.stem(), "dense", config));
     gemm.loaded.emplace_back();
   }
   gemm.onDemand = std::make_unique<OnDemand>();
@@ -315,39 +304,64 @@ DenseGemm::createOnDemand(std::vector<DenseConfiguration> configs,
   return gemm;
 }
 
+KernelMeta fgemm::configurationStub(std::string kernel, std::string variant,
+                                    const DenseConfiguration &config) {
+  KernelMeta stub;
+  stub.kernel = std::move(kernel);
+  stub.variant = std::move(variant);
+  stub.blockM = config.blockM;
+  stub.blockN = config.blockN;
+  stub.blockK = 128;
+  stub.schedule = config.persistent ? "persistent" : "plain";
+  stub.cluster = 1;
+  return stub;
+}
+
+Status fgemm::makeOnDemandKernel(
+    std::optional<Kernel> &kernel, KernelMeta &meta, std::mutex &mutex,
+    const std::function<Expected<std::string>()> &provide,
+    const DenseConfiguration &config,
+    const std::function<Status(const KernelMeta &)> &check,
+    const std::string &what) {
+  std::lock_guard<std::mutex> guard(mutex);
+  if (kernel)
+    return Status::success();
+  Expected<std::string> base = provide();
+  if (!base.ok())
+    return std::move(base.takeStatus())
+        .withContext("making the " + what + " kernel");
+  Expected<const Driver *> driver = Driver::get();
+  if (!driver.ok())
+    return driver.takeStatus();
+  Expected<KernelMeta> made = readKernelMeta(*base + ".meta");
+  if (!made.ok())
+    return made.takeStatus();
+  Status checked = check(*made);
+  if (!checked.ok())
+    return std::move(checked).withContext(*base + ".meta");
+  // What the choice assumed must be what was made.
+  if (made->blockM != config.blockM || made->blockN != config.blockN ||
+      made->persistent() != config.persistent)
+    return Status::error(*base + ".meta describes " + made->configName() +
+                         ", not the requested " + what);
+  Expected<Kernel> loaded = Kernel::load(**driver, *base + ".cubin", *made);
+  if (!loaded.ok())
+    return loaded.takeStatus();
+  meta = std::move(*made);
+  kernel.emplace(std::move(*loaded));
+  return Status::success();
+}
+
 Status DenseGemm::ensureLoaded(size_t index) const {
   if (loaded[index])
     return Status::success();
   if (!onDemand)
     return Status::error("kernel " + std::to_string(index) + " is not loaded");
-  std::lock_guard<std::mutex> guard(onDemand->mutex);
-  if (loaded[index])
-    return Status::success();
   const DenseConfiguration &config = onDemand->configs[index];
-  Expected<std::string> base = onDemand->provider(config);
-  if (!base.ok())
-    return std::move(base.takeStatus())
-        .withContext("making the " + config.stem() + " kernel");
-  Expected<const Driver *> driver = Driver::get();
-  if (!driver.ok())
-    return driver.takeStatus();
-  Expected<KernelMeta> meta = readKernelMeta(*base + ".meta");
-  if (!meta.ok())
-    return meta.takeStatus();
-  Status dense = checkDenseKernel(*meta);
-  if (!dense.ok())
-    return std::move(dense).withContext(*base + ".meta");
-  // What the choice assumed must be what was made.
-  if (meta->blockM != config.blockM || meta->blockN != config.blockN ||
-      meta->persistent() != config.persistent)
-    return Status::error(*base + ".meta describes " + meta->configName() +
-                         ", not the requested " + config.stem());
-  Expected<Kernel> kernel = Kernel::load(**driver, *base + ".cubin", *meta);
-  if (!kernel.ok())
-    return kernel.takeStatus();
-  metas[index] = std::move(*meta);
-  loaded[index].emplace(std::move(*kernel));
-  return Status::success();
+  return makeOnDemandKernel(
+      loaded[index], metas[index], onDemand->mutex,
+      [&] { return onDemand->provider(config); }, config, checkDenseKernel,
+      config.stem());
 }
 
 Expected<DenseGemm::Prepared>

@@ -123,6 +123,23 @@ Expected<size_t> selectDenseKernel(const std::vector<KernelMeta> &kernels,
 Expected<std::vector<std::string>>
 listKernelDirectory(const std::string &directory);
 
+/// What the configuration choice needs to know of a kernel not made yet
+/// (an on-demand context's stub description).
+KernelMeta configurationStub(std::string kernel, std::string variant,
+                             const DenseConfiguration &config);
+
+/// Makes on-demand kernel `kernel` once (`mutex` guards the making): asks
+/// `provide` for BASE (BASE.cubin + BASE.meta), whose description must pass
+/// `check` and be the requested `config` (`what` names it in errors), loads it
+/// into the current context and replaces the stub `meta`.
+Status
+makeOnDemandKernel(std::optional<Kernel> &kernel, KernelMeta &meta,
+                   std::mutex &mutex,
+                   const std::function<Expected<std::string>()> &provide,
+                   const DenseConfiguration &config,
+                   const std::function<Status(const KernelMeta &)> &check,
+                   const std::string &what);
+
 /// The dense GEMM over a directory of compiled kernels.
 class DenseGemm {
 public:

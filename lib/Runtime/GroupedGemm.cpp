@@ -289,10 +289,7 @@ Expected<GroupedGemm> GroupedGemm::create(const std::string &directory) {
 Expected<GroupedGemm> GroupedGemm::createOnDemand(KernelProvider provider) {
   if (!provider)
     return Status::error("no kernel provider");
-  Expected<const Driver *> driver = Driver::get();
-  if (!driver.ok())
-    return driver.takeStatus();
-  Expected<DeviceInfo> device = currentHopperDevice(**driver);
+  Expected<DeviceInfo> device = currentHopperDevice();
   if (!device.ok())
     return device.takeStatus();
   GroupedGemm gemm(std::move(*device));
@@ -301,15 +298,9 @@ Expected<GroupedGemm> GroupedGemm::createOnDemand(KernelProvider provider) {
        {GroupedLayout::Contiguous, GroupedLayout::ContiguousPsum,
         GroupedLayout::ContiguousUnpadded, GroupedLayout::Masked}) {
     for (const DenseConfiguration &config : groupedConfigurationSet(layout)) {
-      KernelMeta stub;
-      stub.kernel = std::string(groupedVariant(layout)) + "_" + config.stem();
-      stub.variant = groupedVariant(layout);
-      stub.blockM = config.blockM;
-      stub.blockN = config.blockN;
-      stub.blockK = 128;
-      stub.schedule = config.persistent ? "persistent" : "plain";
-      stub.cluster = 1;
-      gemm.metas.push_back(std::move(stub));
+      gemm.metas.push_back(configurationStub(
+          std::string(groupedVariant(layout)) + "_" + config.stem(),
+          groupedVariant(layout), config));
       gemm.loaded.emplace_back();
       gemm.onDemand->configs.emplace_back(layout, config);
     }
@@ -323,35 +314,15 @@ Status GroupedGemm::ensureLoaded(size_t index) const {
     return Status::success();
   if (!onDemand)
     return Status::error("kernel " + std::to_string(index) + " is not loaded");
-  std::lock_guard<std::mutex> guard(onDemand->mutex);
-  if (loaded[index])
-    return Status::success();
   const auto &[layout, config] = onDemand->configs[index];
-  std::string what = std::string(groupedVariant(layout)) + " " + config.stem();
-  Expected<std::string> base = onDemand->provider(layout, config);
-  if (!base.ok())
-    return std::move(base.takeStatus())
-        .withContext("making the " + what + " kernel");
-  Expected<const Driver *> driver = Driver::get();
-  if (!driver.ok())
-    return driver.takeStatus();
-  Expected<KernelMeta> meta = readKernelMeta(*base + ".meta");
-  if (!meta.ok())
-    return meta.takeStatus();
-  Status grouped = checkGroupedKernel(*meta, layout);
-  if (!grouped.ok())
-    return std::move(grouped).withContext(*base + ".meta");
-  // What the choice assumed must be what was made.
-  if (meta->blockM != config.blockM || meta->blockN != config.blockN ||
-      meta->persistent() != config.persistent)
-    return Status::error(*base + ".meta describes " + meta->configName() +
-                         ", not the requested " + what);
-  Expected<Kernel> kernel = Kernel::load(**driver, *base + ".cubin", *meta);
-  if (!kernel.ok())
-    return kernel.takeStatus();
-  metas[index] = std::move(*meta);
-  loaded[index].emplace(std::move(*kernel));
-  return Status::success();
+  GroupedLayout which = layout;
+  return makeOnDemandKernel(
+      loaded[index], metas[index], onDemand->mutex,
+      [&] { return onDemand->provider(which, config); }, config,
+      [which](const KernelMeta &meta) {
+        return checkGroupedKernel(meta, which);
+      },
+      std::string(groupedVariant(which)) + " " + config.stem());
 }
 
 Expected<GroupedGemm::Prepared>
