@@ -397,16 +397,22 @@ Status DenseGemm::setSmLimit(int sms) {
   return Status::success();
 }
 
-Status DenseGemm::launch(const Prepared &prepared, CUstream stream) const {
-  if (prepared.launch.empty)
+Status fgemm::launchPrepared(const std::vector<std::optional<Kernel>> &kernels,
+                             size_t index, const PreparedLaunch &launch,
+                             CUstream stream) {
+  if (launch.empty)
     return Status::success();
-  if (prepared.kernel >= loaded.size())
+  if (index >= kernels.size())
     return Status::error("prepared launch names kernel " +
-                         std::to_string(prepared.kernel) + " of " +
-                         std::to_string(loaded.size()));
-  if (!loaded[prepared.kernel])
+                         std::to_string(index) + " of " +
+                         std::to_string(kernels.size()));
+  if (!kernels[index])
     return Status::error("prepared launch names a kernel not loaded");
-  return loaded[prepared.kernel]->launch(prepared.launch, stream);
+  return kernels[index]->launch(launch, stream);
+}
+
+Status DenseGemm::launch(const Prepared &prepared, CUstream stream) const {
+  return launchPrepared(loaded, prepared.kernel, prepared.launch, stream);
 }
 
 Status DenseGemm::run(CUdeviceptr a, CUdeviceptr sfa, CUdeviceptr b,

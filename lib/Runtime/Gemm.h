@@ -128,6 +128,13 @@ listKernelDirectory(const std::string &directory);
 KernelMeta configurationStub(std::string kernel, std::string variant,
                              const DenseConfiguration &config);
 
+/// Launches `launch`, prepared for kernel `index` of `kernels`, on `stream`
+/// (nothing for an empty launch); an index past them or a kernel not made
+/// yet is an error.
+Status launchPrepared(const std::vector<std::optional<Kernel>> &kernels,
+                      size_t index, const PreparedLaunch &launch,
+                      CUstream stream);
+
 /// Makes on-demand kernel `kernel` once (`mutex` guards the making): asks
 /// `provide` for BASE (BASE.cubin + BASE.meta), whose description must pass
 /// `check` and be the requested `config` (`what` names it in errors), loads it

@@ -360,13 +360,7 @@ Status GroupedGemm::setSmLimit(int sms) {
 }
 
 Status GroupedGemm::launch(const Prepared &prepared, CUstream stream) const {
-  if (prepared.launch.empty)
-    return Status::success();
-  if (prepared.kernel >= loaded.size())
-    return Status::error("prepared launch names kernel " +
-                         std::to_string(prepared.kernel) + " of " +
-                         std::to_string(loaded.size()));
-  return loaded[prepared.kernel]->launch(prepared.launch, stream);
+  return launchPrepared(loaded, prepared.kernel, prepared.launch, stream);
 }
 
 Status GroupedGemm::run(const GroupedGemmProblem &problem,

@@ -334,11 +334,12 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
                                  rewriter.getStringAttr("b" + dim.getValue()));
     };
     Value tilesM = numBlocks(dimM), tilesN = numBlocks(dimN);
-    Value perGroup = arith::MulIOp::create(rewriter, loc, tilesM, tilesN);
     bool masked = space.getKind() == TileSpaceKind::GroupedMasked;
     bool unpadded = space.getKind() == TileSpaceKind::GroupedContiguousUnpadded;
     SmallVector<StringAttr> gridDims = {dimN, dimM};
-    Value rowPieces = tilesM;
+    // The loop runs over rowPieces x tiles_n tiles, in the tile order.
+    Value rowPieces = tilesM, rowLimit;
+    IntegerAttr blockM = rewriter.getI64IntegerAttr(config.getBlockM());
     if (unpadded) {
       // (block, group) pieces: at most tiles_m + g - 1 of them.
       auto ends = cast<GlobalTensorType>(space.getGroups().getType());
@@ -346,10 +347,7 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
       rowPieces = arith::SubIOp::create(
           rewriter, loc, arith::AddIOp::create(rewriter, loc, tilesM, groups),
           arith::ConstantIndexOp::create(rewriter, loc, 1));
-      perGroup = arith::MulIOp::create(rewriter, loc, rowPieces, tilesN);
     }
-    Value total = perGroup, rowLimit;
-    IntegerAttr blockM = rewriter.getI64IntegerAttr(config.getBlockM());
     if (masked) {
       rowLimit = DimOp::create(rewriter, loc, index, dimM);
       // The masked layout's tiles that hold rows, group by group: the
@@ -358,8 +356,8 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
       gridDims.push_back(out.getDims()[0]);
       rowPieces = CountRowTilesOp::create(rewriter, loc, index,
                                           space.getGroups(), rowLimit, blockM);
-      total = arith::MulIOp::create(rewriter, loc, rowPieces, tilesN);
     }
+    Value total = arith::MulIOp::create(rewriter, loc, rowPieces, tilesN);
     auto loop = TileLoopOp::create(rewriter, loc, total);
     // Grouped tiles run different numbers of K blocks: the loop counts the
     // K blocks of the CTA's earlier tiles (the ring position).

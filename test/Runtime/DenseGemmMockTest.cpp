@@ -10,6 +10,7 @@
 
 #include "DenseDescription.h"
 #include "MockCuda.h"
+#include "MockDeviceTest.h"
 
 #include "Runtime/Device.h"
 #include "Runtime/Driver.h"
@@ -50,37 +51,15 @@ void writeKernel(const fs::path &dir, const std::string &stem,
   fgemm::test::writeDenseKernel(dir, stem, config, std::move(symbols));
 }
 
-class DenseGemmMock : public ::testing::Test {
+class DenseGemmMock : public fgemm::test::MockDeviceTest {
 protected:
-  void SetUp() override {
-    fgemmMockSetComputeCapability(9, 0);
-    Expected<const Driver *> loaded = Driver::get();
-    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
-    driver = *loaded;
-    Expected<PrimaryContext> retained = PrimaryContext::retain(*driver, 0);
-    ASSERT_TRUE(retained.ok()) << retained.status().message();
-    context.emplace(std::move(*retained));
-    dir = fgemm::test::freshTestDirectory("fgemm_mock_");
-  }
-  void TearDown() override { fs::remove_all(dir); }
+  DenseGemmMock() : MockDeviceTest("fgemm_mock_") {}
 
   /// The error of DenseGemm::create(dir), or "" if it succeeded.
   std::string createError() {
     Expected<DenseGemm> gemm = DenseGemm::create(dir.string());
     return gemm.ok() ? std::string() : gemm.status().message();
   }
-
-  CUdeviceptr allocate(size_t bytes) {
-    Expected<DeviceBuffer> buffer = DeviceBuffer::allocate(*driver, bytes);
-    EXPECT_TRUE(buffer.ok());
-    buffers.push_back(std::move(*buffer));
-    return buffers.back().get();
-  }
-
-  const Driver *driver = nullptr;
-  std::optional<PrimaryContext> context;
-  fs::path dir;
-  std::vector<DeviceBuffer> buffers;
 };
 
 void expectMap(const MockLaunch &launch, unsigned param,

@@ -11,6 +11,7 @@
 
 #include "DenseDescription.h"
 #include "MockCuda.h"
+#include "MockDeviceTest.h"
 
 #include "Runtime/Device.h"
 #include "Runtime/Driver.h"
@@ -29,29 +30,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-class GroupedGemmMock : public ::testing::Test {
+class GroupedGemmMock : public fgemm::test::MockDeviceTest {
 protected:
+  GroupedGemmMock() : MockDeviceTest("fgemm_grouped_mock_") {}
   void SetUp() override {
-    fgemmMockSetComputeCapability(9, 0);
-    Expected<const Driver *> loaded = Driver::get();
-    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
-    driver = *loaded;
-    Expected<PrimaryContext> retained = PrimaryContext::retain(*driver, 0);
-    ASSERT_TRUE(retained.ok()) << retained.status().message();
-    context.emplace(std::move(*retained));
-    dir = fgemm::test::freshTestDirectory("fgemm_grouped_mock_");
+    MockDeviceTest::SetUp();
     fgemm::test::writeMaskedKernel(dir, "masked_bm128_bn128_plain");
     // A dense kernel beside it: not GroupedGemm's.
     fgemm::test::writeDenseKernel(dir, "bm128_bn128",
                                   fgemm::test::DenseConfig());
-  }
-  void TearDown() override { fs::remove_all(dir); }
-
-  CUdeviceptr allocate(size_t bytes) {
-    Expected<DeviceBuffer> buffer = DeviceBuffer::allocate(*driver, bytes);
-    EXPECT_TRUE(buffer.ok());
-    buffers.push_back(std::move(*buffer));
-    return buffers.back().get();
   }
 
   GroupedGemmProblem masked(int64_t groups, int64_t m, int64_t n, int64_t k) {
@@ -70,11 +57,6 @@ protected:
     p.expectedM = 64;
     return p;
   }
-
-  const Driver *driver = nullptr;
-  std::optional<PrimaryContext> context;
-  fs::path dir;
-  std::vector<DeviceBuffer> buffers;
 };
 
 } // namespace

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "MockCuda.h"
+#include "MockDeviceTest.h"
 
 #include "Runtime/Device.h"
 #include "Runtime/Driver.h"
@@ -64,19 +65,9 @@ std::string groupedDescription(const char *schedule) {
 /// two pointers, four u32.
 constexpr const char *kGroupedParamSizes = "128,128,128,128,8,8,4,4,4,4";
 
-class KernelMock : public ::testing::Test {
+class KernelMock : public fgemm::test::MockDeviceTest {
 protected:
-  void SetUp() override {
-    fgemmMockSetComputeCapability(9, 0);
-    Expected<const Driver *> loaded = Driver::get();
-    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
-    driver = *loaded;
-    Expected<PrimaryContext> retained = PrimaryContext::retain(*driver, 0);
-    ASSERT_TRUE(retained.ok()) << retained.status().message();
-    context.emplace(std::move(*retained));
-    dir = fgemm::test::freshTestDirectory("fgemm_kernel_mock_");
-  }
-  void TearDown() override { fs::remove_all(dir); }
+  KernelMock() : MockDeviceTest("fgemm_kernel_mock_") {}
 
   /// Writes BASE.meta and a fake BASE.cubin; returns BASE.
   std::string write(const std::string &description) {
@@ -87,13 +78,6 @@ protected:
         << kGroupedParamSizes << "\n\n";
     std::ofstream(base + ".meta") << description;
     return base;
-  }
-
-  CUdeviceptr allocate(size_t bytes) {
-    Expected<DeviceBuffer> buffer = DeviceBuffer::allocate(*driver, bytes);
-    EXPECT_TRUE(buffer.ok());
-    buffers.push_back(std::move(*buffer));
-    return buffers.back().get();
   }
 
   /// Bindings of a problem of `g` groups of m x n x k, on fresh buffers.
@@ -111,11 +95,6 @@ protected:
     bindings.dims = {{"g", g}, {"m", m}, {"n", n}, {"k", k}};
     return bindings;
   }
-
-  const Driver *driver = nullptr;
-  std::optional<PrimaryContext> context;
-  fs::path dir;
-  std::vector<DeviceBuffer> buffers;
 };
 
 } // namespace
