@@ -160,4 +160,33 @@ def ConvertFgemmToNVVMPass : Pass<"convert-fgemm-to-nvvm", "::mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
 }
 
+def FgemmLoopCountersPass : Pass<"fgemm-loop-counters", "::mlir::ModuleOp"> {
+  let summary = "Carries div/rem of a loop index by a constant as loop counters";
+  let description = [{
+    In every `scf.for` with a constant step, `arith.remui` and `arith.divui`
+    of `iv` or `iv + invariant` by a constant that is not a power of two
+    become two values carried by the loop (remainder and quotient), updated
+    with an add, a compare and two selects at the end of each iteration.
+    Runs after convert-fgemm-to-nvvm: the ring's stage and phase (`kb mod S`,
+    `kb div S`) were a multiply-high, shifts and multiplies on the path from
+    one K block's promotion to the next block's barrier wait; as counters
+    they are ready an iteration early. Assumes the dividend does not wrap.
+
+    Before:
+    ```mlir
+    scf.for %kb = %c0 to %n step %c1 {
+      %s = arith.remui %kb, %c3 : index
+      %q = arith.divui %kb, %c3 : index
+    ```
+    After:
+    ```mlir
+    %r0 = arith.remui %c0, %c3 : index   // folded by the canonicalizer
+    %q0 = arith.divui %c0, %c3 : index
+    scf.for %kb = %c0 to %n step %c1 iter_args(%s = %r0, %q = %q0) {
+      ... // %s, %q used directly; next values yielded
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+}
+
 #endif // FGEMM_PASSES_TD

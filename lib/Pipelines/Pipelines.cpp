@@ -38,6 +38,8 @@ void mlir::fgemm::buildSm90Pipeline(OpPassManager &pm,
   pm.addPass(createConvertFgemmToNVVMPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(createFgemmLoopCountersPass());
+  pm.addPass(createCanonicalizerPass());
   if (stopAfter == Sm90Stage::Gpu)
     return;
   pm.addPass(createSCFToControlFlowPass());

@@ -220,6 +220,14 @@ LogicalResult KernelLowering::buildFunction() {
   }
   smemBase = LLVM::AddressOfOp::create(
       b, loc, LLVM::LLVMPointerType::get(ctx, 3), kSharedMemoryName);
+  Value baseAddress =
+      LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), smemBase);
+  descriptorBase = arith::OrIOp::create(
+      b, loc,
+      arith::ShRUIOp::create(
+          b, loc, arith::AndIOp::create(b, loc, baseAddress, constI32(0x3FFFF)),
+          constI32(4)),
+      constI32(1 << 16));
   return success();
 }
 
@@ -744,12 +752,21 @@ LogicalResult KernelLowering::lowerRingPut(RingPutOp op) {
 
 LogicalResult KernelLowering::lowerRingGet(RingGetOp op) {
   Value stage = lookup(op.getStage());
+  Value stageI32 = toI32(stage);
+  // Addresses and wgmma descriptor words first: they do not depend on the
+  // wait, and ptxas does not move work across its retry loop.
+  for (auto [i, value] : llvm::enumerate(op.getValues())) {
+    Value slot = smemAt(arith::AddIOp::create(
+        b, loc, constI32(slotOffsets[i]), mulI32(stageI32, slotStrides[i])));
+    mapping[value] = slot;
+    if (slotOffsets[i] % 16 == 0 && slotStrides[i] % 16 == 0)
+      slotDescriptors[slot] = arith::AddIOp::create(
+          b, loc, descriptorBase,
+          arith::AddIOp::create(b, loc, constI32(slotOffsets[i] / 16),
+                                mulI32(stageI32, slotStrides[i] / 16)));
+  }
   if (!reuseRingEntry)
     waitParity(barrierAt(/*empty=*/false, stage), toI32(lookup(op.getPhase())));
-  Value stageI32 = toI32(stage);
-  for (auto [i, value] : llvm::enumerate(op.getValues()))
-    mapping[value] = smemAt(arith::AddIOp::create(
-        b, loc, constI32(slotOffsets[i]), mulI32(stageI32, slotStrides[i])));
   return success();
 }
 

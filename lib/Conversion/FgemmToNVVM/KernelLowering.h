@@ -238,6 +238,13 @@ private:
   /// Dimension symbol -> its runtime value (index).
   llvm::StringMap<Value> dims;
   Value smemBase;
+  /// Low word of a wgmma descriptor of the shared-memory base (start address
+  /// field (base & 0x3FFFF) >> 4, leading byte offset 1); a tile at byte
+  /// offset o adds o >> 4.
+  Value descriptorBase;
+  /// Ring slot pointer (from ring.get) -> its descriptor low word, computed
+  /// before the slot's barrier wait so that only an add is left after it.
+  DenseMap<Value, Value> slotDescriptors;
   // Shared-memory plan, read from fgemm.ring.create.
   int64_t stages = 0, barrierOffset = 0, outputOffset = 0, scaleOffset = 0,
           smemBytes = 0;

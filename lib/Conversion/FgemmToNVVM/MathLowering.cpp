@@ -306,25 +306,15 @@ Value KernelLowering::fragmentScale(const BlockScales &scales, int64_t i) {
   return scale;
 }
 
-/// wgmma shared-memory descriptor of a K-major, 128-byte-swizzled tile at
-/// `address` + `offset` bytes (PTX ISA "Matrix Descriptor Format"): start
-/// address >> 4 in bits 0-13, leading byte offset >> 4 in 16-29 (unused with
-/// this swizzle; 1), stride byte offset >> 4 in 32-45 (1024: 8 rows of 128
-/// bytes), swizzle mode in 62-63 (1 = 128B). Only the low word varies, and
-/// it is stepped in 32 bits: shared addresses fit in 18 bits and a tile's
-/// k32 steps stay inside it, so the start field never carries into bit 14
-/// (a 64-bit add would make ptxas propagate a carry per step).
-static Value buildDescriptor(OpBuilder &b, Location loc, Value address,
-                             int64_t offset) {
-  auto i32 = [&](int64_t v) {
-    return arith::ConstantIntOp::create(b, loc, v, 32);
-  };
-  Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), address);
-  Value start = arith::ShRUIOp::create(
-      b, loc, arith::AndIOp::create(b, loc, addr, i32(0x3FFFF)), i32(4));
-  Value low = arith::OrIOp::create(b, loc, start, i32(1 << 16));
-  if (offset)
-    low = arith::AddIOp::create(b, loc, low, i32(offset >> 4));
+/// wgmma shared-memory descriptor of a K-major, 128-byte-swizzled tile
+/// whose low word is `low` (PTX ISA "Matrix Descriptor Format": start
+/// address >> 4 in bits 0-13, leading byte offset >> 4 in 16-29, unused with
+/// this swizzle; 1), with the constant high word: stride byte offset >> 4 in
+/// 32-45 (1024: 8 rows of 128 bytes), swizzle mode in 62-63 (1 = 128B). The
+/// low word is stepped in 32 bits: shared addresses fit in 18 bits, so the
+/// start field never carries into bit 14 (a 64-bit add would make ptxas
+/// propagate a carry per step).
+static Value buildDescriptor(OpBuilder &b, Location loc, Value low) {
   int64_t high = int64_t(1024 >> 4) << 32 | int64_t(1) << 62;
   return arith::OrIOp::create(
       b, loc, arith::ExtUIOp::create(b, loc, b.getI64Type(), low),
@@ -350,11 +340,15 @@ FailureOr<Value> KernelLowering::issueDot(ScaledDotOp op, int64_t wave,
   MLIRContext *ctx = b.getContext();
   Type accType = partialType();
 
+  Value aLow = slotDescriptors.lookup(aTile),
+        bLow = slotDescriptors.lookup(bTile);
+  if (!aLow || !bLow)
+    return op.emitError("operands must be whole ring slots (1024-byte "
+                        "aligned for the 128-byte swizzle)");
   // This wave's 64 rows of A; 64 rows of 128 bytes keep the 1024-byte
   // swizzle atom aligned.
-  Value aBase =
-      LLVM::GEPOp::create(b, loc, aTile.getType(), b.getI8Type(), aTile,
-                          ValueRange{mulI32(waveBlock(wave), 64 * bk)});
+  aLow = arith::AddIOp::create(b, loc, aLow,
+                               mulI32(waveBlock(wave), 64 * bk / 16));
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   // The first step ignores its input (scale-d 0). Feeding it the previous
   // wave's partial sum makes the wgmma rewrite that sum's registers, so
@@ -371,8 +365,11 @@ FailureOr<Value> KernelLowering::issueDot(ScaledDotOp op, int64_t wave,
   auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
   // Step k advances both start addresses by 32 bytes: +2 in the low word.
   for (int64_t k = 0; k < bk / kWgmmaK; ++k) {
-    Value descA = buildDescriptor(b, loc, aBase, k * kWgmmaK),
-          descB = buildDescriptor(b, loc, bTile, k * kWgmmaK);
+    Value step = constI32(k * kWgmmaK / 16);
+    Value descA = buildDescriptor(b, loc,
+                                  arith::AddIOp::create(b, loc, aLow, step)),
+          descB = buildDescriptor(b, loc,
+                                  arith::AddIOp::create(b, loc, bLow, step));
     // A fresh partial sum per K block: the first step ignores the input.
     auto scaleD = NVVM::WGMMAScaleOutAttr::get(
         ctx, k == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one);

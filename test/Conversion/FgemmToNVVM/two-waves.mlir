@@ -9,6 +9,9 @@
 // 1 KiB of A scales (50176 bytes a stage).
 // CHECK-LABEL: llvm.func @sm90_fp8_gemm_1d2d(
 // CHECK-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 256], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 2, box = [256, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 4, box = [64, 256], swizzle = 128>
+// The low word of a descriptor of the shared base (start address >> 4 |
+// leading offset 1), once per kernel.
+// CHECK: %[[BASE_LOW:.*]] = arith.ori %{{.*}}, %c65536_i32 : i32
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c50176_i32
 
 // The math loop carries the accumulator: one struct of 2 x 64 f32 per thread
@@ -19,17 +22,22 @@
 // Wave 0: row scales, a fresh partial sum (first step ignores its input),
 // wait, FFMAs into fields 0..63, then a register fence so that its FFMAs
 // finish before wave 1 claims the partial sum.
+// The slots' descriptor low words (base + offset >> 4) are computed before
+// the barrier wait; after it only the wave's and the k step's offsets are
+// added, in 32 bits, and the word is widened under the constant high word
+// (stride 1024 B, 128-byte swizzle).
+// CHECK: %[[A_LOW:.*]] = arith.addi %[[BASE_LOW]], %{{.*}} : i32
+// CHECK: %[[B_LOW:.*]] = arith.addi %[[BASE_LOW]], %{{.*}} : i32
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
-// The descriptors: the low word (start address >> 4 | leading offset) is
-// built and stepped in 32 bits, then widened under the constant high word
-// (stride 1024 B, 128-byte swizzle).
+// CHECK: %[[LOW:.*]] = arith.addi %[[A_LOW]], %{{.*}} : i32
 // CHECK: nvvm.wgmma.fence.aligned
-// CHECK: %[[LOW:.*]] = arith.ori %{{.*}}, %c65536_i32 : i32
 // CHECK: %[[WIDE:.*]] = arith.extui %[[LOW]] : i32 to i64
 // CHECK: %[[DESC_A:.*]] = arith.ori %[[WIDE]], %c4611686293305294848_i64 : i64
-// CHECK: nvvm.wgmma.mma_async %[[DESC_A]], %[[DESC_B:.*]], %{{.*}}, <m = 64, n = 128, k = 32>, D[<f32>, <zero>]
+// CHECK: %[[WIDE_B:.*]] = arith.extui %[[B_LOW]] : i32 to i64
+// CHECK: %[[DESC_B:.*]] = arith.ori %[[WIDE_B]], %c4611686293305294848_i64 : i64
+// CHECK: nvvm.wgmma.mma_async %[[DESC_A]], %[[DESC_B]], %{{.*}}, <m = 64, n = 128, k = 32>, D[<f32>, <zero>]
 // CHECK-NEXT: arith.addi %[[LOW]], %c2_i32 : i32
 // CHECK-COUNT-2: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
 // CHECK: %[[P0:.*]] = nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]

@@ -1,0 +1,200 @@
+//===- LoopCounters.cpp - carry div/rem of a loop index ---------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// fgemm-loop-counters: in an scf.for with a constant step s, the unsigned
+// quotient and remainder of (iv + invariant) by a constant C that is not a
+// power of two become two counters carried by the loop:
+//
+//   r0 = x0 mod C, q0 = x0 div C            (x0: the value at the lower bound)
+//   r' = r + s mod C; wrap = r' >= C; r' -= wrap ? C : 0
+//   q' = q + s div C + wrap
+//
+// The ring's stage and phase (fgemm-pipeline-tma: kb mod S, kb div S) are
+// such values; computed from the K block they cost ptxas a multiply-high,
+// shifts and three multiplies at the top of every K block, on the path from
+// the last promotion to the next barrier wait and wgmma (docs/PERF.md). The
+// counters are ready one iteration early. Powers of two are left alone: a
+// shift or a mask is as cheap as the counter update.
+//
+// Assumes x does not wrap around (fgemm's indices are below 2^31).
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialect/Passes.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/MathExtras.h"
+
+#define DEBUG_TYPE "fgemm-loop-counters"
+
+namespace mlir::fgemm {
+#define GEN_PASS_DEF_FGEMMLOOPCOUNTERSPASS
+#include "dialect/Passes.h.inc"
+} // namespace mlir::fgemm
+
+using namespace mlir;
+
+namespace {
+
+/// x = iv + offset (offset null: x = iv) divided by `divisor`.
+struct CounterKey {
+  Value x;
+  int64_t divisor;
+  bool operator==(const CounterKey &o) const {
+    return x == o.x && divisor == o.divisor;
+  }
+};
+
+struct Counted {
+  CounterKey key;
+  Value offset; // loop-invariant, or null
+  SmallVector<arith::RemUIOp> rems;
+  SmallVector<arith::DivUIOp> divs;
+};
+
+/// The offset when `x` is `iv`, `iv + inv` or `inv + iv` with `inv` defined
+/// outside `loop` or a constant; failure otherwise.
+FailureOr<Value> matchIvPlusInvariant(scf::ForOp loop, Value x) {
+  Value iv = loop.getInductionVar();
+  if (x == iv)
+    return Value();
+  auto add = x.getDefiningOp<arith::AddIOp>();
+  if (!add)
+    return failure();
+  auto invariant = [&](Value v) {
+    return loop.isDefinedOutsideOfLoop(v) || matchPattern(v, m_Constant());
+  };
+  if (add.getLhs() == iv && invariant(add.getRhs()))
+    return add.getRhs();
+  if (add.getRhs() == iv && invariant(add.getLhs()))
+    return add.getLhs();
+  return failure();
+}
+
+/// The constant divisor of a div/rem when it is worth a counter.
+std::optional<int64_t> counterDivisor(Value divisor) {
+  APInt value;
+  if (!matchPattern(divisor, m_ConstantInt(&value)) || value.getBitWidth() > 64)
+    return std::nullopt;
+  uint64_t c = value.getZExtValue();
+  if (c < 2 || llvm::isPowerOf2_64(c) || c > (uint64_t(1) << 30))
+    return std::nullopt;
+  return int64_t(c);
+}
+
+/// An offset defined in the loop (a constant) is cloned before it.
+Value offsetBeforeLoop(OpBuilder &b, scf::ForOp loop, Value offset) {
+  if (!offset || loop.isDefinedOutsideOfLoop(offset))
+    return offset;
+  return b.clone(*offset.getDefiningOp())->getResult(0);
+}
+
+void countLoop(scf::ForOp loop) {
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  if (!step || *step <= 0)
+    return;
+  SmallVector<Counted> counted;
+  auto entry = [&](Value x, int64_t divisor, Value offset) -> Counted & {
+    CounterKey key{x, divisor};
+    for (Counted &c : counted)
+      if (c.key == key)
+        return c;
+    counted.push_back(Counted{key, offset, {}, {}});
+    return counted.back();
+  };
+  // Only this loop's own index (nested loops are visited on their own).
+  loop.getBody()->walk([&](Operation *op) {
+    if (op->getParentOfType<scf::ForOp>() != loop)
+      return;
+    Value x, divisor;
+    if (auto rem = dyn_cast<arith::RemUIOp>(op))
+      x = rem.getLhs(), divisor = rem.getRhs();
+    else if (auto div = dyn_cast<arith::DivUIOp>(op))
+      x = div.getLhs(), divisor = div.getRhs();
+    else
+      return;
+    std::optional<int64_t> c = counterDivisor(divisor);
+    FailureOr<Value> offset = matchIvPlusInvariant(loop, x);
+    if (!c || failed(offset))
+      return;
+    Counted &entryFor = entry(x, *c, *offset);
+    if (auto rem = dyn_cast<arith::RemUIOp>(op))
+      entryFor.rems.push_back(rem);
+    else
+      entryFor.divs.push_back(cast<arith::DivUIOp>(op));
+  });
+  if (counted.empty())
+    return;
+
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  SmallVector<Value> inits;
+  for (Counted &c : counted) {
+    Type type = c.key.x.getType();
+    Value x0 = loop.getLowerBound();
+    if (Value offset = offsetBeforeLoop(b, loop, c.offset))
+      x0 = arith::AddIOp::create(b, loc, x0, offset);
+    Value divisor = arith::ConstantOp::create(
+        b, loc, type, b.getIntegerAttr(type, c.key.divisor));
+    inits.push_back(arith::RemUIOp::create(b, loc, x0, divisor));
+    inits.push_back(arith::DivUIOp::create(b, loc, x0, divisor));
+  }
+  IRRewriter rewriter(b);
+  auto yieldNext = [&](OpBuilder &yb, Location yloc,
+                       ArrayRef<BlockArgument> args) {
+    SmallVector<Value> next;
+    for (auto [i, c] : llvm::enumerate(counted)) {
+      Type type = c.key.x.getType();
+      auto constant = [&](int64_t v) -> Value {
+        return arith::ConstantOp::create(yb, yloc, type,
+                                         yb.getIntegerAttr(type, v));
+      };
+      Value r = args[2 * i], q = args[2 * i + 1];
+      Value bumped =
+          arith::AddIOp::create(yb, yloc, r, constant(*step % c.key.divisor));
+      Value wrap = arith::CmpIOp::create(yb, yloc, arith::CmpIPredicate::uge,
+                                         bumped, constant(c.key.divisor));
+      next.push_back(arith::SelectOp::create(
+          yb, yloc, wrap,
+          arith::SubIOp::create(yb, yloc, bumped, constant(c.key.divisor)),
+          bumped));
+      Value carry =
+          arith::SelectOp::create(yb, yloc, wrap, constant(1), constant(0));
+      next.push_back(arith::AddIOp::create(
+          yb, yloc, q,
+          arith::AddIOp::create(yb, yloc, carry,
+                                constant(*step / c.key.divisor))));
+    }
+    return next;
+  };
+  FailureOr<LoopLikeOpInterface> grown =
+      cast<LoopLikeOpInterface>(loop.getOperation())
+          .replaceWithAdditionalYields(rewriter, inits,
+                                       /*replaceInitOperandUsesInLoop=*/false,
+                                       yieldNext);
+  if (failed(grown))
+    return;
+  auto newLoop = cast<scf::ForOp>(grown->getOperation());
+  ArrayRef<BlockArgument> args =
+      newLoop.getRegionIterArgs().take_back(2 * counted.size());
+  for (auto [i, c] : llvm::enumerate(counted)) {
+    for (arith::RemUIOp rem : c.rems)
+      rewriter.replaceOp(rem, args[2 * i]);
+    for (arith::DivUIOp div : c.divs)
+      rewriter.replaceOp(div, args[2 * i + 1]);
+  }
+}
+
+struct FgemmLoopCountersPass
+    : public fgemm::impl::FgemmLoopCountersPassBase<FgemmLoopCountersPass> {
+  void runOnOperation() override {
+    SmallVector<scf::ForOp> loops;
+    getOperation()->walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    for (scf::ForOp loop : loops)
+      countLoop(loop);
+  }
+};
+
+} // namespace

@@ -1,0 +1,131 @@
+// RUN: fgemm-opt %s --fgemm-loop-counters --canonicalize --split-input-file | FileCheck %s
+// (fgemm-opt has no func dialect: llvm.func and i32 indices; the pass is
+// the same for index.)
+
+// The ring's stage and phase of K block kb (kb mod 3, kb div 3) become two
+// counters carried by the loop; the canonicalizer folds their initial values.
+// CHECK-LABEL: llvm.func @stage_and_phase
+// CHECK: scf.for %{{.*}} = %c0_i32 to %{{.*}} step %c1_i32 iter_args(%{{.*}} = %{{.*}}, %[[S:.*]] = %c0_i32, %[[Q:.*]] = %c0_i32)
+// CHECK-NOT: arith.remui
+// CHECK-NOT: arith.divui
+// CHECK: %[[P:.*]] = arith.andi %[[Q]], %c1_i32 : i32
+// CHECK: llvm.call @use(%[[S]], %[[P]])
+// CHECK: %[[BUMP:.*]] = arith.addi %[[S]], %c1_i32 : i32
+// CHECK: %[[WRAP:.*]] = arith.cmpi uge, %[[BUMP]], %c3_i32 : i32
+// CHECK: %[[SUB:.*]] = arith.addi %[[S]], %c-2_i32 : i32
+// CHECK: %[[NEXT_S:.*]] = arith.select %[[WRAP]], %[[SUB]], %[[BUMP]] : i32
+// CHECK: %[[CARRY:.*]] = arith.extui %[[WRAP]] : i1 to i32
+// CHECK: %[[NEXT_Q:.*]] = arith.addi %[[Q]], %[[CARRY]] : i32
+// CHECK: scf.yield %{{.*}}, %[[NEXT_S]], %[[NEXT_Q]]
+llvm.func @use(i32, i32)
+llvm.func @stage_and_phase(%n: i32, %init: f32) -> f32 {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c3 = arith.constant 3 : i32
+  %r = scf.for %kb = %c0 to %n step %c1 iter_args(%acc = %init) -> (f32) : i32 {
+    %s = arith.remui %kb, %c3 : i32
+    %q = arith.divui %kb, %c3 : i32
+    %p = arith.andi %q, %c1 : i32
+    llvm.call @use(%s, %p) : (i32, i32) -> ()
+    %next = arith.addf %acc, %acc : f32
+    scf.yield %next : f32
+  }
+  llvm.return %r : f32
+}
+
+// -----
+
+// A persistent loop's ring position (K blocks of earlier tiles + kb): the
+// counters start from the invariant offset; the same (value, divisor) pair
+// shares one counter, also inside a nested scf.if.
+// CHECK-LABEL: llvm.func @offset_position
+// CHECK: %[[R0:.*]] = arith.remui %[[BEFORE:.*]], %c13_i32 : i32
+// CHECK: %[[Q0:.*]] = arith.divui %[[BEFORE]], %c13_i32 : i32
+// CHECK: scf.for %{{.*}} = %c0_i32 to %{{.*}} step %c1_i32 iter_args(%[[S:.*]] = %[[R0]], %[[Q:.*]] = %[[Q0]])
+// CHECK-NOT: arith.remui
+// CHECK: scf.if
+// CHECK: llvm.call @use(%[[S]], %[[Q]])
+// CHECK: llvm.call @use(%[[S]], %[[S]])
+llvm.func @use(i32, i32)
+llvm.func @offset_position(%n: i32, %before: i32, %c: i1) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c13 = arith.constant 13 : i32
+  scf.for %kb = %c0 to %n step %c1 : i32 {
+    %pos = arith.addi %before, %kb : i32
+    scf.if %c {
+      %s = arith.remui %pos, %c13 : i32
+      %q = arith.divui %pos, %c13 : i32
+      llvm.call @use(%s, %q) : (i32, i32) -> ()
+    }
+    %s2 = arith.remui %pos, %c13 : i32
+    llvm.call @use(%s2, %s2) : (i32, i32) -> ()
+  }
+  llvm.return
+}
+
+// -----
+
+// A step of 2 (the overlapped math loop) by 5: the remainder advances by 2,
+// the quotient by the wrap alone; a step larger than the divisor (7 by 5)
+// also moves the quotient by step div divisor.
+// CHECK-LABEL: llvm.func @steps
+// CHECK: scf.for {{.*}} step %c2_i32 iter_args(%[[S:.*]] = %c0_i32, %[[Q:.*]] = %c0_i32)
+// CHECK: arith.addi %[[S]], %c2_i32 : i32
+// CHECK: scf.for {{.*}} step %c7_i32 iter_args(%[[S7:.*]] = %c0_i32, %[[Q7:.*]] = %c0_i32)
+// CHECK: arith.addi %[[S7]], %c2_i32 : i32
+// CHECK: %[[CARRY:.*]] = arith.extui %{{.*}} : i1 to i32
+// CHECK: %[[ADD:.*]] = arith.addi %[[CARRY]], %c1_i32 : i32
+// CHECK: arith.addi %[[Q7]], %[[ADD]] : i32
+llvm.func @use(i32, i32)
+llvm.func @steps(%n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c2 = arith.constant 2 : i32
+  %c5 = arith.constant 5 : i32
+  %c7 = arith.constant 7 : i32
+  scf.for %j = %c0 to %n step %c2 : i32 {
+    %s = arith.remui %j, %c5 : i32
+    %q = arith.divui %j, %c5 : i32
+    llvm.call @use(%s, %q) : (i32, i32) -> ()
+  }
+  scf.for %j = %c0 to %n step %c7 : i32 {
+    %s = arith.remui %j, %c5 : i32
+    %q = arith.divui %j, %c5 : i32
+    llvm.call @use(%s, %q) : (i32, i32) -> ()
+  }
+  llvm.return
+}
+
+// -----
+
+// Left alone: a power-of-two divisor (a mask and a shift already), a divisor
+// that is not a constant, a dividend that is not the index plus an
+// invariant, and an inner loop's division of the outer loop's index.
+// CHECK-LABEL: llvm.func @untouched
+// CHECK: scf.for %[[I:.*]] = %c0_i32 to %{{.*}} step %c1_i32  : i32 {
+// CHECK: arith.remui %[[I]], %c4_i32
+// CHECK: arith.remui %[[I]], %{{.*}}
+// CHECK: arith.remui %{{.*}}, %c3_i32
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: arith.remui %[[I]], %c3_i32
+llvm.func @use(i32, i32)
+llvm.func @untouched(%n: i32, %d: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c3 = arith.constant 3 : i32
+  %c4 = arith.constant 4 : i32
+  scf.for %i = %c0 to %n step %c1 : i32 {
+    %a = arith.remui %i, %c4 : i32
+    %b = arith.remui %i, %d : i32
+    %twice = arith.addi %i, %i : i32
+    %c = arith.remui %twice, %c3 : i32
+    llvm.call @use(%a, %b) : (i32, i32) -> ()
+    scf.for %j = %c0 to %n step %c1 : i32 {
+      %e = arith.remui %i, %c3 : i32
+      %f = arith.remui %j, %c3 : i32
+      llvm.call @use(%e, %f) : (i32, i32) -> ()
+    }
+    llvm.call @use(%c, %c) : (i32, i32) -> ()
+  }
+  llvm.return
+}
