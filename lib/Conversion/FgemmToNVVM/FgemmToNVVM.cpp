@@ -204,8 +204,10 @@ LogicalResult KernelLowering::buildFunction() {
   b.setInsertionPointToStart(body);
 
   unsigned next = 0;
-  for (Value v : tmaArgs)
+  for (Value v : tmaArgs) {
     argParams[v] = body->getArgument(next++);
+    tensorMapParams.push_back(argParams[v]);
+  }
   for (Value v : ptrArgs)
     argPointers[v] = body->getArgument(next++);
   for (auto [i, name] :
@@ -390,6 +392,16 @@ LogicalResult KernelLowering::lowerRingCreate(RingCreateOp op) {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
+    // Fetch the TMA descriptors now, during the barrier set-up, instead of
+    // at the first copy (a global-memory round trip per CTA before its first
+    // load, and before its store; DeepGEMM prefetches them too).
+    for (Value param : tensorMapParams)
+      NVVM::PrefetchOp::create(b, loc, /*cacheLevel=*/nullptr,
+                               /*evictPriority=*/nullptr, param,
+                               /*predicate=*/Value(),
+                               /*tensormap=*/b.getUnitAttr(),
+                               /*uniform=*/nullptr,
+                               /*in_param_space=*/b.getUnitAttr());
     int64_t mathThreads = 128 * config.getMathWarpgroups();
     for (int64_t s = 0; s < stages; ++s) {
       // full: the producer's expect_tx arrival; empty: the math threads.
@@ -403,14 +415,9 @@ LogicalResult KernelLowering::lowerRingCreate(RingCreateOp op) {
                                    constI32(arrivals), Value());
     }
     // Make the initialized barriers visible to the peer CTAs and to the TMA
-    // unit (async proxy).
-    if (config.getCluster() > 1)
-      NVVM::FenceMbarrierInitOp::create(b, loc);
-    NVVM::FenceProxyOp::create(
-        b, loc,
-        NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
-        NVVM::SharedSpaceAttr::get(b.getContext(),
-                                   NVVM::SharedSpace::shared_cta));
+    // unit: fence.mbarrier_init orders only the inits (CUTLASS's
+    // fence_barrier_init); a full proxy fence had cost a MEMBAR.ALL.CTA.
+    NVVM::FenceMbarrierInitOp::create(b, loc);
   }
   if (config.getCluster() > 1)
     clusterSync(); // no peer multicasts into barriers not yet initialized

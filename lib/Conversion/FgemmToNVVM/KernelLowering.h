@@ -232,6 +232,8 @@ private:
   DenseMap<Value, Value> mapping;
   /// Kernel argument -> its TMA descriptor (generic pointer to the param).
   DenseMap<Value, Value> argParams;
+  /// The TMA descriptor parameters in parameter order.
+  SmallVector<Value> tensorMapParams;
   /// Kernel argument -> its global pointer, for arguments the threads read
   /// or write directly.
   DenseMap<Value, Value> argPointers;

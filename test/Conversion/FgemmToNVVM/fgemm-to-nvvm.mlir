@@ -22,11 +22,17 @@
 // CHECK-SAME: fgemm.smem_bytes = 166464
 // CHECK-SAME: nvvm.kernel, nvvm.maxnreg = 168 : i32, nvvm.reqntid = array<i32: 384, 1, 1>
 
-// Barrier set-up by thread 0: full (count 1) and empty (count 8: one arrival
-// per math warp) per stage.
+// Set-up by thread 0: the four TMA descriptors prefetched (parameter
+// order), then full (count 1) and empty (count 8: one arrival per math warp)
+// barriers per stage, made visible to the TMA unit by fence.mbarrier_init.
 // CHECK: scf.if
+// CHECK: nvvm.prefetch tensormap in_param_space, %[[TMA_A]] : !llvm.ptr
+// CHECK-NEXT: nvvm.prefetch tensormap in_param_space, %[[TMA_B]] : !llvm.ptr
+// CHECK-NEXT: nvvm.prefetch tensormap in_param_space, %[[TMA_SFA]] : !llvm.ptr
+// CHECK-NEXT: nvvm.prefetch tensormap in_param_space, %{{.*}} : !llvm.ptr
 // CHECK-COUNT-4: nvvm.mbarrier.init %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32
-// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.fence.mbarrier.init
+// CHECK-NOT: nvvm.fence.proxy
 // CHECK: nvvm.barrier0
 
 // Producer: fewer registers; one thread waits for a free slot, arms the full
