@@ -32,6 +32,7 @@
 
 #include "Conversion/FgemmToNVVM/KernelLowering.h"
 
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <numeric>
@@ -46,6 +47,12 @@ namespace mlir::fgemm {
 using namespace mlir;
 using namespace mlir::fgemm;
 using namespace mlir::fgemm::detail;
+
+/// Marks a K loop for unrolling once the kernel is lowered.
+static constexpr llvm::StringLiteral kUnrollAttrName = "fgemm.unroll_k_loop";
+/// Two measured 2-8% faster than one (docs/PERF.md); four made ptxas spill
+/// the 128x192 and 256x128 accumulators.
+static constexpr uint64_t kKLoopUnroll = 2;
 
 Value KernelLowering::barrierAt(bool empty, Value stage) {
   Value index = toI32(stage);
@@ -571,9 +578,9 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
   SmallVector<Value> inits =
       llvm::map_to_vector(op.getInits(), [&](Value v) { return lookup(v); });
   Block &body = op.getBody().front();
-  Value kbArg = body.getArgument(0);
   auto forOp = scf::ForOp::create(b, loc, constIndex(0), numBlocks,
                                   constIndex(1), inits);
+  forOp->setAttr(kUnrollAttrName, b.getUnitAttr());
   OpBuilder::InsertionGuard guard(b);
   Block *forBody = forOp.getBody();
   openLoopBody(forOp);
@@ -1236,6 +1243,21 @@ struct ConvertFgemmToNVVMPass
       if (failed(lowering.run()))
         return signalPassFailure();
       kernel.erase();
+    }
+    // The K loops of both roles, unrolled by kKLoopUnroll once the kernel is
+    // built (so that the uses of their results are rewired to the remainder
+    // loop): the next block's stage, phase and barrier-wait set-up then share
+    // a basic block with this block's promotion (or TMA issue), and ptxas
+    // overlaps them; it does not schedule across a loop's back edge.
+    SmallVector<scf::ForOp> unrolled;
+    module.walk([&](scf::ForOp loop) {
+      if (loop->hasAttr(kUnrollAttrName))
+        unrolled.push_back(loop);
+    });
+    for (scf::ForOp loop : unrolled) {
+      loop->removeAttr(kUnrollAttrName);
+      if (failed(loopUnrollByFactor(loop, kKLoopUnroll)))
+        return signalPassFailure();
     }
   }
 };

@@ -150,9 +150,7 @@
 // PERSIST: nvvm.setmaxregister increase 232
 // PERSIST: scf.for
 // PERSIST: nvvm.wgmma.mma_async
-// PERSIST: %[[FIRST:.*]] = arith.cmpi eq, %{{.*}}, %c0_i32
-// PERSIST-NEXT: scf.if %[[FIRST]] {
-// PERSIST-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
+// PERSIST: nvvm.cp.async.bulk.wait_group 0 {read}
 // PERSIST-NEXT: }
 // PERSIST-NEXT: nvvm.barrier id = %{{.*}} number_of_threads = %c256_i32
 // PERSIST: llvm.fptrunc
