@@ -144,9 +144,10 @@ def ConvertFgemmToNVVMPass : Pass<"convert-fgemm-to-nvvm", "::mlir::ModuleOp"> {
     B) then FFMA promotion with `scale_a * scale_b`; `fgemm.store` becomes a
     BF16 conversion, shared-memory stores and a TMA store.
 
-    Every K loop (producer and math) is unrolled by two after lowering, so
-    that ptxas overlaps one block's barrier-wait set-up with the previous
-    block's promotion or TMA issue.
+    Every K loop (producer and math) is unrolled after lowering, by four
+    where the math threads' partial and promoted sums take at most 64
+    registers and by two otherwise, so that ptxas overlaps one block's
+    barrier-wait set-up with the previous block's promotion or TMA issue.
 
     With `overlap_promotion` in the configuration (and at least 2 stages) the math loop is
     software-pipelined by one K block: the wgmmas of block kb + 1 run on the

@@ -190,6 +190,21 @@ TEST(GemmConfig, EstimatedTime) {
             "bm64_bn128");
 }
 
+TEST(GemmConfig, TodaysSet) {
+  std::vector<KernelMeta> kernels;
+  for (const DenseConfiguration &config : denseConfigurationSet())
+    kernels.push_back(kernel(config.blockM, config.blockN));
+  // Measured on the H100 (docs/PERF.md, 2026-11-23 fourth session): at
+  // M = 128, N = 4096 one wave of 128x32 tiles (two math warpgroups a SM)
+  // ran 15.3 us against 17.6 for 64x64; at N = 2112, 64x32 (12.2 us) beat
+  // 128x32 (14.2); at N = 7168, 128x64 (9.8 us) beat 128x32 (12.1).
+  EXPECT_EQ(choose(kernels, 128, 4096, 7168), "bm128_bn32");
+  EXPECT_EQ(choose(kernels, 128, 2112, 7168), "bm64_bn32");
+  EXPECT_EQ(choose(kernels, 128, 7168, 2048), "bm128_bn64");
+  // M <= 64 stays on 64-row tiles.
+  EXPECT_EQ(choose(kernels, 64, 4096, 7168), "bm64_bn32");
+}
+
 TEST(GemmConfig, TwoWaveTilesForLargeM) {
   std::vector<KernelMeta> kernels = shippedKernels();
   kernels.push_back(kernel(256, 128, 3));

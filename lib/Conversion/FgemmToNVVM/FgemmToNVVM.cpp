@@ -50,9 +50,15 @@ using namespace mlir::fgemm::detail;
 
 /// Marks a K loop for unrolling once the kernel is lowered.
 static constexpr llvm::StringLiteral kUnrollAttrName = "fgemm.unroll_k_loop";
-/// Two measured 2-8% faster than one (docs/PERF.md); four made ptxas spill
-/// the 128x192 and 256x128 accumulators.
-static constexpr uint64_t kKLoopUnroll = 2;
+/// K blocks per trip of an unrolled K loop: four where the math threads'
+/// partial and promoted sums take at most kSmallTileRegisters registers,
+/// else two (four made ptxas spill the grouped 128x96, 128x192 and 256x128
+/// kernels).
+static int64_t kLoopUnrollFactor(ConfigAttr config) {
+  constexpr int64_t kSmallTileRegisters = 64;
+  int64_t registers = (config.getWaves() + 1) * config.getBlockN() / 2;
+  return registers <= kSmallTileRegisters ? 4 : 2;
+}
 
 Value KernelLowering::barrierAt(bool empty, Value stage) {
   Value index = toI32(stage);
@@ -580,7 +586,8 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
   Block &body = op.getBody().front();
   auto forOp = scf::ForOp::create(b, loc, constIndex(0), numBlocks,
                                   constIndex(1), inits);
-  forOp->setAttr(kUnrollAttrName, b.getUnitAttr());
+  forOp->setAttr(kUnrollAttrName,
+                 b.getI64IntegerAttr(kLoopUnrollFactor(config)));
   OpBuilder::InsertionGuard guard(b);
   Block *forBody = forOp.getBody();
   openLoopBody(forOp);
@@ -1244,8 +1251,8 @@ struct ConvertFgemmToNVVMPass
         return signalPassFailure();
       kernel.erase();
     }
-    // The K loops of both roles, unrolled by kKLoopUnroll once the kernel is
-    // built (so that the uses of their results are rewired to the remainder
+    // The K loops of both roles, unrolled (kLoopUnrollFactor) once the kernel
+    // is built (so that the uses of their results are rewired to the remainder
     // loop): the next block's stage, phase and barrier-wait set-up then share
     // a basic block with this block's promotion (or TMA issue), and ptxas
     // overlaps them; it does not schedule across a loop's back edge.
@@ -1255,8 +1262,9 @@ struct ConvertFgemmToNVVMPass
         unrolled.push_back(loop);
     });
     for (scf::ForOp loop : unrolled) {
+      auto factor = loop->getAttrOfType<IntegerAttr>(kUnrollAttrName);
       loop->removeAttr(kUnrollAttrName);
-      if (failed(loopUnrollByFactor(loop, kKLoopUnroll)))
+      if (failed(loopUnrollByFactor(loop, factor.getInt())))
         return signalPassFailure();
     }
   }

@@ -20,19 +20,19 @@
 // MASKED-NEXT: scf.if %[[HAS]] {
 // MASKED-NOT: nvvm.read.ptx.sreg.ctaid
 // MASKED: nvvm.mbarrier.init
-// The producer runs the tile's K blocks (none past the group's rows), two a
-// trip (K loops are unrolled by two) and the odd one after; A, B and SFA
-// copies carry the group as their third coordinate.
-// MASKED: %[[ODD:.*]] = arith.remsi %[[BLOCKS:.*]], %c2 : index
-// MASKED: %[[EVEN:.*]] = arith.subi %[[BLOCKS]], %[[ODD]] : index
-// MASKED: scf.for %{{.*}} = %c0 to %[[EVEN]] step %c2 {
+// The producer runs the tile's K blocks (none past the group's rows), four
+// a trip (the K loops of tiles this small are unrolled by four) and the rest
+// after; A, B and SFA copies carry the group as their third coordinate.
+// MASKED: %[[REST:.*]] = arith.remsi %[[BLOCKS:.*]], %c4 : index
+// MASKED: %[[EVEN:.*]] = arith.subi %[[BLOCKS]], %[[REST]] : index
+// MASKED: scf.for %{{.*}} = %c0 to %[[EVEN]] step %c4 {
 // MASKED: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg0, %{{.*}}, box[%{{.*}}, %{{.*}}, %[[GC:.*]]]
 // MASKED: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg1, %{{.*}}, box[%{{.*}}, %{{.*}}, %[[GC]]]
 // MASKED: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg2, %{{.*}}, box[%{{.*}}, %{{.*}}, %[[GC]]]
 // SFB of group g starts g x ceil(n/128) x ceil(k/128) scales in (staged by
 // the math threads at each chunk's first K block).
 // MASKED: scf.for %{{.*}} = %[[EVEN]] to %[[BLOCKS]] step %c1 {
-// MASKED: scf.for %{{.*}} = %c0 to %{{.*}} step %c2 iter_args(
+// MASKED: scf.for %{{.*}} = %c0 to %{{.*}} step %c4 iter_args(
 // MASKED: %[[SFB_GROUP:.*]] = arith.muli %[[GC]], %{{.*}} : i32
 // MASKED: arith.addi %[[SFB_GROUP]]
 // MASKED: llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
