@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Runs one DeepGEMM sm90_fp8_gemm_1d2d cubin made by
+// scripts/deepgemm-kernels.sh on random e4m3 data with fgemm's tensor-map
+// conventions (they are DeepGEMM's: A [M, K] and B [N, K] K-major with 128-byte
+// swizzle, SFA MN-major, SFB [ceil(N/128), ceil(K/128)], D bf16 [M, N]), times
+// ITERS launches with CUDA events (median; for kernel-only durations run it
+// under ncu) and checks 200 sampled elements of D against a CPU product (error
+// / RMS of the reference). Needs only libcuda:
+//   g++ -O2 -std=c++17 -I/usr/local/cuda/include scripts/deepgemm_launch.cpp
+//       -o deepgemm_launch -L/usr/local/cuda/lib64/stubs -lcuda
+//   deepgemm_launch CUBIN NAMEFILE M N K BM BN THREADS SMS CLUSTER [ITERS]
+// THREADS = 128 + 128 x math warpgroups (BM 64: 256, else 384); SMS = the
+// kernel's compiled SM count (132); CLUSTER = 1 or 2.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cuda.h>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#define CK(x)                                                                  \
+  do {                                                                         \
+    CUresult r_ = (x);                                                         \
+    if (r_ != CUDA_SUCCESS) {                                                  \
+      const char *s_ = nullptr;                                                \
+      cuGetErrorString(r_, &s_);                                               \
+      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, s_);           \
+      exit(1);                                                                 \
+    }                                                                          \
+  } while (0)
+
+static float e4m3(uint8_t v) {
+  int s = v >> 7, e = (v >> 3) & 15, m = v & 7;
+  float f = e == 0 ? std::ldexp(m / 8.0f, -6) : std::ldexp(1 + m / 8.0f, e - 7);
+  return s ? -f : f;
+}
+static float bf16(uint16_t v) {
+  uint32_t u = uint32_t(v) << 16;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+static CUtensorMap map2d(CUdeviceptr p, CUtensorMapDataType t, int esz,
+                         uint64_t inner, uint64_t outer, uint64_t strideElems,
+                         uint32_t boxIn, uint32_t boxOut,
+                         CUtensorMapSwizzle sw) {
+  CUtensorMap m;
+  cuuint64_t dims[2] = {inner, outer};
+  cuuint64_t strides[1] = {strideElems * esz};
+  cuuint32_t box[2] = {boxIn, boxOut};
+  cuuint32_t es[2] = {1, 1};
+  CK(cuTensorMapEncodeTiled(&m, t, 2, (void *)p, dims, strides, box, es,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, sw,
+                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+  return m;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 11) {
+    fprintf(stderr, "usage: deepgemm_launch CUBIN NAMEFILE M N K BM BN THREADS "
+                    "SMS CLUSTER [ITERS]\n");
+    return 2;
+  }
+  std::string cubin = argv[1];
+  std::ifstream nf(argv[2]);
+  std::string name;
+  std::getline(nf, name);
+  uint32_t M = atoi(argv[3]), N = atoi(argv[4]), K = atoi(argv[5]);
+  uint32_t BM = atoi(argv[6]), BN = atoi(argv[7]), threads = atoi(argv[8]);
+  uint32_t sms = atoi(argv[9]), cluster = atoi(argv[10]);
+  int iters = argc > 11 ? atoi(argv[11]) : 20;
+  CK(cuInit(0));
+  CUdevice dev;
+  CK(cuDeviceGet(&dev, 0));
+  CUcontext ctx;
+  CK(cuDevicePrimaryCtxRetain(&ctx, dev));
+  CK(cuCtxSetCurrent(ctx));
+  CUmodule mod;
+  CK(cuModuleLoad(&mod, cubin.c_str()));
+  CUfunction fn;
+  CK(cuModuleGetFunction(&fn, mod, name.c_str()));
+  int smem = 232448;
+  CK(cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                        smem));
+
+  uint32_t kb = (K + 127) / 128, nb = (N + 127) / 128;
+  uint32_t Ma = (M + 3) / 4 * 4; // TMA-aligned MN-major scale rows
+  std::mt19937 rng(1234);
+  std::vector<uint8_t> a(size_t(M) * K), b(size_t(N) * K);
+  auto gen = [&]() {
+    uint8_t s = rng() & 1, e = 4 + rng() % 6, m = rng() & 7;
+    return uint8_t(s << 7 | e << 3 | m);
+  };
+  for (auto &x : a)
+    x = gen();
+  for (auto &x : b)
+    x = gen();
+  std::uniform_real_distribution<float> u(0.5f, 1.0f);
+  std::vector<float> sfa(size_t(Ma) * kb), sfb(size_t(nb) * kb);
+  for (auto &x : sfa)
+    x = u(rng);
+  for (auto &x : sfb)
+    x = u(rng);
+  CUdeviceptr da, db, dsfa, dsfb, dd;
+  CK(cuMemAlloc(&da, a.size()));
+  CK(cuMemAlloc(&db, b.size()));
+  CK(cuMemAlloc(&dsfa, sfa.size() * 4));
+  CK(cuMemAlloc(&dsfb, sfb.size() * 4));
+  CK(cuMemAlloc(&dd, size_t(M) * N * 2));
+  CK(cuMemcpyHtoD(da, a.data(), a.size()));
+  CK(cuMemcpyHtoD(db, b.data(), b.size()));
+  CK(cuMemcpyHtoD(dsfa, sfa.data(), sfa.size() * 4));
+  CK(cuMemcpyHtoD(dsfb, sfb.data(), sfb.size() * 4));
+  CK(cuMemsetD8(dd, 0xff, size_t(M) * N * 2)); // NaN poison
+
+  CUtensorMap ta = map2d(da, CU_TENSOR_MAP_DATA_TYPE_UINT8, 1, K, M, K, 128, BM,
+                         CU_TENSOR_MAP_SWIZZLE_128B);
+  CUtensorMap tb = map2d(db, CU_TENSOR_MAP_DATA_TYPE_UINT8, 1, K, N, K, 128, BN,
+                         CU_TENSOR_MAP_SWIZZLE_128B);
+  uint32_t sdBytes = std::min(128u, BN * 2);
+  CUtensorMap td =
+      map2d(dd, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, N, M, N, sdBytes / 2, BM,
+            sdBytes == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
+            : sdBytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                            : CU_TENSOR_MAP_SWIZZLE_32B);
+  CUtensorMap tsfa = map2d(dsfa, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, Ma, kb, Ma,
+                           BM, 1, CU_TENSOR_MAP_SWIZZLE_NONE);
+  CUdeviceptr grouped = 0;
+  void *params[] = {&dsfb, &grouped, &M, &N, &K, &ta, &tb, &td, &tsfa};
+
+  CUlaunchConfig cfg = {};
+  cfg.gridDimX = sms;
+  cfg.gridDimY = cfg.gridDimZ = 1;
+  cfg.blockDimX = threads;
+  cfg.blockDimY = cfg.blockDimZ = 1;
+  cfg.sharedMemBytes = smem;
+  CUlaunchAttribute attr[1];
+  attr[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  attr[0].value.clusterDim.x = cluster;
+  attr[0].value.clusterDim.y = 1;
+  attr[0].value.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  CK(cuLaunchKernelEx(&cfg, fn, params, nullptr));
+  CK(cuCtxSynchronize());
+
+  std::vector<uint16_t> d(size_t(M) * N);
+  CK(cuMemcpyDtoH(d.data(), dd, d.size() * 2));
+  size_t nan = 0;
+  for (auto v : d)
+    if (std::isnan(bf16(v)))
+      ++nan;
+  double worst = 0;
+  std::vector<double> refs, gots;
+  for (int t = 0; t < 200; ++t) {
+    uint32_t i = rng() % M, j = rng() % N;
+    double ref = 0;
+    for (uint32_t q = 0; q < kb; ++q) {
+      double s = 0;
+      for (uint32_t k = q * 128; k < std::min(K, q * 128 + 128); ++k)
+        s += double(e4m3(a[size_t(i) * K + k])) * e4m3(b[size_t(j) * K + k]);
+      ref += s * sfa[size_t(q) * Ma + i] * sfb[size_t(j / 128) * kb + q];
+    }
+    refs.push_back(ref);
+    gots.push_back(bf16(d[size_t(i) * N + j]));
+  }
+  double rms = 0;
+  for (double r : refs)
+    rms += r * r;
+  rms = std::sqrt(rms / refs.size());
+  for (size_t t = 0; t < refs.size(); ++t)
+    worst = std::max(worst, std::fabs(gots[t] - refs[t]) / rms);
+  CUevent e0, e1;
+  CK(cuEventCreate(&e0, 0));
+  CK(cuEventCreate(&e1, 0));
+  std::vector<float> ms;
+  for (int it = 0; it < iters + 3; ++it) {
+    CK(cuEventRecord(e0, 0));
+    CK(cuLaunchKernelEx(&cfg, fn, params, nullptr));
+    CK(cuEventRecord(e1, 0));
+    CK(cuEventSynchronize(e1));
+    float t;
+    CK(cuEventElapsedTime(&t, e0, e1));
+    if (it >= 3)
+      ms.push_back(t);
+  }
+  std::sort(ms.begin(), ms.end());
+  printf("deepgemm-cubin %ux%ux%u bm%u bn%u cluster%u: median %.1f us, min "
+         "%.1f us, "
+         "nan %zu, worst rel err %.3g %s\n",
+         M, N, K, BM, BN, cluster, ms[ms.size() / 2] * 1e3, ms[0] * 1e3, nan,
+         worst, (nan == 0 && worst < 0.01) ? "OK" : "FAIL");
+  return 0;
+}
