@@ -186,8 +186,11 @@
 
 // Clusters of 2 along N: the pair shares its A tile, each CTA multicasting
 // half of it; the empty barriers count one arrival per math warp of each CTA,
-// given by lane r of every warp to CTA r after a warp barrier; cluster-wide
-// syncs after the barrier set-up and before exit.
+// given by lane r of every warp to CTA r after a warp barrier; a
+// cluster-wide sync after the barrier set-up. After its last put the
+// producer waits once more for each of the 4 slots to be released (then no
+// peer's arrival or copy into this CTA is pending), instead of a cluster-wide
+// sync before exit.
 // CLUSTER: llvm.func @sm90_fp8_gemm_1d2d
 // A cluster of 2 sharing A: each CTA loads half of A's rows (box 128 x 64).
 // CLUSTER-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 64], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 128], swizzle = 128>
@@ -199,9 +202,13 @@
 // CLUSTER: nvvm.read.ptx.sreg.cluster.ctarank
 // CLUSTER: llvm.addrspacecast %{{.*}} : !llvm.ptr<3> to !llvm.ptr<7>
 // CLUSTER: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg0, %{{.*}}, box[%{{.*}}, %{{.*}}] multicast_mask = %c3_i16
+// CLUSTER: scf.for
+// CLUSTER: }
+// CLUSTER-COUNT-4: nvvm.mbarrier.try_wait.parity
+// CLUSTER-NEXT: }
+// CLUSTER: nvvm.setmaxregister increase 232
 // CLUSTER: nvvm.bar.warp.sync
 // CLUSTER: nvvm.mapa
 // CLUSTER: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<7>
-// CLUSTER: nvvm.cluster.arrive
-// CLUSTER-NEXT: nvvm.cluster.wait
-// CLUSTER-NEXT: llvm.return
+// CLUSTER-NOT: nvvm.cluster.arrive
+// CLUSTER: llvm.return
