@@ -25,13 +25,11 @@ import argparse
 import json
 import os
 import random
-import statistics
 import sys
 
 CONTIGUOUS = [(4, 8192, 4096, 7168), (4, 8192, 7168, 2048), (8, 4096, 4096, 7168), (8, 4096, 7168, 2048)]
 MASKED = [(1, 1024, 4096, 7168), (1, 1024, 7168, 2048), (2, 512, 4096, 7168), (2, 512, 7168, 2048),
           (4, 256, 4096, 7168), (4, 256, 7168, 2048)]
-FLUSH_BYTES = 256 << 20
 
 
 def align(x, a):
@@ -50,29 +48,12 @@ def quantize(fgemm, torch, x_rows, y_groups):
     return a, sfa, torch.stack([p[0] for p in parts]), torch.stack([p[1] for p in parts])
 
 
-def kernel_times(torch, fn, reps, exclude=("memset", "Memset", "fill", "Fill", "vectorized_elementwise")):
+def kernel_times(torch, fn, reps):
     """Per call, the summed CUPTI durations (us) of the kernels fn launches
-    after an L2 flush; the median over reps."""
-    from torch.profiler import ProfilerActivity, profile
-    flush = torch.empty(FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
-    fn()
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(reps):
-            flush.zero_()
-            fn()
-        torch.cuda.synchronize()
-    events = [e for e in prof.events() if getattr(e, "device_type", None) is not None
-              and str(e.device_type).endswith("CUDA")]
-    kernels = [e for e in events if not any(x in e.name for x in exclude)]
-    names = sorted({e.name for e in kernels})
-    if not kernels or len(kernels) % reps:
-        return None, names
-    per_call = len(kernels) // reps
-    kernels.sort(key=lambda e: e.time_range.start)
-    times = [sum(e.time_range.elapsed_us() for e in kernels[i * per_call:(i + 1) * per_call])
-             for i in range(reps)]
-    return statistics.median(times), names
+    after an L2 flush; the median over reps, and the kernels' names
+    (fgemm.bench's method)."""
+    from fgemm.bench import kernel_time
+    return kernel_time(torch, fn, reps)
 
 
 def with_kernels(fgemm, directory, call):

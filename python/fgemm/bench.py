@@ -180,9 +180,11 @@ class Case:
                                 scale_b=self.sfb.t(), out_dtype=torch.bfloat16)
 
 
-def kernel_time(torch, fn, reps):
-    """Median over `reps` calls of the summed CUPTI durations (µs) of the
-    kernels one call of fn launches, each call after an L2 flush."""
+def kernel_time(torch, fn, reps, exclude=EXCLUDED_KERNELS):
+    """(median over `reps` calls of the summed CUPTI durations (µs) of the
+    kernels one call of fn launches, each call after an L2 flush; the kernels'
+    names). The median is None when the calls launched different numbers of
+    kernels. Also used by scripts/compare_grouped.py."""
     import warnings
     from torch.profiler import ProfilerActivity, profile
     warnings.filterwarnings("ignore", message="Profiler clears events")
@@ -196,14 +198,15 @@ def kernel_time(torch, fn, reps):
         torch.cuda.synchronize()
     kernels = [e for e in prof.events()
                if str(getattr(e, "device_type", "")).endswith("CUDA")
-               and not any(x in e.name for x in EXCLUDED_KERNELS)]
+               and not any(x in e.name for x in exclude)]
+    names = sorted({e.name for e in kernels})
     if not kernels or len(kernels) % reps:
-        return None
+        return None, names
     per_call = len(kernels) // reps
     kernels.sort(key=lambda e: e.time_range.start)
     return statistics.median(
         sum(e.time_range.elapsed_us() for e in kernels[i * per_call:(i + 1) * per_call])
-        for i in range(reps))
+        for i in range(reps)), names
 
 
 def progress(i, total, text):
@@ -259,7 +262,7 @@ def main(argv=None):
                 if case.ref is not None:
                     entry["diff"] = fgemm.calc_diff(out.float(), case.ref)
                     entry["ok"] = entry["diff"] < 1e-3
-                entry["us"] = kernel_time(torch, call, args.reps)
+                entry["us"], entry["kernels"] = kernel_time(torch, call, args.reps)
                 entry["tflops"], entry["gbps"] = rates(*shape, entry["us"])
             except Exception as e:  # a library that cannot run this shape
                 entry["error"] = "%s: %s" % (type(e).__name__, e)
