@@ -6,18 +6,20 @@
 // a whole-program structure (roles, ring, shared-memory plan), so this is an
 // explicit walk that maps fgemm values to LLVM values, not 1:1 patterns.
 //
+//   thread 0: prefetch.tensormap; mbarrier.init; fence.mbarrier_init
 //   tid / 128 == 0 (producer)            tid / 128 >= 1 (math warpgroup w)
 //   setmaxnreg.dec 40                    setmaxnreg.inc 232
 //   thread 0: for kb:                    for kb:
 //     try_wait empty[s], p ^ 1             try_wait full[s], p
 //     arrive.expect_tx full[s], bytes      per wave (1 or 2 m64 row blocks):
 //     cp.async.bulk.tensor A, B, SFA         read 2 row scales; wgmma.fence;
-//                                            4 x wgmma m64nNk32 e4m3; commit;
-//                                            wait 0; (last wave) arrive
+//   (cluster: try_wait every empty[s]        4 x wgmma m64nNk32 e4m3; commit;
+//    once more before exit)                  wait 0; (last wave) arrive
 //                                            empty[s]; N/2 FFMA promotions
 //                                        cvt bf16x2, st.shared,
 //                                        fence.proxy.async bar.sync 1, 128*w;
 //                                        TMA store
+// Both K loops are unrolled by 2 or 4 at the end of the pass.
 //
 // Shared-memory descriptors for wgmma are built here, not by nvgpu (whose
 // lowering mis-steps FP8 B operands, MLIR-NVGPU.md trap 1): K-major, 128-byte
