@@ -64,7 +64,9 @@ double fgemm::straddlePenalty(uint32_t blockN) {
 
 std::string DenseConfiguration::stem() const {
   return "bm" + std::to_string(blockM) + "_bn" + std::to_string(blockN) +
-         (persistent ? "_persistent" : "_plain");
+         (persistent ? "_persistent" : "_plain") +
+         (fixedN ? "_n" + std::to_string(fixedN) : std::string()) +
+         (fixedK ? "_k" + std::to_string(fixedK) : std::string());
 }
 
 const std::vector<DenseConfiguration> &fgemm::denseConfigurationSet() {
@@ -317,6 +319,8 @@ KernelMeta fgemm::configurationStub(std::string kernel, std::string variant,
   stub.blockK = 128;
   stub.schedule = config.persistent ? "persistent" : "plain";
   stub.cluster = 1;
+  stub.fixedN = config.fixedN;
+  stub.fixedK = config.fixedK;
   return stub;
 }
 
@@ -344,7 +348,8 @@ Status fgemm::makeOnDemandKernel(
     return std::move(checked).withContext(*base + ".meta");
   // What the choice assumed must be what was made.
   if (made->blockM != config.blockM || made->blockN != config.blockN ||
-      made->persistent() != config.persistent)
+      made->persistent() != config.persistent ||
+      made->fixedN != config.fixedN || made->fixedK != config.fixedK)
     return Status::error(*base + ".meta describes " + made->configName() +
                          ", not the requested " + what);
   Expected<Kernel> loaded = Kernel::load(**driver, *base + ".cubin", *made);

@@ -101,7 +101,11 @@ struct DenseConfiguration {
   uint32_t blockM, blockN;
   bool persistent;
   uint32_t rasterGroup;
-  /// NAME of its NAME.cubin / NAME.meta in a kernel directory.
+  /// N and K compiled in as constants (0: known at launch only); the
+  /// runtime prefers a kernel specialized for the call's N and K.
+  uint32_t fixedN = 0, fixedK = 0;
+  /// NAME of its NAME.cubin / NAME.meta in a kernel directory:
+  /// bm<M>_bn<N>_<plain|persistent>[_n<fixed N>][_k<fixed K>].
   std::string stem() const;
 };
 /// The set the configuration choice is fitted to (docs/PERF.md): what

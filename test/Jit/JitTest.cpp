@@ -73,6 +73,17 @@ TEST(Jit, ProviderCompilesIntoTheCacheOnce) {
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(*again, *base);
   EXPECT_EQ(fs::last_write_time(*again + ".cubin"), written);
+  // N and K compiled in: a different cache entry, described as such.
+  DenseConfiguration fixed{128, 32, false, 16};
+  fixed.fixedN = 4096;
+  fixed.fixedK = 7168;
+  Expected<std::string> specialized = provider(fixed);
+  ASSERT_TRUE(specialized.ok()) << specialized.status().message();
+  EXPECT_NE(*specialized, *base);
+  Expected<KernelMeta> fixedMeta = readKernelMeta(*specialized + ".meta");
+  ASSERT_TRUE(fixedMeta.ok()) << fixedMeta.status().message();
+  EXPECT_EQ(fixedMeta->fixedN, 4096u);
+  EXPECT_EQ(fixedMeta->fixedK, 7168u);
   // A configuration the compiler refuses says why.
   Expected<std::string> bad = provider({256, 192, false, 0});
   ASSERT_FALSE(bad.ok());

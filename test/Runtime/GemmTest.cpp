@@ -205,6 +205,23 @@ TEST(GemmConfig, TodaysSet) {
   EXPECT_EQ(choose(kernels, 64, 4096, 7168), "bm64_bn32");
 }
 
+TEST(GemmConfig, SpecializedConfigurations) {
+  DenseConfiguration generic{128, 32, false, 16};
+  DenseConfiguration fixed = generic;
+  fixed.fixedN = 4096;
+  fixed.fixedK = 7168;
+  EXPECT_EQ(generic.stem(), "bm128_bn32_plain");
+  EXPECT_EQ(fixed.stem(), "bm128_bn32_plain_n4096_k7168");
+  // An on-demand stub carries the constants, so the choice treats it as
+  // the kernel it will be: preferred where N and K match, skipped elsewhere.
+  std::vector<KernelMeta> kernels = {
+      configurationStub(generic.stem(), "dense", generic),
+      configurationStub(fixed.stem(), "dense", fixed)};
+  EXPECT_EQ(kernels[1].fixedN, 4096u);
+  EXPECT_EQ(choose(kernels, 128, 4096, 7168), "bm128_bn32_plain_n4096_k7168");
+  EXPECT_EQ(choose(kernels, 128, 4096, 2048), "bm128_bn32_plain");
+}
+
 TEST(GemmConfig, TwoWaveTilesForLargeM) {
   std::vector<KernelMeta> kernels = shippedKernels();
   kernels.push_back(kernel(256, 128, 3));
