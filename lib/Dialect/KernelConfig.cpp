@@ -79,10 +79,6 @@ std::string mlir::fgemm::checkKernelConfig(const KernelConfig &c,
     return "cluster must be 1 or 2 (CTAs sharing one operand tile by TMA "
            "multicast), got " +
            str(c.cluster);
-  if (c.cluster > 1 && c.schedule != Schedule::Plain)
-    return "cluster 2 needs schedule=plain (a persistent loop would have to "
-           "keep the pair "
-           "on tiles of the same row; not implemented yet)";
   // Each CTA of a cluster TMA-loads 1/cluster of the shared tile's rows into
   // the 128-byte-swizzled slot, whose pattern repeats every 8 rows.
   int64_t sharedRows = c.multicast == Multicast::A ? c.blockM : c.blockN;

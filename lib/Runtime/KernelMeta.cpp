@@ -477,10 +477,6 @@ static Status validate(const KernelMeta &meta, const Locator &where) {
   if (meta.schedule != "plain" && meta.schedule != "persistent")
     return fail("schedule", "schedule='" + meta.schedule +
                                 "' (allowed: plain or persistent)");
-  if (meta.cluster > 1 && meta.persistent())
-    return fail("cluster", "cluster=" + std::to_string(meta.cluster) +
-                               " needs schedule=plain (allowed: clusters of "
-                               "plain grids)");
   if (meta.fixedN % 8 != 0)
     return fail("fixed_n", "fixed_n=" + std::to_string(meta.fixedN) +
                                " is not a multiple of 8");

@@ -151,13 +151,19 @@ fgemm::computeLaunchDims(const KernelMeta &meta,
       return Status::error("kernel '" + meta.kernel +
                            "': no grid for an empty output");
   LaunchDims dims;
+  int64_t cluster = std::max<int64_t>(meta.cluster, 1);
   if (meta.persistent()) {
-    // CTA p of P runs tiles p, p + P, ... of all the tiles: at most one CTA
-    // per SM. The product saturates at the SM count, so it cannot overflow.
-    int64_t sms = std::max(smCount, 1), ctas = 1;
-    for (int64_t count : counts)
+    // CTA p of P runs tiles p, p + P, ... of all the tiles (x rounded up to
+    // whole clusters): at most one CTA per SM, and whole clusters, so that
+    // the CTAs of a cluster run the same number of tiles. The product
+    // saturates at the SM count, so it cannot overflow.
+    int64_t sms = std::max<int64_t>(smCount, cluster), ctas = 1;
+    for (size_t i = 0; i < counts.size(); ++i) {
+      int64_t count =
+          i == 0 ? ceilDiv(counts[i], cluster) * cluster : counts[i];
       ctas = std::min(ctas * std::min(count, sms), sms);
-    dims.grid[0] = static_cast<uint32_t>(ctas);
+    }
+    dims.grid[0] = static_cast<uint32_t>(ctas / cluster * cluster);
   } else {
     const char *axes = "xyz";
     const int64_t limits[3] = {kMaxDimValue, 65535, 65535};
@@ -167,8 +173,7 @@ fgemm::computeLaunchDims(const KernelMeta &meta,
       // that is not a multiple compute tiles wholly out of bounds, whose
       // stores TMA drops.
       if (i == 0)
-        count = ceilDiv(count, std::max<int64_t>(meta.cluster, 1)) *
-                std::max<int64_t>(meta.cluster, 1);
+        count = ceilDiv(count, cluster) * cluster;
       if (count > limits[i]) {
         const TileFactor &tile = meta.tiles[i];
         return Status::error(

@@ -62,8 +62,7 @@
 // The kernel records `grid = #fgemm.tile_grid<kind, [x dim, y dim(, z)]>`,
 // from which the runtime sizes the launch (docs/ABI.md).
 //
-// Limitations: clusters only with the plain grid (fgemm-specialize refuses
-// the rest); grouped tile spaces multicast A only (multicast = a).
+// Limitations: grouped tile spaces multicast A only (multicast = a).
 //
 //===----------------------------------------------------------------------===//
 
@@ -328,6 +327,28 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
   MLIRContext *ctx = rewriter.getContext();
   Type index = rewriter.getIndexType();
 
+  // A cluster's CTAs differ in one tile index (x: N with multicast = a, M
+  // with multicast = b); loads that do not depend on it are multicast.
+  int64_t cluster = config.getCluster();
+  bool clusterAlongM = cluster > 1 && config.getMulticast() == Multicast::B;
+  if (cluster > 1) {
+    Value varying = clusterAlongM ? argM : argN;
+    bool any = false;
+    space.walk([&](LoadOp load) {
+      if (llvm::none_of(load.getIndices(), [&](Value index) {
+            return dependsOn(index, varying);
+          })) {
+        load.setMulticast(true);
+        any = true;
+      }
+    });
+    if (!any)
+      return space.emitError("cluster ")
+             << cluster
+             << " with multicast = " << getKnobValueName(config.getMulticast())
+             << ": no operand tile is the same for every CTA of the cluster";
+  }
+
   if (config.isPersistent()) {
     auto numBlocks = [&](StringAttr dim) {
       return NumBlocksOp::create(rewriter, loc, index, dim,
@@ -336,7 +357,10 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
     Value tilesM = numBlocks(dimM), tilesN = numBlocks(dimN);
     bool masked = space.getKind() == TileSpaceKind::GroupedMasked;
     bool unpadded = space.getKind() == TileSpaceKind::GroupedContiguousUnpadded;
-    SmallVector<StringAttr> gridDims = {dimN, dimM};
+    // x runs over the tile index a cluster splits: the runtime rounds its
+    // count up to whole clusters.
+    SmallVector<StringAttr> gridDims = {clusterAlongM ? dimM : dimN,
+                                        clusterAlongM ? dimN : dimM};
     // The loop runs over rowPieces x tiles_n tiles, in the tile order.
     Value rowPieces = tilesM, rowLimit;
     IntegerAttr blockM = rewriter.getI64IntegerAttr(config.getBlockM());
@@ -357,7 +381,20 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
       rowPieces = CountRowTilesOp::create(rewriter, loc, index,
                                           space.getGroups(), rowLimit, blockM);
     }
-    Value total = arith::MulIOp::create(rewriter, loc, rowPieces, tilesN);
+    // A cluster's CTAs take consecutive linear indices (the runtime launches
+    // a multiple of the cluster size), which the order maps to one unit of
+    // `cluster` tiles along the split index: the CTAs share the other index,
+    // and so the multicast tile and the group. A unit that reaches past the
+    // tiles computes tiles wholly out of bounds, whose stores TMA drops.
+    Value rowUnits = rowPieces, colUnits = tilesN, clusterSize;
+    if (cluster > 1) {
+      clusterSize = arith::ConstantIndexOp::create(rewriter, loc, cluster);
+      Value &split = clusterAlongM ? rowUnits : colUnits;
+      split = arith::CeilDivUIOp::create(rewriter, loc, split, clusterSize);
+    }
+    Value total = arith::MulIOp::create(rewriter, loc, rowUnits, colUnits);
+    if (cluster > 1)
+      total = arith::MulIOp::create(rewriter, loc, total, clusterSize);
     auto loop = TileLoopOp::create(rewriter, loc, total);
     // Grouped tiles run different numbers of K blocks: the loop counts the
     // K blocks of the CTA's earlier tiles (the ring position).
@@ -366,9 +403,19 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
     Block *loopBody =
         rewriter.createBlock(&loop.getBody(), {}, argTypes, argLocs);
     rewriter.setInsertionPointToStart(loopBody);
-    Value tile = loopBody->getArgument(1), group;
-    auto [tm, tn] = emitTileOrder(rewriter, loc, tile, rowPieces, tilesN,
+    Value tile = loopBody->getArgument(1), group, rank;
+    if (cluster > 1) {
+      rank = arith::RemUIOp::create(rewriter, loc, tile, clusterSize);
+      tile = arith::DivUIOp::create(rewriter, loc, tile, clusterSize);
+    }
+    auto [tm, tn] = emitTileOrder(rewriter, loc, tile, rowUnits, colUnits,
                                   config.getRasterGroup());
+    if (cluster > 1) {
+      Value &split = clusterAlongM ? tm : tn;
+      split = arith::AddIOp::create(
+          rewriter, loc,
+          arith::MulIOp::create(rewriter, loc, split, clusterSize), rank);
+    }
     if (masked) {
       // The order runs over the row tiles of all groups.
       auto found = FindRowTileGroupOp::create(
@@ -399,8 +446,6 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
   }
 
   // Plain grid: x over the tiles a cluster does not share.
-  bool clusterAlongM =
-      config.getCluster() > 1 && config.getMulticast() == Multicast::B;
   Value x =
       ProgramIdOp::create(rewriter, loc, index, DimAttr::get(ctx, Dim::X));
   Value y =
@@ -415,7 +460,6 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
                                  rewriter.getStringAttr("b" + dim.getValue()));
     };
     Value tilesM = numBlocks(dimM), tilesN = numBlocks(dimN);
-    int64_t cluster = config.getCluster();
     Value unit = x, rank, clusterSize;
     if (cluster > 1) {
       clusterSize = arith::ConstantIndexOp::create(rewriter, loc, cluster);
@@ -435,23 +479,6 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
           rewriter, loc,
           arith::MulIOp::create(rewriter, loc, split, clusterSize), rank);
     }
-  }
-  if (config.getCluster() > 1) {
-    Value varying = clusterAlongM ? argM : argN;
-    bool any = false;
-    space.walk([&](LoadOp load) {
-      if (llvm::none_of(load.getIndices(), [&](Value index) {
-            return dependsOn(index, varying);
-          })) {
-        load.setMulticast(true);
-        any = true;
-      }
-    });
-    if (!any)
-      return space.emitError("cluster ")
-             << config.getCluster()
-             << " with multicast = " << getKnobValueName(config.getMulticast())
-             << ": no operand tile is the same for every CTA of the cluster";
   }
   SmallVector<StringAttr> gridDims = {clusterAlongM ? dimM : dimN,
                                       clusterAlongM ? dimN : dimM};

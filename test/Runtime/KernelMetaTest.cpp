@@ -308,11 +308,6 @@ TEST(KernelMeta, ValuesAreCheckedAgainstTheAbi) {
       {"fixed_n=100", "fixed_n=100 is not a multiple of 8"},
       {"fixed_k=120", "fixed_k=120 is not a multiple of 16"},
   });
-  // Clusters only for plain grids.
-  std::string text = withLine("cluster", "cluster=2");
-  text = text.replace(text.find("schedule=plain"), 14, "schedule=persistent");
-  EXPECT_NE(parseError(text).find("cluster=2 needs schedule=plain"),
-            std::string::npos);
 }
 
 TEST(KernelMeta, VariantIsAFreeIdentifier) {

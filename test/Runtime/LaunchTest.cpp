@@ -180,6 +180,20 @@ TEST(Launch, PersistentGridIsAtMostOneCtaPerSm) {
   EXPECT_EQ(dims.grid[0], 1u);
 }
 
+TEST(Launch, PersistentClusterGridIsWholeClusters) {
+  KernelMeta meta = denseMeta(128, 128, "persistent", /*cluster=*/2);
+  LaunchDims dims = launchDims(meta, 4096, 7168);
+  EXPECT_EQ(dims.grid[0], 132u);
+  EXPECT_EQ(dims.cluster, 2u);
+  // An odd SM count leaves one SM idle rather than split a cluster.
+  EXPECT_EQ(launchDims(meta, 4096, 7168, 131).grid[0], 130u);
+  // 1 x 3 tiles: the column tiles round up to 4 (2 clusters), the fourth
+  // computes a tile past N that stores nothing.
+  EXPECT_EQ(launchDims(meta, 128, 384).grid[0], 4u);
+  // One SM still gets a whole cluster.
+  EXPECT_EQ(launchDims(meta, 4096, 7168, 1).grid[0], 2u);
+}
+
 TEST(Launch, GridLimits) {
   KernelMeta meta = denseMeta(64, 128);
   Expected<LaunchDims> dims =

@@ -256,3 +256,85 @@ fgemm.kernel @two(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"]
   }
   fgemm.return
 }
+
+// -----
+
+// Persistent with a cluster of 2 sharing A: the loop runs over 2 x tiles_m x
+// ceil(tiles_n / 2) indices; consecutive indices (the CTAs of a cluster) are
+// one unit in the tile order and take the two N tiles of one pair.
+// CHECK-LABEL: fgemm.kernel @persistent_cluster_a
+// CHECK-SAME: grid = #fgemm.tile_grid<dense, ["n", "m"]>
+// CHECK: %[[TILES_M:.*]] = fgemm.num_blocks "m" by "bm"
+// CHECK-NEXT: %[[TILES_N:.*]] = fgemm.num_blocks "n" by "bn"
+// CHECK-NEXT: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-NEXT: %[[PAIRS:.*]] = arith.ceildivui %[[TILES_N]], %[[C2]]
+// CHECK-NEXT: %[[UNITS:.*]] = arith.muli %[[TILES_M]], %[[PAIRS]]
+// CHECK-NEXT: %[[COUNT:.*]] = arith.muli %[[UNITS]], %[[C2]]
+// CHECK-NEXT: fgemm.tile_loop %[[COUNT]] {
+// CHECK-NEXT: ^bb0(%{{.*}}: index, %[[TILE:.*]]: index):
+// CHECK-NEXT: %[[RANK:.*]] = arith.remui %[[TILE]], %[[C2]]
+// CHECK-NEXT: %[[UNIT:.*]] = arith.divui %[[TILE]], %[[C2]]
+// CHECK-NEXT: %[[TM:.*]] = arith.divui %[[UNIT]], %[[PAIRS]]
+// CHECK-NEXT: %[[PAIR:.*]] = arith.remui %[[UNIT]], %[[PAIRS]]
+// CHECK-NEXT: %[[BASE:.*]] = arith.muli %[[PAIR]], %[[C2]]
+// CHECK-NEXT: %[[TN:.*]] = arith.addi %[[BASE]], %[[RANK]]
+// CHECK: fgemm.load %{{.*}}[%[[TM]], %{{.*}}] {multicast}
+// CHECK: fgemm.load %{{.*}}[%[[TN]], %{{.*}}] :
+// CHECK: fgemm.store %{{.*}}, %{{.*}}[%[[TM]], %[[TN]]]
+fgemm.kernel @persistent_cluster_a(%a: !fgemm.tensor<[m, k], f8E4M3FN>, %b: !fgemm.tensor<[n, k], f8E4M3FN>,
+    %d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n", "k"],
+    config = #fgemm.config<math_warpgroups = 2, cluster = 2, multicast = a, schedule = persistent>} {
+  fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
+  ^bb0(%tm: index, %tn: index):
+    %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+    %acc = fgemm.k_loop "k" init(%z : !fgemm.tile<[bm, bn], f32>) {
+    ^bb0(%kb: index, %c: !fgemm.tile<[bm, bn], f32>):
+      %ta = fgemm.load %a[%tm, %kb] : !fgemm.tensor<[m, k], f8E4M3FN> -> !fgemm.tile<[bm, bk], f8E4M3FN>
+      %tb = fgemm.load %b[%tn, %kb] : !fgemm.tensor<[n, k], f8E4M3FN> -> !fgemm.tile<[bn, bk], f8E4M3FN>
+      "use"(%ta, %tb) : (!fgemm.tile<[bm, bk], f8E4M3FN>, !fgemm.tile<[bn, bk], f8E4M3FN>) -> ()
+      fgemm.yield %c : !fgemm.tile<[bm, bn], f32>
+    } -> !fgemm.tile<[bm, bn], f32>
+    fgemm.store %acc, %d[%tm, %tn] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
+// Persistent with a cluster of 2 sharing B: the pair runs along M, and x
+// (the count the runtime rounds up to whole clusters) is the M tiles.
+// CHECK-LABEL: fgemm.kernel @persistent_cluster_b
+// CHECK-SAME: grid = #fgemm.tile_grid<dense, ["m", "n"]>
+// CHECK: %[[TILES_M:.*]] = fgemm.num_blocks "m" by "bm"
+// CHECK-NEXT: %[[TILES_N:.*]] = fgemm.num_blocks "n" by "bn"
+// CHECK-NEXT: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-NEXT: %[[PAIRS:.*]] = arith.ceildivui %[[TILES_M]], %[[C2]]
+// CHECK-NEXT: %[[UNITS:.*]] = arith.muli %[[PAIRS]], %[[TILES_N]]
+// CHECK: ^bb0(%{{.*}}: index, %[[TILE:.*]]: index):
+// CHECK-NEXT: %[[RANK:.*]] = arith.remui %[[TILE]], %[[C2]]
+// CHECK-NEXT: %[[UNIT:.*]] = arith.divui %[[TILE]], %[[C2]]
+// CHECK-NEXT: %[[PAIR:.*]] = arith.divui %[[UNIT]], %[[TILES_N]]
+// CHECK-NEXT: %[[TN:.*]] = arith.remui %[[UNIT]], %[[TILES_N]]
+// CHECK-NEXT: %[[BASE:.*]] = arith.muli %[[PAIR]], %[[C2]]
+// CHECK-NEXT: %[[TM:.*]] = arith.addi %[[BASE]], %[[RANK]]
+// CHECK: fgemm.load %{{.*}}[%[[TM]], %{{.*}}] :
+// CHECK: fgemm.load %{{.*}}[%[[TN]], %{{.*}}] {multicast}
+fgemm.kernel @persistent_cluster_b(%a: !fgemm.tensor<[m, k], f8E4M3FN>, %b: !fgemm.tensor<[n, k], f8E4M3FN>,
+    %d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n", "k"],
+    config = #fgemm.config<math_warpgroups = 2, cluster = 2, multicast = b, schedule = persistent>} {
+  fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
+  ^bb0(%tm: index, %tn: index):
+    %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+    %acc = fgemm.k_loop "k" init(%z : !fgemm.tile<[bm, bn], f32>) {
+    ^bb0(%kb: index, %c: !fgemm.tile<[bm, bn], f32>):
+      %ta = fgemm.load %a[%tm, %kb] : !fgemm.tensor<[m, k], f8E4M3FN> -> !fgemm.tile<[bm, bk], f8E4M3FN>
+      %tb = fgemm.load %b[%tn, %kb] : !fgemm.tensor<[n, k], f8E4M3FN> -> !fgemm.tile<[bn, bk], f8E4M3FN>
+      "use"(%ta, %tb) : (!fgemm.tile<[bm, bk], f8E4M3FN>, !fgemm.tile<[bn, bk], f8E4M3FN>) -> ()
+      fgemm.yield %c : !fgemm.tile<[bm, bn], f32>
+    } -> !fgemm.tile<[bm, bn], f32>
+    fgemm.store %acc, %d[%tm, %tn] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>
+    fgemm.yield
+  }
+  fgemm.return
+}

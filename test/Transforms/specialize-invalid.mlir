@@ -5,7 +5,6 @@
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="fixed-k=100" 2>&1 | FileCheck %s --check-prefix=K16
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="fixed-n=20" 2>&1 | FileCheck %s --check-prefix=N8
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="cluster=4" 2>&1 | FileCheck %s --check-prefix=CLUSTER
-// RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="cluster=2 schedule=persistent" 2>&1 | FileCheck %s --check-prefix=CLUSTER-PERSISTENT
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="raster-group=65" 2>&1 | FileCheck %s --check-prefix=RASTER
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=256 math-warpgroups=1" 2>&1 | FileCheck %s --check-prefix=ROWS
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=256 block-n=136" 2>&1 | FileCheck %s --check-prefix=WAVES-N
@@ -23,7 +22,6 @@
 // K16: error: fixed K must be 0 (any) or a positive multiple of 16 (FP8 rows of A and B need 16-byte strides for TMA), got 100
 // N8: error: fixed N must be 0 (any) or a positive multiple of 8 (BF16 rows of D need 16-byte strides for TMA), got 20
 // CLUSTER: error: cluster must be 1 or 2 (CTAs sharing one operand tile by TMA multicast), got 4
-// CLUSTER-PERSISTENT: error: cluster 2 needs schedule=plain
 // RASTER: error: raster-group must be in [0, 64], got 65
 // ROWS: error: each math warpgroup owns 64 or 128 rows (one or two m64 waves); block-m 256 with 1 math warpgroups would need 256 rows each
 // WAVES-N: error: block-n must be at most 128 with two m64 waves per math warpgroup (block-m 256 on 2 math warpgroups): their accumulators would not fit in registers; got 136

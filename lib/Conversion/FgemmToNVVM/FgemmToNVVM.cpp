@@ -543,8 +543,10 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
       return failure();
     for (auto [from, to] : llvm::zip(op.getResults(), *results))
       mapping[from] = to;
-    if (!op.getBody().getOps<RingPutOp>().empty())
-      drainClusterRing(op, numBlocks);
+    // (A persistent producer drains once, after its tile loop.)
+    if (config.getCluster() > 1 && !op.getBody().getOps<RingPutOp>().empty() &&
+        !op->getParentOfType<TileLoopOp>())
+      drainClusterRing(numBlocks);
     return success();
   }
   int64_t rows = extent(straddling->getResult().getType().getDims()[0]);
@@ -651,10 +653,15 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
   Value pid = toIndex(NVVM::BlockIdXOp::create(b, loc, b.getI32Type()));
   Value numPrograms = toIndex(NVVM::GridDimXOp::create(b, loc, b.getI32Type()));
   Block &body = op.getBody().front();
-  // With a third argument the loop carries the K blocks run so far.
+  // With a third argument the loop carries the K blocks run so far; a
+  // cluster's producer carries them too, for its drain after the loop.
   bool countsBlocks = body.getNumArguments() == 3;
+  bool drains = config.getCluster() > 1 &&
+                op.getBody()
+                    .walk([](RingPutOp) { return WalkResult::interrupt(); })
+                    .wasInterrupted();
   SmallVector<Value> carried;
-  if (countsBlocks)
+  if (countsBlocks || drains)
     carried.push_back(constIndex(0));
   auto forOp = scf::ForOp::create(b, loc, pid, lookup(op.getCount()),
                                   numPrograms, carried);
@@ -675,7 +682,7 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
     mapping[body.getArgument(2)] = forOp.getRegionIterArgs()[0];
   if (failed(lowerBlock(body)))
     return failure();
-  if (!countsBlocks) {
+  if (carried.empty()) {
     scf::YieldOp::create(b, loc, ValueRange());
     return success();
   }
@@ -690,19 +697,22 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
   scf::YieldOp::create(b, loc,
                        ValueRange{arith::AddIOp::create(
                            b, loc, forOp.getRegionIterArgs()[0], *blocks)});
+  if (drains) {
+    b.setInsertionPointAfter(forOp);
+    drainClusterRing(forOp.getResult(0));
+  }
   return success();
 }
 
 /// In a cluster the peer CTA's consumers arrive on this CTA's empty
 /// barriers (and its producer multicasts into this CTA's slots) until its
-/// last K block. After its last put the producer waits for every slot to be
+/// last K block. After its last put (`numBlocks` puts in all, over every
+/// tile of a persistent loop) the producer waits for every slot to be
 /// released once more, as it would before `stages` further puts: then no
 /// remote arrival or copy into this CTA is pending, and the CTA may exit
 /// without a cluster-wide barrier (which had held both CTAs of every cluster
 /// until the slower one's epilogue: 8% at 4096x7168x2048, ncu).
-void KernelLowering::drainClusterRing(KLoopOp op, Value numBlocks) {
-  if (config.getCluster() == 1 || op->getParentOfType<TileLoopOp>())
-    return;
+void KernelLowering::drainClusterRing(Value numBlocks) {
   for (int64_t i = 0; i < stages; ++i) {
     Value position =
         toI32(arith::AddIOp::create(b, loc, numBlocks, constIndex(i)));

@@ -156,8 +156,9 @@ private:
   LogicalResult lowerRingCreate(RingCreateOp op);
   LogicalResult lowerWarpSpecialize(WarpSpecializeOp op);
   LogicalResult lowerKLoop(KLoopOp op);
-  /// The producer's last wait for every slot of a cluster's ring.
-  void drainClusterRing(KLoopOp op, Value numBlocks);
+  /// The producer's last wait for every slot of a cluster's ring, after
+  /// `numBlocks` puts.
+  void drainClusterRing(Value numBlocks);
   /// The K loop as one scf.for, the per-block scales `staged` staged in
   /// shared memory chunk by chunk; returns the values of the op's results.
   FailureOr<SmallVector<Value>> buildKLoop(KLoopOp op, Value numBlocks,

@@ -5,6 +5,7 @@
 // RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-n=64 overlap-promotion=true" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm | FileCheck %s --check-prefix=OVERLAP
 // RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-n=64" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm | FileCheck %s --check-prefix=NOOVERLAP
 // RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="cluster=2" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=CLUSTER
+// RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="cluster=2 schedule=persistent" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=PCLUSTER
 // convert-fgemm-to-nvvm: the kernel signature (docs/ABI.md), barrier set-up,
 // the producer's TMA loop, the math loop (wgmma + promotion) and the epilogue.
 
@@ -212,3 +213,24 @@
 // CLUSTER: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<7>
 // CLUSTER-NOT: nvvm.cluster.arrive
 // CLUSTER: llvm.return
+
+// Persistent clusters: one cluster sync after the barrier set-up; the
+// producer's tile loop counts its puts and drains the ring once after it
+// (one wait per stage), and nothing waits for the peer before exit.
+// PCLUSTER: llvm.func @sm90_fp8_gemm_1d2d
+// PCLUSTER-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
+// PCLUSTER: nvvm.cluster.arrive
+// PCLUSTER-NEXT: nvvm.cluster.wait
+// PCLUSTER-NOT: nvvm.cluster.arrive
+// PCLUSTER: nvvm.setmaxregister decrease 40
+// PCLUSTER: %[[PUTS:.*]] = scf.for {{.*}} iter_args(%[[SO_FAR:.*]] = %c0) -> (index) {
+// PCLUSTER: multicast_mask = %c3_i16
+// PCLUSTER: scf.yield %{{.*}} : index
+// PCLUSTER-NEXT: }
+// PCLUSTER-NEXT: arith.index_cast %[[PUTS]]
+// PCLUSTER-COUNT-4: nvvm.mbarrier.try_wait.parity
+// PCLUSTER-NEXT: }
+// PCLUSTER: nvvm.setmaxregister increase 232
+// PCLUSTER: nvvm.mapa
+// PCLUSTER-NOT: nvvm.cluster.arrive
+// PCLUSTER: llvm.return
