@@ -117,8 +117,9 @@ std::vector<int64_t> countTiles(const KernelMeta &meta,
 
 /// The grid of a non-empty launch: plain = the tile counts along x, y, z
 /// with x rounded up to a multiple of `cluster`; persistent = (min(product
-/// of those counts, smCount) rounded down to whole clusters, 1, 1). Block = threads, dynamic shared memory =
-/// smem_bytes. Checked against the grid limits.
+/// of those counts, smCount) rounded down to whole clusters, 1, 1). Block =
+/// threads, dynamic shared memory = smem_bytes. Checked against the grid
+/// limits.
 Expected<LaunchDims> computeLaunchDims(const KernelMeta &meta,
                                        const std::vector<int64_t> &dimValues,
                                        int smCount);
