@@ -81,12 +81,13 @@ TEST(BenchOptions, Defaults) {
 TEST(BenchOptions, AllFlags) {
   Expected<Options> options =
       parse({"--kernels=k", "--shapes", "64,128,256", "--iters=5", "--seed",
-             "42", "--device", "1", "--no-check", "--no-time"});
+             "42", "--device", "1", "--sms", "8", "--no-check", "--no-time"});
   ASSERT_TRUE(options.ok()) << options.status().message();
   EXPECT_EQ(options->shapes.size(), 1u);
   EXPECT_EQ(options->iters, 5);
   EXPECT_EQ(options->seed, 42u);
   EXPECT_EQ(options->device, 1);
+  EXPECT_EQ(options->sms, 8);
   EXPECT_FALSE(options->check);
   EXPECT_FALSE(options->time);
 }
@@ -115,6 +116,8 @@ TEST(BenchOptions, Errors) {
   EXPECT_NE(errorOf({"--kernels", "k", "--iters", "0"}).find("--iters needs"),
             std::string::npos);
   EXPECT_NE(errorOf({"--kernels", "k", "--seed", "-3"}).find("--seed needs"),
+            std::string::npos);
+  EXPECT_NE(errorOf({"--kernels", "k", "--sms", "-1"}).find("--sms needs"),
             std::string::npos);
   EXPECT_NE(errorOf({"--kernels", "k", "--shapes", "1,2"}).find("malformed"),
             std::string::npos);

@@ -12,7 +12,7 @@ using namespace fgemm::bench;
 
 std::string fgemm::bench::usage() {
   return "usage: fgemm-bench --kernels DIR [--shapes dense|sweep|M,N,K;...]\n"
-         "                   [--iters N] [--seed S] [--device N]\n"
+         "                   [--iters N] [--seed S] [--device N] [--sms N]\n"
          "                   [--no-check] [--no-time] [--time] [--checksum]\n"
          "                   [--host-latency]\n"
          "       fgemm-bench --list-devices\n"
@@ -25,6 +25,10 @@ std::string fgemm::bench::usage() {
          "  --iters N        timed runs per shape, median reported (30)\n"
          "  --seed S         input generator seed (0)\n"
          "  --device N       CUDA device ordinal (0)\n"
+         "  --sms N          plan launches for N SMs (DeepGEMM's set_num_sms;\n"
+         "                   0 = all): few SMs make each CTA of a persistent\n"
+         "                   grid run many tiles, e.g. under "
+         "compute-sanitizer\n"
          "  --no-check       skip the accuracy checks\n"
          "  --host-latency   print the host time of one DenseGemm::run call,\n"
          "                   first (prepares) and warm (reuses the prepared\n"
@@ -173,6 +177,13 @@ fgemm::bench::parseOptions(const std::vector<std::string> &args) {
         return Status::error("--device needs a device ordinal, got '" + value +
                              "'");
       options.device = static_cast<int>(number);
+    } else if (flag == "--sms") {
+      if (!takeValue())
+        return needsValue();
+      if (!parseInteger(value, 0, 1024, number))
+        return Status::error("--sms needs an SM count (0 = all), got '" +
+                             value + "'");
+      options.sms = static_cast<int>(number);
     } else if (flag == "--describe") {
       if (!takeValue())
         return needsValue();

@@ -32,6 +32,7 @@ struct Options {
   int iters = 30;                    ///< --iters (timed runs per shape)
   uint64_t seed = 0;                 ///< --seed
   int device = 0;                    ///< --device
+  int sms = 0;                       ///< --sms (0 = all SMs)
   bool listDevices = false;          ///< --list-devices
   std::vector<std::string> describe; ///< --describe FILE.meta (repeatable)
   bool check = true;                 ///< --no-check clears

@@ -173,7 +173,7 @@ Status Bench::runShape(const Shape &shape, ShapeResult &result) {
     return Status::success();
   }
   Expected<size_t> choice =
-      selectDenseKernel(gemm.kernels(), m, n, k, gemm.device().smCount);
+      selectDenseKernel(gemm.kernels(), m, n, k, gemm.smCount());
   if (!choice.ok())
     return choice.takeStatus();
   result.kernel = describeKernel(gemm.kernels()[*choice]);
@@ -549,6 +549,8 @@ int benchMain(const Options &options) {
   if (!flush.ok())
     return fail(flush.status());
 
+  if (Status limited = gemm->setSmLimit(options.sms); !limited.ok())
+    return fail(std::move(limited).withContext("--sms"));
   const DeviceInfo &device = gemm->device();
   std::printf("fgemm-bench: device %d: %s %s, %d SMs, driver CUDA %s\n",
               device.ordinal, device.name.c_str(),
