@@ -86,8 +86,9 @@ std::string misaligned(const char *name, const void *pointer,
 }
 
 fgemm_dense_config toCConfig(const DenseConfiguration &config) {
-  return {int32_t(config.blockM), int32_t(config.blockN),
-          config.persistent ? 1 : 0, int32_t(config.rasterGroup)};
+  return {int32_t(config.blockM),    int32_t(config.blockN),
+          config.persistent ? 1 : 0, int32_t(config.rasterGroup),
+          int32_t(config.cluster),   config.multicastB ? 1 : 0};
 }
 
 /// Runs a C provider `call(base, capacity)`: BASE on success, else its

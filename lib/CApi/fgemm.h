@@ -28,7 +28,7 @@ extern "C" {
  * signature does, or functions are added (2: the M-grouped GEMMs; 3: contexts
  * whose dense and M-grouped kernels are made on first use); callers check
  * fgemm_api_version() == FGEMM_API_VERSION. */
-#define FGEMM_API_VERSION 3
+#define FGEMM_API_VERSION 4
 
 typedef enum fgemm_status {
   FGEMM_SUCCESS = 0,
@@ -65,6 +65,8 @@ typedef struct fgemm_dense_config {
   int32_t block_m, block_n;
   int32_t persistent;   /* 0: one CTA per tile; 1: one CTA per SM, looping */
   int32_t raster_group; /* tile rows walked together (0: row-major) */
+  int32_t cluster;      /* CTAs per cluster: 1, or 2 sharing a tile */
+  int32_t multicast_b;  /* with cluster 2: 0 = pairs share A, 1 = B */
 } fgemm_dense_config;
 
 /* Makes the kernel of `config` and writes BASE (of BASE.cubin + BASE.meta)

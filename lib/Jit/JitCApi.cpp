@@ -44,6 +44,8 @@ fgemm_status provide(const fgemm_kernel_request *request, char *base,
   const fgemm_dense_config &c = request->config;
   DenseConfiguration config{uint32_t(c.block_m), uint32_t(c.block_n),
                             c.persistent != 0, uint32_t(c.raster_group)};
+  config.cluster = uint32_t(c.cluster);
+  config.multicastB = c.multicast_b != 0;
   Expected<std::string> made = found->second(config);
   std::snprintf(base, capacity, "%s",
                 made.ok() ? made->c_str() : made.status().message().c_str());

@@ -65,6 +65,9 @@ double fgemm::straddlePenalty(uint32_t blockN) {
 std::string DenseConfiguration::stem() const {
   return "bm" + std::to_string(blockM) + "_bn" + std::to_string(blockN) +
          (persistent ? "_persistent" : "_plain") +
+         (cluster > 1
+              ? "_cluster" + std::to_string(cluster) + (multicastB ? "b" : "")
+              : std::string()) +
          (fixedN ? "_n" + std::to_string(fixedN) : std::string()) +
          (fixedK ? "_k" + std::to_string(fixedK) : std::string());
 }
@@ -75,13 +78,36 @@ const std::vector<DenseConfiguration> &fgemm::denseConfigurationSet() {
   // measured on the H100 (docs/PERF.md).
   // 128x32: one wave of 128 tiles at M = 128, N = 4096 with two math
   // warpgroups per SM (15.3 us at 128x4096x7168 against 17.6 with 64x64).
+  // 128x192 persistent in clusters of two sharing B (pairs of M tiles):
+  // DeepGEMM's choice at 4096x2112x7168; the plain grid stays for M <= 128,
+  // where a pair would compute an M tile past the output.
   static const std::vector<DenseConfiguration> set = {
-      {256, 128, false, 8},  {256, 128, true, 8},  {128, 192, false, 16},
-      {128, 128, false, 16}, {128, 128, true, 0},  {128, 96, false, 16},
-      {128, 96, true, 0},    {128, 64, false, 16}, {128, 32, false, 16},
-      {64, 128, false, 0},   {64, 64, false, 0},   {64, 32, false, 0},
+      {256, 128, false, 8},
+      {256, 128, true, 8},
+      {128, 192, false, 16},
+      {128, 192, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
+       /*multicastB=*/true},
+      {128, 128, false, 16},
+      {128, 128, true, 0},
+      {128, 96, false, 16},
+      {128, 96, true, 0},
+      {128, 64, false, 16},
+      {128, 32, false, 16},
+      {64, 128, false, 0},
+      {64, 64, false, 0},
+      {64, 32, false, 0},
       {64, 16, false, 0}};
   return set;
+}
+
+int64_t fgemm::launchedTiles(const KernelMeta &meta, int64_t tilesM,
+                             int64_t tilesN) {
+  if (meta.cluster <= 1)
+    return tilesM * tilesN;
+  int64_t &split =
+      !meta.tiles.empty() && meta.tiles[0].dim == "m" ? tilesM : tilesN;
+  split = ceilDiv(split, int64_t(meta.cluster)) * int64_t(meta.cluster);
+  return tilesM * tilesN;
 }
 
 Expected<size_t>
@@ -103,8 +129,9 @@ fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
     // same B: for M <= 64 the 64-row kernels measured faster than the
     // 128-row ones on every such shape.
     int wastedRows = meta.blockM > 64 && 2 * m <= meta.blockM ? 1 : 0;
-    int64_t tiles = ceilDiv(std::max<int64_t>(m, 1), meta.blockM) *
-                    ceilDiv(std::max<int64_t>(n, 1), meta.blockN);
+    int64_t tiles =
+        launchedTiles(meta, ceilDiv(std::max<int64_t>(m, 1), meta.blockM),
+                      ceilDiv(std::max<int64_t>(n, 1), meta.blockN));
     int64_t waves = ceilDiv(tiles, sms);
     // Estimated time: waves x one tile's work / the rate an SM sustains on
     // that tile shape (estimateTileRate, fitted to H100 measurements).
@@ -112,8 +139,12 @@ fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
                   estimateTileRate(meta.blockM, meta.blockN);
     // A persistent CTA overlaps a tile's epilogue with the next tile's loads:
     // measured 1.2x faster at K <= 2048 with several tiles per CTA, 5% slower
-    // at K >= 7168 (docs/PERF.md).
-    if (meta.persistent() && waves > 1)
+    // at K >= 7168 (docs/PERF.md). In clusters of two sharing B, 128x192
+    // tiles ran 1.4-4.6% faster than the plain grid at M = 4096 at every K
+    // measured (H100, docs/PERF.md, 2026-11-24).
+    if (meta.persistent() && meta.cluster > 1 && waves > 1)
+      time *= 0.97;
+    else if (meta.persistent() && waves > 1)
       time *= k <= 4096 ? 1.0 / 1.2 : 1.05;
     int isPersistent =
         meta.persistent() ? 1 : 0; // equal estimates: the simpler grid
@@ -318,7 +349,12 @@ KernelMeta fgemm::configurationStub(std::string kernel, std::string variant,
   stub.blockN = config.blockN;
   stub.blockK = 128;
   stub.schedule = config.persistent ? "persistent" : "plain";
-  stub.cluster = 1;
+  stub.cluster = config.cluster;
+  // Grid x is the index a cluster splits (docs/ABI.md).
+  TileFactor rows{"m", config.blockM}, columns{"n", config.blockN};
+  stub.tiles = config.cluster > 1 && config.multicastB
+                   ? std::vector<TileFactor>{rows, columns}
+                   : std::vector<TileFactor>{columns, rows};
   stub.fixedN = config.fixedN;
   stub.fixedK = config.fixedK;
   return stub;
@@ -349,6 +385,10 @@ Status fgemm::makeOnDemandKernel(
   // What the choice assumed must be what was made.
   if (made->blockM != config.blockM || made->blockN != config.blockN ||
       made->persistent() != config.persistent ||
+      made->cluster != config.cluster ||
+      (config.cluster > 1 &&
+       (made->tiles.empty() ||
+        (made->tiles[0].dim == "m") != config.multicastB)) ||
       made->fixedN != config.fixedN || made->fixedK != config.fixedK)
     return Status::error(*base + ".meta describes " + made->configName() +
                          ", not the requested " + what);

@@ -104,13 +104,23 @@ struct DenseConfiguration {
   /// N and K compiled in as constants (0: known at launch only); the
   /// runtime prefers a kernel specialized for the call's N and K.
   uint32_t fixedN = 0, fixedK = 0;
+  /// CTAs per cluster (1 or 2), sharing the A tile (pairs along N) or, with
+  /// multicastB, the B tile (pairs along M) by TMA multicast.
+  uint32_t cluster = 1;
+  bool multicastB = false;
   /// NAME of its NAME.cubin / NAME.meta in a kernel directory:
-  /// bm<M>_bn<N>_<plain|persistent>[_n<fixed N>][_k<fixed K>].
+  /// bm<M>_bn<N>_<plain|persistent>[_cluster2[b]][_n<fixed N>][_k<fixed K>].
   std::string stem() const;
 };
 /// The set the configuration choice is fitted to (docs/PERF.md): what
 /// fgemm-precompile compiles by default and scripts/gpu-prepare.sh ships.
 const std::vector<DenseConfiguration> &denseConfigurationSet();
+
+/// Tiles a launch of `meta` computes for tilesM x tilesN output tiles: with a
+/// cluster, the count along grid x (the split one, `tiles[0]`) rounded up
+/// to whole clusters, whose extra tiles lie past the output but still run
+/// their loads and math.
+int64_t launchedTiles(const KernelMeta &meta, int64_t tilesM, int64_t tilesN);
 
 /// Index into `kernels` of the kernel to run an M x N x K problem on a device
 /// with `smCount` SMs. Kernels specialized for another N or K are never

@@ -33,11 +33,16 @@ fgemm::groupedConfigurationSet(GroupedLayout layout) {
   // Measured one by one on the H100 (docs/PERF.md, "Grouped"): contiguous
   // tiles of at most 128 rows (a tile stays in one group's 128-row block);
   // plain 128-row grids in raster groups of 16 tile rows; 128x192
-  // persistent for short K (128x128 persistent before the K loops per scale
-  // offset); 64-row tiles for a few rows per group.
+  // persistent in clusters of two sharing A, in raster groups of 32 tile
+  // rows (4-9% faster than the plain grid and than the persistent one
+  // without a cluster, at every K measured); 64-row tiles for a few rows
+  // per group.
   static const std::vector<DenseConfiguration> contiguous = {
-      {128, 192, false, 16}, {128, 192, true, 0},  {128, 128, true, 0},
-      {128, 128, false, 16}, {128, 96, false, 16}, {128, 64, false, 16},
+      {128, 192, true, 32, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2},
+      {128, 128, true, 0},
+      {128, 128, false, 16},
+      {128, 96, false, 16},
+      {128, 64, false, 16},
       {64, 128, false, 0}};
   static const std::vector<DenseConfiguration> masked = {
       {128, 192, false, 16}, {128, 192, true, 0},  {128, 128, false, 16},
@@ -175,8 +180,10 @@ fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
       continue;
     // As for dense GEMMs: a tile at least half empty streams B for nothing.
     int wastedRows = meta.blockM > 64 && 2 * rows <= meta.blockM ? 1 : 0;
-    int64_t tiles = groupsTiled * ceilDiv(rows, meta.blockM) *
-                    ceilDiv(std::max<int64_t>(p.n, 1), meta.blockN);
+    int64_t tiles =
+        groupsTiled *
+        launchedTiles(meta, ceilDiv(rows, meta.blockM),
+                      ceilDiv(std::max<int64_t>(p.n, 1), meta.blockN));
     // Masked groups hold 0.7-1.3x expected_m rows, so wave quantization
     // averages out: fractional waves. The contiguous layout's tiles are
     // known: whole waves.
@@ -189,8 +196,13 @@ fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
                   straddlePenalty(meta.blockN);
     double time = waves * meta.blockM * meta.blockN / rate;
     // A persistent CTA hides a tile's epilogue under the next tile's loads:
-    // 1.06-1.11x on the contiguous shapes at K = 2048, slower at K = 7168.
-    if (!masked && meta.persistent() && waves > 1)
+    // 1.06-1.11x on the contiguous shapes at K = 2048, slower at K = 7168;
+    // in clusters of two (128x192 sharing A) 0.91-0.92x the plain grid's
+    // time at K = 2048 and 0.955-0.965x at K = 7168 (H100, docs/PERF.md,
+    // 2026-11-24).
+    if (!masked && meta.persistent() && meta.cluster > 1 && waves > 1)
+      time *= p.k <= 4096 ? 0.92 : 0.96;
+    else if (!masked && meta.persistent() && waves > 1)
       time *= p.k <= 4096 ? 1.0 / 1.15 : 1.05;
     if (masked) {
       // A plain grid covers the capacity: a CTA for every row block of it,

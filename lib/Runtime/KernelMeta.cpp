@@ -76,6 +76,9 @@ std::string KernelMeta::configName() const {
                      std::to_string(blockN) + "_s" + std::to_string(stages);
   if (persistent())
     name += "_persistent";
+  if (cluster > 1)
+    name += "_cluster" + std::to_string(cluster) +
+            (!tiles.empty() && tiles[0].dim == "m" ? "b" : "");
   if (fixedN)
     name += "_n" + std::to_string(fixedN);
   if (fixedK)

@@ -46,8 +46,10 @@ KernelMeta kernel(GroupedLayout layout, uint32_t blockM, uint32_t blockN,
 /// The runtime's set for `layout` as kernels.
 std::vector<KernelMeta> shipped(GroupedLayout layout) {
   std::vector<KernelMeta> kernels;
-  for (const DenseConfiguration &c : groupedConfigurationSet(layout))
-    kernels.push_back(kernel(layout, c.blockM, c.blockN, c.persistent));
+  for (const DenseConfiguration &c : groupedConfigurationSet(layout)) {
+    kernels.push_back(configurationStub(c.stem(), groupedVariant(layout), c));
+    kernels.back().stages = 4;
+  }
   return kernels;
 }
 
@@ -174,10 +176,12 @@ TEST(GroupedGemmContract, ArgumentLists) {
 
 TEST(GroupedGemmConfig, MeasuredChoices) {
   const GroupedLayout c = GroupedLayout::Contiguous, m = GroupedLayout::Masked;
-  // H100 (docs/PERF.md, "Grouped"): 128x192 plain at K = 7168, 128x192
-  // persistent at K = 2048 on the contiguous shapes.
-  EXPECT_EQ(choose(problem(c, 33408, 4096, 7168, 4)), "bm128_bn192_plain");
-  EXPECT_EQ(choose(problem(c, 36352, 7168, 2048, 4)), "bm128_bn192_persistent");
+  // H100 (docs/PERF.md, 2026-11-24): 128x192 persistent in pairs sharing A
+  // on the contiguous shapes, at K = 7168 and 2048.
+  EXPECT_EQ(choose(problem(c, 33408, 4096, 7168, 4)),
+            "bm128_bn192_persistent_cluster2");
+  EXPECT_EQ(choose(problem(c, 36352, 7168, 2048, 4)),
+            "bm128_bn192_persistent_cluster2");
   // Masked: 128x192 for 1024 rows per group; a persistent grid where the
   // capacity is over twice the rows (a plain one launches a CTA for every
   // row block of the capacity), a plain one where it is not.

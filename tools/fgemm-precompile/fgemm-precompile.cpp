@@ -47,7 +47,8 @@ static cl::opt<std::string>
              cl::cat(category));
 static cl::list<std::string> configs(
     "config",
-    cl::desc("BMxBN[:persistent][:rG] (repeatable; default: the runtime's "
+    cl::desc("BMxBN[:persistent][:rG][:c2|:c2b] (repeatable; default: the "
+             "runtime's "
              "configuration set)"),
     cl::cat(category));
 static cl::opt<std::string> configurationSet(
@@ -90,24 +91,27 @@ struct Job {
   std::string base;
 };
 
-/// "256x128:persistent:r8" -> a configuration, or an error message.
+/// "128x192:persistent:r8:c2b" -> a configuration, or an error message.
 std::string parseConfig(StringRef text, fgemm::DenseConfiguration &config) {
   SmallVector<StringRef> parts;
   text.split(parts, ':');
   auto [m, n] = parts[0].split('x');
   config = {0, 0, false, 0};
   if (m.getAsInteger(10, config.blockM) || n.getAsInteger(10, config.blockN))
-    return "'" + text.str() + "': expected BMxBN[:persistent][:rG]";
+    return "'" + text.str() + "': expected BMxBN[:persistent][:rG][:c2|:c2b]";
   for (StringRef part : ArrayRef(parts).drop_front()) {
     if (part == "persistent")
       config.persistent = true;
     else if (part == "plain")
       config.persistent = false;
-    else if (!part.consume_front("r") ||
-             part.getAsInteger(10, config.rasterGroup))
+    else if (part == "c2" || part == "c2b") {
+      config.cluster = 2;
+      config.multicastB = part == "c2b";
+    } else if (!part.consume_front("r") ||
+               part.getAsInteger(10, config.rasterGroup))
       return "'" + text.str() +
-             "': unknown part (allowed: plain, "
-             "persistent, rG for a raster group of G)";
+             "': unknown part (allowed: plain, persistent, rG for a raster "
+             "group of G, c2 / c2b for clusters of two sharing A / B)";
   }
   return "";
 }
