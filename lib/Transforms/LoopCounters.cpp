@@ -23,8 +23,10 @@
 #include "dialect/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/MathExtras.h"
 
 #define DEBUG_TYPE "fgemm-loop-counters"
@@ -38,7 +40,7 @@ using namespace mlir;
 
 namespace {
 
-/// x = iv + offset (offset null: x = iv) divided by `divisor`.
+/// x = iv + the offset terms, divided by `divisor`.
 struct CounterKey {
   Value x;
   int64_t divisor;
@@ -49,28 +51,65 @@ struct CounterKey {
 
 struct Counted {
   CounterKey key;
-  Value offset; // loop-invariant, or null
+  SmallVector<Value> offset; // loop-invariant terms (none: x = iv)
   SmallVector<arith::RemUIOp> rems;
   SmallVector<arith::DivUIOp> divs;
 };
 
-/// The offset when `x` is `iv`, `iv + inv` or `inv + iv` with `inv` defined
-/// outside `loop` or a constant; failure otherwise.
-FailureOr<Value> matchIvPlusInvariant(scf::ForOp loop, Value x) {
-  Value iv = loop.getInductionVar();
-  if (x == iv)
-    return Value();
+/// Whether `v` has the same value in every iteration of `loop`: defined
+/// outside it, or computed in it by side-effect-free ops from such values
+/// (the lowering leaves e.g. a persistent tile's first ring position,
+/// iteration x K blocks, inside the K loop).
+bool isLoopInvariant(scf::ForOp loop, Value v, int depth = 0) {
+  if (loop.isDefinedOutsideOfLoop(v))
+    return true;
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 8 || def->getNumRegions() != 0 || !isPure(def))
+    return false;
+  return llvm::all_of(def->getOperands(), [&](Value operand) {
+    return isLoopInvariant(loop, operand, depth + 1);
+  });
+}
+
+/// `v` (isLoopInvariant) at the insertion point before `loop`: itself when
+/// defined outside, else a clone of its computation.
+Value cloneBeforeLoop(OpBuilder &b, scf::ForOp loop, Value v) {
+  if (loop.isDefinedOutsideOfLoop(v))
+    return v;
+  Operation *def = v.getDefiningOp();
+  IRMapping mapping;
+  for (Value operand : def->getOperands())
+    mapping.map(operand, cloneBeforeLoop(b, loop, operand));
+  return b.clone(*def, mapping)->getResult(cast<OpResult>(v).getResultNumber());
+}
+
+/// Adds the leaves of the addition tree `x` to `leaves`; false when a
+/// leaf is neither the index nor loop-invariant. `ivCount` counts the
+/// index's occurrences.
+bool collectAddLeaves(scf::ForOp loop, Value x, SmallVectorImpl<Value> &leaves,
+                      int &ivCount) {
+  if (x == loop.getInductionVar()) {
+    ++ivCount;
+    return true;
+  }
+  if (isLoopInvariant(loop, x)) {
+    leaves.push_back(x);
+    return true;
+  }
   auto add = x.getDefiningOp<arith::AddIOp>();
-  if (!add)
+  return add && collectAddLeaves(loop, add.getLhs(), leaves, ivCount) &&
+         collectAddLeaves(loop, add.getRhs(), leaves, ivCount);
+}
+
+/// The invariant terms when `x` is the index plus a sum of loop-invariant
+/// terms in any association (after unrolling, the second copy's K block is
+/// `inv + (iv + 1)`); failure otherwise.
+FailureOr<SmallVector<Value>> matchIvPlusInvariant(scf::ForOp loop, Value x) {
+  SmallVector<Value> leaves;
+  int ivCount = 0;
+  if (!collectAddLeaves(loop, x, leaves, ivCount) || ivCount != 1)
     return failure();
-  auto invariant = [&](Value v) {
-    return loop.isDefinedOutsideOfLoop(v) || matchPattern(v, m_Constant());
-  };
-  if (add.getLhs() == iv && invariant(add.getRhs()))
-    return add.getRhs();
-  if (add.getRhs() == iv && invariant(add.getLhs()))
-    return add.getLhs();
-  return failure();
+  return leaves;
 }
 
 /// The constant divisor of a div/rem when it is worth a counter.
@@ -84,11 +123,16 @@ std::optional<int64_t> counterDivisor(Value divisor) {
   return int64_t(c);
 }
 
-/// An offset defined in the loop (a constant) is cloned before it.
-Value offsetBeforeLoop(OpBuilder &b, scf::ForOp loop, Value offset) {
-  if (!offset || loop.isDefinedOutsideOfLoop(offset))
-    return offset;
-  return b.clone(*offset.getDefiningOp())->getResult(0);
+/// The sum of the invariant terms, built before the loop (what is computed
+/// in it is cloned); null for none.
+Value offsetBeforeLoop(OpBuilder &b, scf::ForOp loop, ArrayRef<Value> terms) {
+  Value sum;
+  for (Value term : terms) {
+    term = cloneBeforeLoop(b, loop, term);
+    sum = sum ? arith::AddIOp::create(b, loop.getLoc(), sum, term).getResult()
+              : term;
+  }
+  return sum;
 }
 
 void countLoop(scf::ForOp loop) {
@@ -96,12 +140,13 @@ void countLoop(scf::ForOp loop) {
   if (!step || *step <= 0)
     return;
   SmallVector<Counted> counted;
-  auto entry = [&](Value x, int64_t divisor, Value offset) -> Counted & {
+  auto entry = [&](Value x, int64_t divisor,
+                   ArrayRef<Value> offset) -> Counted & {
     CounterKey key{x, divisor};
     for (Counted &c : counted)
       if (c.key == key)
         return c;
-    counted.push_back(Counted{key, offset, {}, {}});
+    counted.push_back(Counted{key, llvm::to_vector(offset), {}, {}});
     return counted.back();
   };
   // Only this loop's own index (nested loops are visited on their own).
@@ -116,7 +161,7 @@ void countLoop(scf::ForOp loop) {
     else
       return;
     std::optional<int64_t> c = counterDivisor(divisor);
-    FailureOr<Value> offset = matchIvPlusInvariant(loop, x);
+    FailureOr<SmallVector<Value>> offset = matchIvPlusInvariant(loop, x);
     if (!c || failed(offset))
       return;
     Counted &entryFor = entry(x, *c, *offset);

@@ -129,3 +129,61 @@ llvm.func @untouched(%n: i32, %d: i32) {
   }
   llvm.return
 }
+
+// -----
+
+// After unrolling by 2, a persistent tile's second copy of the position is
+// first + (kb + 1), and first (iteration x K blocks) is computed inside the
+// loop: both copies get counters, and first is computed again before it.
+// CHECK-LABEL: llvm.func @unrolled_position
+// CHECK: %[[FIRST:.*]] = arith.muli %arg1, %arg2 : i32
+// CHECK: arith.remui %[[FIRST]], %c3_i32 : i32
+// CHECK: %[[AGAIN:.*]] = arith.muli %arg1, %arg2 : i32
+// CHECK: %[[FIRST1:.*]] = arith.addi %[[AGAIN]], %c1_i32 : i32
+// CHECK: arith.remui %[[FIRST1]], %c3_i32 : i32
+// CHECK: scf.for %{{.*}} = %c0_i32 to %{{.*}} step %c2_i32 iter_args
+// CHECK-NOT: arith.remui
+// CHECK-NOT: arith.divui
+// CHECK: llvm.call @use
+// CHECK: llvm.call @use
+// CHECK: scf.yield
+llvm.func @use(i32, i32)
+llvm.func @unrolled_position(%n: i32, %it: i32, %per: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c3 = arith.constant 3 : i32
+  scf.for %kb = %c0 to %n step %c2 : i32 {
+    %first = arith.muli %it, %per : i32
+    %pos0 = arith.addi %first, %kb : i32
+    %s0 = arith.remui %pos0, %c3 : i32
+    %q0 = arith.divui %pos0, %c3 : i32
+    llvm.call @use(%s0, %q0) : (i32, i32) -> ()
+    %kb1 = arith.addi %kb, %c1 : i32
+    %pos1 = arith.addi %first, %kb1 : i32
+    %s1 = arith.remui %pos1, %c3 : i32
+    %q1 = arith.divui %pos1, %c3 : i32
+    llvm.call @use(%s1, %q1) : (i32, i32) -> ()
+  }
+  llvm.return
+}
+
+// -----
+
+// A term that changes from one iteration to the next is not an offset.
+// CHECK-LABEL: llvm.func @variant_term
+// CHECK: scf.for
+// CHECK: arith.remui
+llvm.func @use(i32, i32)
+llvm.func @variant_term(%n: i32, %p: !llvm.ptr) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c3 = arith.constant 3 : i32
+  scf.for %kb = %c0 to %n step %c1 : i32 {
+    %v = llvm.load %p : !llvm.ptr -> i32
+    %pos = arith.addi %v, %kb : i32
+    %s = arith.remui %pos, %c3 : i32
+    llvm.call @use(%s, %s) : (i32, i32) -> ()
+  }
+  llvm.return
+}
