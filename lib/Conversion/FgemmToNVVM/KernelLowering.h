@@ -163,6 +163,11 @@ private:
   /// shared memory chunk by chunk; returns the values of the op's results.
   FailureOr<SmallVector<Value>> buildKLoop(KLoopOp op, Value numBlocks,
                                            ArrayRef<LoadScalesOp> staged);
+  /// One K block `kb` of the loop's body with its arguments `args`; the
+  /// values it yields.
+  FailureOr<SmallVector<Value>> emitKBlock(KLoopOp op, Value kb,
+                                           ValueRange args,
+                                           ArrayRef<LoadScalesOp> staged);
   LogicalResult lowerTileLoop(TileLoopOp op);
   LogicalResult lowerRingPut(RingPutOp op);
   LogicalResult lowerRingGet(RingGetOp op);
@@ -265,6 +270,9 @@ private:
   /// Set while re-deriving a ring entry's slots whose full barrier was
   /// already waited on (the overlapped dot loop's promotion half).
   bool reuseRingEntry = false;
+  /// Set while the math loop's first K block is emitted: its promotion
+  /// writes the accumulator instead of adding to it.
+  bool firstKBlock = false;
   /// setmaxnreg of the math warpgroups (from fgemm.warp_specialize).
   int64_t consumerRegs = 0;
   /// Per-block scales of a tile: the values of the blocks it spans.

@@ -425,7 +425,8 @@ KernelLowering::promoteDot(ScaledDotOp op, Value partial, Value acc,
   if (release)
     (void)lowerRingRelease(lookup(release.getStage()));
 
-  // Promotion on CUDA cores: acc += (sa * sb) * partial, fragment by fragment
+  // Promotion on CUDA cores: acc += (sa * sb) * partial (acc = in the first
+  // K block), fragment by fragment
   // (fragment i = d[4i..4i+3]: d[4i], d[4i+1] in row r0, d[4i+2], d[4i+3] in
   // row r0 + 8, all in columns 8i .. 8i+7).
   Value result = acc;
@@ -436,9 +437,14 @@ KernelLowering::promoteDot(ScaledDotOp op, Value partial, Value acc,
                           arith::MulFOp::create(b, loc, sa1, sb)};
     for (int64_t j = 4 * i; j < 4 * i + 4; ++j) {
       Value p = LLVM::ExtractValueOp::create(b, loc, partial, j);
-      Value a = LLVM::ExtractValueOp::create(b, loc, result, first + j);
-      Value fma = LLVM::FMAOp::create(b, loc, p, rowScales[(j % 4) / 2], a);
-      result = LLVM::InsertValueOp::create(b, loc, result, fma, first + j);
+      Value scale = rowScales[(j % 4) / 2];
+      Value promoted =
+          firstKBlock
+              ? Value(LLVM::FMulOp::create(b, loc, p, scale))
+              : Value(LLVM::FMAOp::create(
+                    b, loc, p, scale,
+                    LLVM::ExtractValueOp::create(b, loc, result, first + j)));
+      result = LLVM::InsertValueOp::create(b, loc, result, promoted, first + j);
     }
   }
   return result;
