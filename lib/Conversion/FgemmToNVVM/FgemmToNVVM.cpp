@@ -16,7 +16,9 @@
 //   (cluster: try_wait every empty[s]        4 x wgmma m64nNk32 e4m3; commit;
 //    once more before exit)                  wait 0; (last wave) arrive
 //                                            empty[s]; N/2 FFMA promotions
-//                                        cvt bf16x2, st.shared,
+//                                            (FMUL in the first K block,
+//                                            peeled: no zeroed accumulator)
+//                                        cvt bf16x2, stmatrix,
 //                                        fence.proxy.async bar.sync 1, 128*w;
 //                                        TMA store
 // Both K loops are unrolled by 2 or 4 at the end of the pass.
@@ -965,45 +967,69 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
   auto v2bf16 = VectorType::get({2}, b.getBF16Type());
   Value zeroIdx = LLVM::ConstantOp::create(b, loc, b.getI32Type(), 0);
   Value oneIdx = LLVM::ConstantOp::create(b, loc, b.getI32Type(), 1);
-  // This thread writes columns col0 + {0, 1} of every 8-column group, rows
-  // row0 + 8 h of each wave. The swizzle is an XOR of the 16-byte unit with
-  // the row's place in its 8-row pattern, the same for all of this thread's
-  // rows (they are 8 apart), so each store is one of w / 8 bases plus a
-  // constant that folds into st.shared's immediate. The bases derive from
-  // pinned values: hoisted out of a persistent tile loop, they would stay
-  // live across the main loop (and ptxas spilled such addresses before).
-  Value row0 = pinned(accumulatorRow0(0));
-  Value col0 =
-      pinned(mulI32(arith::RemUIOp::create(b, loc, lane, constI32(4)), 2));
-  SmallVector<Value> unitBases;
-  for (int64_t unit = 0; unit < w / 8; ++unit)
-    unitBases.push_back(smemAt(arith::AddIOp::create(
+  // stmatrix: a warp stores 8x8 bf16 matrices, lane l giving row l % 8 of
+  // matrix l / 8 and holding, in register j, its accumulator pair of matrix
+  // j (wgmma's layout: row l / 4, columns 2 (l % 4) + {0, 1}). Each call
+  // stores fragment i (columns 8i..8i+7) in rows 0-7 and 8-15 of the warp's
+  // 16, and, where slabs are at least 16 columns wide, fragment i + 1 the
+  // same way (x4): a quarter of the instructions of one st.shared per pair.
+  // The swizzle is an XOR of the 16-byte unit with the row's place in its
+  // 8-row pattern, the same for all of this lane's rows (they are 8 apart),
+  // so each store is one of w / 16 bases (w / 8 = 1 for narrow slabs) plus
+  // a constant that folds into the instruction's immediate. The bases derive
+  // from pinned values: hoisted out of a persistent tile loop, they would
+  // stay live across the main loop (and ptxas spilled such addresses before).
+  bool pairs = w >= 16;
+  Value row = pinned(arith::AddIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, mulI32(mathWg, 64), mulI32(warpInWg, 16)),
+      arith::AddIOp::create(
+          b, loc,
+          mulI32(arith::AndIOp::create(
+                     b, loc, arith::DivUIOp::create(b, loc, lane, constI32(8)),
+                     constI32(1)),
+                 8),
+          arith::RemUIOp::create(b, loc, lane, constI32(8)))));
+  Value pairColumn =
+      pinned(mulI32(arith::DivUIOp::create(b, loc, lane, constI32(16)), 8));
+  SmallVector<Value> bases;
+  for (int64_t unit = 0; unit < (pairs ? w / 16 : 1); ++unit)
+    bases.push_back(smemAt(arith::AddIOp::create(
         b, loc, constI32(outputOffset),
-        stagedOffset(
-            row0, arith::AddIOp::create(b, loc, col0, constI32(8 * unit))))));
+        stagedOffset(row, pairs ? arith::AddIOp::create(b, loc, pairColumn,
+                                                        constI32(16 * unit))
+                                      .getResult()
+                                : constI32(0)))));
+  auto packedPair = [&](int64_t field) -> Value {
+    Value lo = LLVM::ExtractValueOp::create(b, loc, acc, field);
+    Value hi = LLVM::ExtractValueOp::create(b, loc, acc, field + 1);
+    Value vec = LLVM::UndefOp::create(b, loc, v2f32);
+    vec = LLVM::InsertElementOp::create(b, loc, vec, lo, zeroIdx);
+    vec = LLVM::InsertElementOp::create(b, loc, vec, hi, oneIdx);
+    return LLVM::BitcastOp::create(
+        b, loc, b.getI32Type(), LLVM::FPTruncOp::create(b, loc, v2bf16, vec));
+  };
+  auto layout = NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row);
+  auto shape = NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8);
+  auto eltType =
+      NVVM::LdStMatrixEltTypeAttr::get(ctx, NVVM::LdStMatrixEltType::B16);
+  int64_t step = pairs ? 2 : 1;
   for (int64_t wave = 0; wave < config.getWaves(); ++wave) {
     int64_t waveRows = wave * config.getMathWarpgroups() * 64;
     int64_t first = wave * bn / 2; // this wave's fields of the accumulator
-    for (int64_t i = 0; i < bn / 8; ++i) {
-      for (int64_t half = 0; half < 2; ++half) {
-        int64_t field = first + 4 * i + 2 * half;
-        Value lo = LLVM::ExtractValueOp::create(b, loc, acc, field);
-        Value hi = LLVM::ExtractValueOp::create(b, loc, acc, field + 1);
-        Value vec = LLVM::UndefOp::create(b, loc, v2f32);
-        vec = LLVM::InsertElementOp::create(b, loc, vec, lo, zeroIdx);
-        vec = LLVM::InsertElementOp::create(b, loc, vec, hi, oneIdx);
-        Value packed = LLVM::BitcastOp::create(
-            b, loc, b.getI32Type(),
-            LLVM::FPTruncOp::create(b, loc, v2bf16, vec));
-        // Rows 8 apart keep the swizzle pattern; slabs are whole patterns.
-        int64_t col = 8 * i;
-        int64_t offset = (col / w) * bm * w * 2 + (waveRows + 8 * half) * w * 2;
-        Value base = unitBases[(col % w) / 8];
-        Value addr =
-            LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
-                                ArrayRef<LLVM::GEPArg>{int32_t(offset)});
-        LLVM::StoreOp::create(b, loc, packed, addr, /*alignment=*/4);
-      }
+    for (int64_t i = 0; i < bn / 8; i += step) {
+      SmallVector<Value> sources;
+      for (int64_t f = i; f < i + step; ++f)
+        for (int64_t half = 0; half < 2; ++half)
+          sources.push_back(packedPair(first + 4 * f + 2 * half));
+      // Slabs are whole swizzle patterns, and a pair never spans two.
+      int64_t col = 8 * i;
+      int64_t offset = (col / w) * bm * w * 2 + waveRows * w * 2;
+      Value base = bases[pairs ? (col % w) / 16 : 0];
+      Value addr =
+          LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                              ArrayRef<LLVM::GEPArg>{int32_t(offset)});
+      NVVM::StMatrixOp::create(b, loc, addr, sources, layout, shape, eltType);
     }
   }
   // Generic-proxy stores must be visible to the TMA engine before it reads.

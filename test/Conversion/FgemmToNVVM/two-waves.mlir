@@ -59,17 +59,23 @@
 // CHECK: llvm.intr.fma
 
 // Epilogue: the tile is staged in two 64-column slabs of 256 x 128 bytes,
-// swizzled: eight base addresses per thread (one per 16-byte unit, XOR the
-// row's place in the 8-row pattern), computed from pinned values, and each
-// store a constant offset from one: the row 8 below at +1024, the second
-// slab at +32768, wave 1's rows (128 further) at +16384.
+// swizzled, by stmatrix x4 (two 8-column fragments, rows 0-7 and 8-15 of
+// the warp's 16): four base addresses per lane (one per pair of 16-byte
+// units, XOR the row's place in the 8-row pattern), computed from pinned
+// values, and each store a constant offset from one: the second slab at
+// +32768, wave 1's rows (128 further) at +16384; 16 stores in all.
 // CHECK: llvm.inline_asm has_side_effects "mov.b32 $0, $1;"
 // CHECK: arith.xori
 // CHECK: %[[BASE:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
-// CHECK: llvm.store %{{.*}}, %[[BASE]]
-// CHECK: llvm.getelementptr %[[BASE]][1024]
-// CHECK: llvm.getelementptr %[[BASE]][32768]
-// CHECK: llvm.getelementptr %[[BASE]][16384]
+// CHECK: nvvm.stmatrix %[[BASE]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {{{.*}}shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
+// CHECK-COUNT-3: nvvm.stmatrix
+// CHECK: %[[SLAB2:.*]] = llvm.getelementptr %[[BASE]][32768]
+// CHECK: nvvm.stmatrix %[[SLAB2]]
+// CHECK-COUNT-3: nvvm.stmatrix
+// CHECK: %[[WAVE1:.*]] = llvm.getelementptr %[[BASE]][16384]
+// CHECK: nvvm.stmatrix %[[WAVE1]]
+// CHECK-COUNT-7: nvvm.stmatrix
+// CHECK-NOT: nvvm.stmatrix
 // CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %{{.*}}, %{{.*}}, box
 // CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %{{.*}}, %{{.*}}, box
 // CHECK: nvvm.cp.async.bulk.commit.group
