@@ -57,11 +57,13 @@
 // CHECK: nvvm.setmaxregister increase 232
 // CHECK: nvvm.shfl.sync idx %{{.*}}, %{{.*}}, %c0_i32, %c31_i32 : i32 -> i32
 // The first K block runs before the loop and its promotion writes the
-// accumulator (fmul: no zeros to materialize); the loop runs from block 1.
+// accumulator (fmul: no zeros to materialize); the loop runs over blocks
+// 1 .. K blocks - 1, its index from 0 (kb = index + 1).
 // CHECK: nvvm.wgmma.mma_async {{.*}} D[<f32>, <zero>]
 // CHECK-COUNT-64: llvm.fmul
 // CHECK-NOT: llvm.intr.fma
-// CHECK: scf.for %{{.*}} = %c1{{.*}} iter_args
+// CHECK: %[[TRIPS:.*]] = arith.subi %{{.*}}, %c1 : index
+// CHECK: scf.for %{{.*}} = %c0 to {{.*}} iter_args
 // CHECK: %[[CHUNK:.*]] = arith.remui %{{.*}}, %c128_i32 : i32
 // CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi eq, %[[CHUNK]], %c0_i32 : i32
 // CHECK-NEXT: scf.if %[[FIRST]] {

@@ -34,13 +34,13 @@
 // MASKED: scf.for %{{.*}} = %[[EVEN]] to %[[BLOCKS]] step %c1 {
 // The math loop's first K block runs before it (a tile of no rows runs
 // none) and writes the accumulator with fmul (no zeros to materialize);
-// the loop runs from block 1.
+// the loop runs over blocks 1 .. (its index from 0).
 // MASKED: scf.if
 // MASKED: %[[SFB_GROUP:.*]] = arith.muli %[[GC]], %{{.*}} : i32
 // MASKED: arith.addi %[[SFB_GROUP]]
 // MASKED: llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
 // MASKED: llvm.fmul
-// MASKED: scf.for %{{.*}} = %c1 to %{{.*}} step %c4 iter_args(
+// MASKED: scf.for %{{.*}} = %c0 to %{{.*}} step %c4 iter_args(
 // A tile inside the rows: TMA store at (n, m, group); else 16-byte pieces
 // of the rows inside, by all math threads.
 // MASKED: scf.if
