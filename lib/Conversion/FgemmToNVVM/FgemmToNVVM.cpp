@@ -583,18 +583,37 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
 
 FailureOr<SmallVector<Value>>
 KernelLowering::emitKBlock(KLoopOp op, Value kb, ValueRange args,
-                           ArrayRef<LoadScalesOp> staged) {
+                           ArrayRef<LoadScalesOp> staged, bool tileStart) {
   Block &body = op.getBody().front();
   mapping[body.getArgument(0)] = kb;
   for (auto [from, to] : llvm::zip(body.getArguments().drop_front(), args))
     mapping[from] = to;
-  if (!staged.empty()) {
-    // The per-block scales the math threads read come from shared memory:
-    // at the first K block of each chunk the math threads copy the chunk's
-    // scales there (a barrier first, so that no thread still reads the
-    // previous chunk, or the previous tile's, and one after). A global load
-    // per K block, carried into the next iteration, had stalled on its
-    // latency (ncu, docs/PERF.md); DeepGEMM stages its B scales too.
+  auto blocksSpanned = [&](LoadScalesOp scales) {
+    return getScaleBlocksSpanned(
+        extent(scales.getResult().getType().getDims()[0]));
+  };
+  // The per-block scales the math threads read come from shared memory,
+  // copied there chunk by chunk. A global load per K block, carried into
+  // the next iteration, had stalled on its latency (ncu, docs/PERF.md);
+  // DeepGEMM stages its B scales too.
+  SmallVector<ChunkScale> tileStartLoads;
+  if (!staged.empty() && tileStart) {
+    // A tile's first block: the chunk's loads are issued now and stored
+    // after this block's promotion, which reads its own scales from global
+    // memory, so the loads' latency passes under the block's barrier wait
+    // and wgmmas (it had held both math warpgroups at a barrier at every
+    // tile's start: 5% of the warp samples at 4096x32768x512, ncu).
+    int64_t word = 0;
+    for (LoadScalesOp scales : staged) {
+      loadChunkScales(scales, toI32(kb), word, tileStartLoads, /*early=*/true);
+      word += blocksSpanned(scales);
+      if (failed(lowerLoadScales(scales, /*early=*/true)))
+        return failure();
+      preloaded.insert(scales);
+    }
+  } else if (!staged.empty()) {
+    // At the first K block of each chunk: a barrier first, so that no
+    // thread still reads the previous chunk, and one after the copy.
     Value chunkBlock =
         arith::RemUIOp::create(b, loc, toI32(kb), constI32(kScaleChunkBlocks));
     Value atChunk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
@@ -604,24 +623,32 @@ KernelLowering::emitKBlock(KLoopOp op, Value kb, ValueRange args,
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(ifOp.thenBlock());
       mathBarrier();
+      SmallVector<ChunkScale> loads;
       int64_t word = 0;
       for (LoadScalesOp scales : staged) {
-        stageBlockScales(scales, toI32(kb), word);
-        word += getScaleBlocksSpanned(
-            extent(scales.getResult().getType().getDims()[0]));
+        loadChunkScales(scales, toI32(kb), word, loads);
+        word += blocksSpanned(scales);
       }
+      storeChunkScales(loads);
       mathBarrier();
     }
     int64_t word = 0;
     for (LoadScalesOp scales : staged) {
       readStagedScales(scales, chunkBlock, word);
-      word += getScaleBlocksSpanned(
-          extent(scales.getResult().getType().getDims()[0]));
+      word += blocksSpanned(scales);
       preloaded.insert(scales);
     }
   }
   if (failed(lowerBlock(body)))
     return failure();
+  if (!tileStartLoads.empty()) {
+    // Every math thread is past its reads of the previous chunk (the
+    // previous tile's blocks) before the copy, and the copy is complete
+    // before the next block reads it.
+    mathBarrier();
+    storeChunkScales(tileStartLoads);
+    mathBarrier();
+  }
   auto yield = cast<YieldOp>(body.getTerminator());
   return llvm::map_to_vector(yield.getValues(),
                              [&](Value v) { return lookup(v); });
@@ -651,8 +678,8 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
     Value kb = forOp.getInductionVar();
     if (from)
       kb = arith::AddIOp::create(b, loc, kb, constIndex(from));
-    FailureOr<SmallVector<Value>> results =
-        emitKBlock(op, kb, forOp.getRegionIterArgs(), staged);
+    FailureOr<SmallVector<Value>> results = emitKBlock(
+        op, kb, forOp.getRegionIterArgs(), staged, /*tileStart=*/false);
     if (failed(results))
       return failure();
     scf::YieldOp::create(b, loc, *results);
@@ -672,7 +699,7 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
   auto emitPeeled = [&]() -> FailureOr<SmallVector<Value>> {
     firstKBlock = true;
     FailureOr<SmallVector<Value>> first =
-        emitKBlock(op, constIndex(0), inits, staged);
+        emitKBlock(op, constIndex(0), inits, staged, /*tileStart=*/true);
     firstKBlock = false;
     if (failed(first))
       return failure();

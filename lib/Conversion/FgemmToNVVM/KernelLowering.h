@@ -163,16 +163,17 @@ private:
   /// shared memory chunk by chunk; returns the values of the op's results.
   FailureOr<SmallVector<Value>> buildKLoop(KLoopOp op, Value numBlocks,
                                            ArrayRef<LoadScalesOp> staged);
-  /// One K block `kb` of the loop's body with its arguments `args`; the
-  /// values it yields.
+  /// One K block `kb` of the loop's body with its arguments `args` (the
+  /// tile's first when `tileStart`); the values it yields.
   FailureOr<SmallVector<Value>> emitKBlock(KLoopOp op, Value kb,
                                            ValueRange args,
-                                           ArrayRef<LoadScalesOp> staged);
+                                           ArrayRef<LoadScalesOp> staged,
+                                           bool tileStart);
   LogicalResult lowerTileLoop(TileLoopOp op);
   LogicalResult lowerRingPut(RingPutOp op);
   LogicalResult lowerRingGet(RingGetOp op);
   LogicalResult lowerRingRelease(Value stage);
-  LogicalResult lowerLoadScales(LoadScalesOp op);
+  LogicalResult lowerLoadScales(LoadScalesOp op, bool early = false);
   /// Where a tile's per-block scales are in global memory (lowerLoadScales).
   struct BlockScaleSource {
     Value kBlocks, groupBase, lastBlock, firstRow, firstBlock; // i32
@@ -180,12 +181,23 @@ private:
     std::optional<int64_t> offset; // firstRow % 128 when known
   };
   FailureOr<BlockScaleSource> blockScaleSource(LoadScalesOp op);
+  /// `early`: the load is a side-effecting ld.global.nc, which LLVM keeps
+  /// where it is issued (before the barrier wait that follows) instead of
+  /// sinking it to its use; ptxas waits for it only at the use.
   Value loadBlockScale(LoadScalesOp op, const BlockScaleSource &source,
-                       Value relativeBlock, Value kb);
-  /// The math threads copy the scales of K blocks [chunkStart, chunkStart +
-  /// kScaleChunkBlocks) of `op`'s tile to staged words [word, word +
-  /// blocks spanned).
-  void stageBlockScales(LoadScalesOp op, Value chunkStart, int64_t word);
+                       Value relativeBlock, Value kb, bool early = false);
+  /// One staged scale in flight: the thread's load (0 where it has none)
+  /// and where it goes.
+  struct ChunkScale {
+    Value inside, value, slot;
+  };
+  /// The math threads load the scales of K blocks [chunkStart, chunkStart +
+  /// kScaleChunkBlocks) of `op`'s tile for staged words [word, word + blocks
+  /// spanned), into registers (appended to `loads`); storeChunkScales puts
+  /// them into the staging.
+  void loadChunkScales(LoadScalesOp op, Value chunkStart, int64_t word,
+                       SmallVectorImpl<ChunkScale> &loads, bool early = false);
+  void storeChunkScales(ArrayRef<ChunkScale> loads);
   /// `op`'s scales of the chunk's block `chunkBlock`, read from the staging.
   void readStagedScales(LoadScalesOp op, Value chunkBlock, int64_t word);
   /// bar.sync of the math warpgroups.
