@@ -581,6 +581,17 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
   return success();
 }
 
+/// Whether the tile's offset inside a scale block takes at most two values
+/// for every staged scale (block_n 96 or 160 take four: four K-loop copies,
+/// lowerKLoop, with less room in registers).
+bool KernelLowering::fewScaleOffsets(ArrayRef<LoadScalesOp> staged) {
+  return llvm::all_of(staged, [&](LoadScalesOp scales) {
+    int64_t rows = extent(scales.getResult().getType().getDims()[0]);
+    return getScaleBlocksSpanned(rows) == 1 ||
+           std::gcd<int64_t>(rows, 128) >= 64;
+  });
+}
+
 FailureOr<SmallVector<Value>>
 KernelLowering::emitKBlock(KLoopOp op, Value kb, ValueRange args,
                            ArrayRef<LoadScalesOp> staged, bool tileStart) {
@@ -597,7 +608,7 @@ KernelLowering::emitKBlock(KLoopOp op, Value kb, ValueRange args,
   // the next iteration, had stalled on its latency (ncu, docs/PERF.md);
   // DeepGEMM stages its B scales too.
   SmallVector<ChunkScale> tileStartLoads;
-  if (!staged.empty() && tileStart) {
+  if (!staged.empty() && tileStart && fewScaleOffsets(staged)) {
     // A tile's first block: the chunk's loads are issued now and stored
     // after this block's promotion, which reads its own scales from global
     // memory, so the loads' latency passes under the block's barrier wait
@@ -605,7 +616,8 @@ KernelLowering::emitKBlock(KLoopOp op, Value kb, ValueRange args,
     // tile's start: 5% of the warp samples at 4096x32768x512, ncu).
     int64_t word = 0;
     for (LoadScalesOp scales : staged) {
-      loadChunkScales(scales, toI32(kb), word, tileStartLoads, /*early=*/true);
+      loadChunkScales(scales, toI32(kb), word, &tileStartLoads,
+                      /*early=*/true);
       word += blocksSpanned(scales);
       if (failed(lowerLoadScales(scales, /*early=*/true)))
         return failure();
@@ -623,13 +635,11 @@ KernelLowering::emitKBlock(KLoopOp op, Value kb, ValueRange args,
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(ifOp.thenBlock());
       mathBarrier();
-      SmallVector<ChunkScale> loads;
       int64_t word = 0;
       for (LoadScalesOp scales : staged) {
-        loadChunkScales(scales, toI32(kb), word, loads);
+        loadChunkScales(scales, toI32(kb), word, /*loads=*/nullptr);
         word += blocksSpanned(scales);
       }
-      storeChunkScales(loads);
       mathBarrier();
     }
     int64_t word = 0;
@@ -663,20 +673,22 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
   // from): after unrolling by u, LLVM then knows the index is a multiple of
   // u and drops the chunk-start staging from the copies that cannot be at a
   // chunk start (from 1, each copy had kept it: 1.5% at K = 16384).
+  // (Not for tiles with many offsets in a scale block: the index's extra
+  // register made ptxas spill the grouped 128x96 kernel.)
+  bool shifted = fewScaleOffsets(staged);
   auto buildLoop = [&](int64_t from,
                        ValueRange loopInits) -> FailureOr<SmallVector<Value>> {
-    Value trips =
-        from ? arith::SubIOp::create(b, loc, numBlocks, constIndex(from))
-                   .getResult()
-             : numBlocks;
-    auto forOp = scf::ForOp::create(b, loc, constIndex(0), trips, constIndex(1),
-                                    loopInits);
+    Value lower = constIndex(shifted ? 0 : from), upper = numBlocks;
+    if (shifted && from)
+      upper = arith::SubIOp::create(b, loc, numBlocks, constIndex(from));
+    auto forOp =
+        scf::ForOp::create(b, loc, lower, upper, constIndex(1), loopInits);
     forOp->setAttr(kUnrollAttrName,
                    b.getI64IntegerAttr(kLoopUnrollFactor(config)));
     OpBuilder::InsertionGuard guard(b);
     openLoopBody(forOp);
     Value kb = forOp.getInductionVar();
-    if (from)
+    if (shifted && from)
       kb = arith::AddIOp::create(b, loc, kb, constIndex(from));
     FailureOr<SmallVector<Value>> results = emitKBlock(
         op, kb, forOp.getRegionIterArgs(), staged, /*tileStart=*/false);

@@ -163,6 +163,7 @@ private:
   /// shared memory chunk by chunk; returns the values of the op's results.
   FailureOr<SmallVector<Value>> buildKLoop(KLoopOp op, Value numBlocks,
                                            ArrayRef<LoadScalesOp> staged);
+  bool fewScaleOffsets(ArrayRef<LoadScalesOp> staged);
   /// One K block `kb` of the loop's body with its arguments `args` (the
   /// tile's first when `tileStart`); the values it yields.
   FailureOr<SmallVector<Value>> emitKBlock(KLoopOp op, Value kb,
@@ -186,17 +187,17 @@ private:
   /// sinking it to its use; ptxas waits for it only at the use.
   Value loadBlockScale(LoadScalesOp op, const BlockScaleSource &source,
                        Value relativeBlock, Value kb, bool early = false);
-  /// One staged scale in flight: the thread's load (0 where it has none)
-  /// and where it goes.
+  /// One staged scale in flight: the thread's load (0 where it has none:
+  /// `inside` false; null `inside`: it has one) and where it goes.
   struct ChunkScale {
     Value inside, value, slot;
   };
   /// The math threads load the scales of K blocks [chunkStart, chunkStart +
   /// kScaleChunkBlocks) of `op`'s tile for staged words [word, word + blocks
-  /// spanned), into registers (appended to `loads`); storeChunkScales puts
-  /// them into the staging.
+  /// spanned): into registers appended to `loads`, which storeChunkScales
+  /// puts into the staging later, or (null `loads`) stored at once.
   void loadChunkScales(LoadScalesOp op, Value chunkStart, int64_t word,
-                       SmallVectorImpl<ChunkScale> &loads, bool early = false);
+                       SmallVectorImpl<ChunkScale> *loads, bool early = false);
   void storeChunkScales(ArrayRef<ChunkScale> loads);
   /// `op`'s scales of the chunk's block `chunkBlock`, read from the staging.
   void readStagedScales(LoadScalesOp op, Value chunkBlock, int64_t word);

@@ -242,7 +242,7 @@ LogicalResult KernelLowering::lowerLoadScales(LoadScalesOp op, bool early) {
 /// tensor's K blocks are left as they are (no K block reads them).
 void KernelLowering::loadChunkScales(LoadScalesOp op, Value chunkStart,
                                      int64_t word,
-                                     SmallVectorImpl<ChunkScale> &loads,
+                                     SmallVectorImpl<ChunkScale> *loads,
                                      bool early) {
   FailureOr<BlockScaleSource> source = blockScaleSource(op);
   if (failed(source))
@@ -263,6 +263,18 @@ void KernelLowering::loadChunkScales(LoadScalesOp op, Value chunkStart,
                               constI32(entries)),
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, kb,
                               source->kBlocks));
+    Value slot = arith::AddIOp::create(
+        b, loc, mulI32(j, kScaleChunkBlocks),
+        arith::AddIOp::create(b, loc, c, constI32(word * kScaleChunkBlocks)));
+    if (!loads) {
+      // Loaded and stored in one conditional block: nothing stays live.
+      auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      storeChunkScales(
+          {{Value(), loadBlockScale(op, *source, j, kb, early), slot}});
+      continue;
+    }
     auto ifOp = scf::IfOp::create(b, loc, TypeRange{b.getF32Type()}, inside,
                                   /*withElseRegion=*/true);
     {
@@ -274,19 +286,18 @@ void KernelLowering::loadChunkScales(LoadScalesOp op, Value chunkStart,
           b, loc,
           Value(arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f))));
     }
-    Value slot = arith::AddIOp::create(
-        b, loc, mulI32(j, kScaleChunkBlocks),
-        arith::AddIOp::create(b, loc, c, constI32(word * kScaleChunkBlocks)));
-    loads.push_back({inside, ifOp.getResult(0), slot});
+    loads->push_back({inside, ifOp.getResult(0), slot});
   }
 }
 
 void KernelLowering::storeChunkScales(ArrayRef<ChunkScale> loads) {
   for (const ChunkScale &load : loads) {
-    auto ifOp =
-        scf::IfOp::create(b, loc, load.inside, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
+    if (load.inside) {
+      auto ifOp =
+          scf::IfOp::create(b, loc, load.inside, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+    }
     LLVM::StoreOp::create(
         b, loc, load.value,
         smemAt(arith::AddIOp::create(b, loc, constI32(scaleOffset),
