@@ -581,51 +581,20 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
   return success();
 }
 
-/// Whether the tile's offset inside a scale block takes at most two values
-/// for every staged scale (block_n 96 or 160 take four: four K-loop copies,
-/// lowerKLoop, with less room in registers).
-bool KernelLowering::fewScaleOffsets(ArrayRef<LoadScalesOp> staged) {
-  return llvm::all_of(staged, [&](LoadScalesOp scales) {
-    int64_t rows = extent(scales.getResult().getType().getDims()[0]);
-    return getScaleBlocksSpanned(rows) == 1 ||
-           std::gcd<int64_t>(rows, 128) >= 64;
-  });
-}
-
 FailureOr<SmallVector<Value>>
 KernelLowering::emitKBlock(KLoopOp op, Value kb, ValueRange args,
-                           ArrayRef<LoadScalesOp> staged, bool tileStart) {
+                           ArrayRef<LoadScalesOp> staged) {
   Block &body = op.getBody().front();
   mapping[body.getArgument(0)] = kb;
   for (auto [from, to] : llvm::zip(body.getArguments().drop_front(), args))
     mapping[from] = to;
-  auto blocksSpanned = [&](LoadScalesOp scales) {
-    return getScaleBlocksSpanned(
-        extent(scales.getResult().getType().getDims()[0]));
-  };
-  // The per-block scales the math threads read come from shared memory,
-  // copied there chunk by chunk. A global load per K block, carried into
-  // the next iteration, had stalled on its latency (ncu, docs/PERF.md);
-  // DeepGEMM stages its B scales too.
-  SmallVector<ChunkScale> tileStartLoads;
-  if (!staged.empty() && tileStart && fewScaleOffsets(staged)) {
-    // A tile's first block: the chunk's loads are issued now and stored
-    // after this block's promotion, which reads its own scales from global
-    // memory, so the loads' latency passes under the block's barrier wait
-    // and wgmmas (it had held both math warpgroups at a barrier at every
-    // tile's start: 5% of the warp samples at 4096x32768x512, ncu).
-    int64_t word = 0;
-    for (LoadScalesOp scales : staged) {
-      loadChunkScales(scales, toI32(kb), word, &tileStartLoads,
-                      /*early=*/true);
-      word += blocksSpanned(scales);
-      if (failed(lowerLoadScales(scales, /*early=*/true)))
-        return failure();
-      preloaded.insert(scales);
-    }
-  } else if (!staged.empty()) {
-    // At the first K block of each chunk: a barrier first, so that no
-    // thread still reads the previous chunk, and one after the copy.
+  if (!staged.empty()) {
+    // The per-block scales the math threads read come from shared memory:
+    // at the first K block of each chunk the math threads copy the chunk's
+    // scales there (a barrier first, so that no thread still reads the
+    // previous chunk, or the previous tile's, and one after). A global load
+    // per K block, carried into the next iteration, had stalled on its
+    // latency (ncu, docs/PERF.md); DeepGEMM stages its B scales too.
     Value chunkBlock =
         arith::RemUIOp::create(b, loc, toI32(kb), constI32(kScaleChunkBlocks));
     Value atChunk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
@@ -637,28 +606,22 @@ KernelLowering::emitKBlock(KLoopOp op, Value kb, ValueRange args,
       mathBarrier();
       int64_t word = 0;
       for (LoadScalesOp scales : staged) {
-        loadChunkScales(scales, toI32(kb), word, /*loads=*/nullptr);
-        word += blocksSpanned(scales);
+        stageBlockScales(scales, toI32(kb), word);
+        word += getScaleBlocksSpanned(
+            extent(scales.getResult().getType().getDims()[0]));
       }
       mathBarrier();
     }
     int64_t word = 0;
     for (LoadScalesOp scales : staged) {
       readStagedScales(scales, chunkBlock, word);
-      word += blocksSpanned(scales);
+      word += getScaleBlocksSpanned(
+          extent(scales.getResult().getType().getDims()[0]));
       preloaded.insert(scales);
     }
   }
   if (failed(lowerBlock(body)))
     return failure();
-  if (!tileStartLoads.empty()) {
-    // Every math thread is past its reads of the previous chunk (the
-    // previous tile's blocks) before the copy, and the copy is complete
-    // before the next block reads it.
-    mathBarrier();
-    storeChunkScales(tileStartLoads);
-    mathBarrier();
-  }
   auto yield = cast<YieldOp>(body.getTerminator());
   return llvm::map_to_vector(yield.getValues(),
                              [&](Value v) { return lookup(v); });
@@ -673,9 +636,15 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
   // from): after unrolling by u, LLVM then knows the index is a multiple of
   // u and drops the chunk-start staging from the copies that cannot be at a
   // chunk start (from 1, each copy had kept it: 1.5% at K = 16384).
-  // (Not for tiles with many offsets in a scale block: the index's extra
-  // register made ptxas spill the grouped 128x96 kernel.)
-  bool shifted = fewScaleOffsets(staged);
+  // (Not for tiles whose offset inside a scale block takes more than two
+  // values, block_n 96 or 160: their four K-loop copies, lowerKLoop, leave
+  // less room in registers, and the index's extra register made ptxas
+  // spill the grouped psum 128x96 kernel.)
+  bool shifted = llvm::all_of(staged, [&](LoadScalesOp scales) {
+    int64_t rows = extent(scales.getResult().getType().getDims()[0]);
+    return getScaleBlocksSpanned(rows) == 1 ||
+           std::gcd<int64_t>(rows, 128) >= 64;
+  });
   auto buildLoop = [&](int64_t from,
                        ValueRange loopInits) -> FailureOr<SmallVector<Value>> {
     Value lower = constIndex(shifted ? 0 : from), upper = numBlocks;
@@ -690,8 +659,8 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
     Value kb = forOp.getInductionVar();
     if (shifted && from)
       kb = arith::AddIOp::create(b, loc, kb, constIndex(from));
-    FailureOr<SmallVector<Value>> results = emitKBlock(
-        op, kb, forOp.getRegionIterArgs(), staged, /*tileStart=*/false);
+    FailureOr<SmallVector<Value>> results =
+        emitKBlock(op, kb, forOp.getRegionIterArgs(), staged);
     if (failed(results))
       return failure();
     scf::YieldOp::create(b, loc, *results);
@@ -711,7 +680,7 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
   auto emitPeeled = [&]() -> FailureOr<SmallVector<Value>> {
     firstKBlock = true;
     FailureOr<SmallVector<Value>> first =
-        emitKBlock(op, constIndex(0), inits, staged, /*tileStart=*/true);
+        emitKBlock(op, constIndex(0), inits, staged);
     firstKBlock = false;
     if (failed(first))
       return failure();

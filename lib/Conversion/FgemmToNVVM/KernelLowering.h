@@ -163,18 +163,16 @@ private:
   /// shared memory chunk by chunk; returns the values of the op's results.
   FailureOr<SmallVector<Value>> buildKLoop(KLoopOp op, Value numBlocks,
                                            ArrayRef<LoadScalesOp> staged);
-  bool fewScaleOffsets(ArrayRef<LoadScalesOp> staged);
-  /// One K block `kb` of the loop's body with its arguments `args` (the
-  /// tile's first when `tileStart`); the values it yields.
+  /// One K block `kb` of the loop's body with its arguments `args`; the
+  /// values it yields.
   FailureOr<SmallVector<Value>> emitKBlock(KLoopOp op, Value kb,
                                            ValueRange args,
-                                           ArrayRef<LoadScalesOp> staged,
-                                           bool tileStart);
+                                           ArrayRef<LoadScalesOp> staged);
   LogicalResult lowerTileLoop(TileLoopOp op);
   LogicalResult lowerRingPut(RingPutOp op);
   LogicalResult lowerRingGet(RingGetOp op);
   LogicalResult lowerRingRelease(Value stage);
-  LogicalResult lowerLoadScales(LoadScalesOp op, bool early = false);
+  LogicalResult lowerLoadScales(LoadScalesOp op);
   /// Where a tile's per-block scales are in global memory (lowerLoadScales).
   struct BlockScaleSource {
     Value kBlocks, groupBase, lastBlock, firstRow, firstBlock; // i32
@@ -182,23 +180,12 @@ private:
     std::optional<int64_t> offset; // firstRow % 128 when known
   };
   FailureOr<BlockScaleSource> blockScaleSource(LoadScalesOp op);
-  /// `early`: the load is a side-effecting ld.global.nc, which LLVM keeps
-  /// where it is issued (before the barrier wait that follows) instead of
-  /// sinking it to its use; ptxas waits for it only at the use.
   Value loadBlockScale(LoadScalesOp op, const BlockScaleSource &source,
-                       Value relativeBlock, Value kb, bool early = false);
-  /// One staged scale in flight: the thread's load (0 where it has none:
-  /// `inside` false; null `inside`: it has one) and where it goes.
-  struct ChunkScale {
-    Value inside, value, slot;
-  };
-  /// The math threads load the scales of K blocks [chunkStart, chunkStart +
-  /// kScaleChunkBlocks) of `op`'s tile for staged words [word, word + blocks
-  /// spanned): into registers appended to `loads`, which storeChunkScales
-  /// puts into the staging later, or (null `loads`) stored at once.
-  void loadChunkScales(LoadScalesOp op, Value chunkStart, int64_t word,
-                       SmallVectorImpl<ChunkScale> *loads, bool early = false);
-  void storeChunkScales(ArrayRef<ChunkScale> loads);
+                       Value relativeBlock, Value kb);
+  /// The math threads copy the scales of K blocks [chunkStart, chunkStart +
+  /// kScaleChunkBlocks) of `op`'s tile to staged words [word, word +
+  /// blocks spanned).
+  void stageBlockScales(LoadScalesOp op, Value chunkStart, int64_t word);
   /// `op`'s scales of the chunk's block `chunkBlock`, read from the staging.
   void readStagedScales(LoadScalesOp op, Value chunkBlock, int64_t word);
   /// bar.sync of the math warpgroups.

@@ -151,8 +151,7 @@ LogicalResult KernelLowering::lowerOverlappedDotLoop(KLoopOp op,
 /// at K block `kb`, from global memory (i32 values).
 Value KernelLowering::loadBlockScale(LoadScalesOp op,
                                      const BlockScaleSource &source,
-                                     Value relativeBlock, Value kb,
-                                     bool early) {
+                                     Value relativeBlock, Value kb) {
   Value block = arith::MinUIOp::create(
       b, loc, arith::AddIOp::create(b, loc, source.firstBlock, relativeBlock),
       source.lastBlock);
@@ -165,15 +164,6 @@ Value KernelLowering::loadBlockScale(LoadScalesOp op,
   Value ptr = LLVM::GEPOp::create(
       b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), b.getF32Type(),
       argPointers.lookup(op.getSource()), ValueRange{element});
-  if (early)
-    return LLVM::InlineAsmOp::create(
-               b, loc, b.getF32Type(), ValueRange{ptr},
-               /*asm_string=*/"ld.global.nc.f32 $0, [$1];", "=f,l",
-               /*has_side_effects=*/true, /*is_align_stack=*/false,
-               LLVM::tailcallkind::TailCallKind::None,
-               /*asm_dialect=*/LLVM::AsmDialectAttr(),
-               /*operand_attrs=*/ArrayAttr())
-        .getResult(0);
   return LLVM::LoadOp::create(b, loc, b.getF32Type(), ptr,
                               /*alignment=*/4, /*isVolatile=*/false,
                               /*isNonTemporal=*/false, /*isInvariant=*/true);
@@ -224,26 +214,24 @@ KernelLowering::blockScaleSource(LoadScalesOp op) {
 /// rows starting at row r0 spans the 128-row blocks r0/128 .. (r0+b-1)/128
 /// (getScaleBlocksSpanned). Loads past the last block are clamped to it; no
 /// fragment uses them.
-LogicalResult KernelLowering::lowerLoadScales(LoadScalesOp op, bool early) {
+LogicalResult KernelLowering::lowerLoadScales(LoadScalesOp op) {
   FailureOr<BlockScaleSource> source = blockScaleSource(op);
   if (failed(source))
     return failure();
   BlockScales scales{source->firstRow, {}, source->offset};
   for (int64_t j = 0; j < source->numBlocks; ++j)
-    scales.values.push_back(loadBlockScale(op, *source, constI32(j),
-                                           toI32(lookup(op.getKb())), early));
+    scales.values.push_back(
+        loadBlockScale(op, *source, constI32(j), toI32(lookup(op.getKb()))));
   mapping[op] = scales.values.front();
   blockScales[op.getResult()] = scales;
   return success();
 }
 
 /// Staged word w, chunk block c at scaleOffset + (w x chunk + c) x 4. Each
-/// math thread loads every (128 x warpgroups)-th entry; entries past the
+/// math thread copies every (128 x warpgroups)-th entry; entries past the
 /// tensor's K blocks are left as they are (no K block reads them).
-void KernelLowering::loadChunkScales(LoadScalesOp op, Value chunkStart,
-                                     int64_t word,
-                                     SmallVectorImpl<ChunkScale> *loads,
-                                     bool early) {
+void KernelLowering::stageBlockScales(LoadScalesOp op, Value chunkStart,
+                                      int64_t word) {
   FailureOr<BlockScaleSource> source = blockScaleSource(op);
   if (failed(source))
     return;
@@ -263,46 +251,17 @@ void KernelLowering::loadChunkScales(LoadScalesOp op, Value chunkStart,
                               constI32(entries)),
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, kb,
                               source->kBlocks));
+    auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    Value value = loadBlockScale(op, *source, j, kb);
     Value slot = arith::AddIOp::create(
         b, loc, mulI32(j, kScaleChunkBlocks),
         arith::AddIOp::create(b, loc, c, constI32(word * kScaleChunkBlocks)));
-    if (!loads) {
-      // Loaded and stored in one conditional block: nothing stays live.
-      auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(ifOp.thenBlock());
-      storeChunkScales(
-          {{Value(), loadBlockScale(op, *source, j, kb, early), slot}});
-      continue;
-    }
-    auto ifOp = scf::IfOp::create(b, loc, TypeRange{b.getF32Type()}, inside,
-                                  /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-      scf::YieldOp::create(b, loc, loadBlockScale(op, *source, j, kb, early));
-      b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-      scf::YieldOp::create(
-          b, loc,
-          Value(arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f))));
-    }
-    loads->push_back({inside, ifOp.getResult(0), slot});
-  }
-}
-
-void KernelLowering::storeChunkScales(ArrayRef<ChunkScale> loads) {
-  for (const ChunkScale &load : loads) {
-    OpBuilder::InsertionGuard guard(b);
-    if (load.inside) {
-      auto ifOp =
-          scf::IfOp::create(b, loc, load.inside, /*withElseRegion=*/false);
-      b.setInsertionPointToStart(ifOp.thenBlock());
-    }
-    LLVM::StoreOp::create(
-        b, loc, load.value,
-        smemAt(arith::AddIOp::create(b, loc, constI32(scaleOffset),
-                                     mulI32(load.slot, 4))),
-        /*alignment=*/4);
+    LLVM::StoreOp::create(b, loc, value,
+                          smemAt(arith::AddIOp::create(
+                              b, loc, constI32(scaleOffset), mulI32(slot, 4))),
+                          /*alignment=*/4);
   }
 }
 

@@ -56,20 +56,12 @@
 // slot's empty barrier, promote.
 // CHECK: nvvm.setmaxregister increase 232
 // CHECK: nvvm.shfl.sync idx %{{.*}}, %{{.*}}, %c0_i32, %c31_i32 : i32 -> i32
-// The first K block runs before the loop: its B scale and the scale chunk
-// are loaded from global memory before its barrier wait (side-effecting
-// loads, which LLVM does not sink to their use), its promotion writes the
-// accumulator (fmul: no zeros to materialize), and the chunk is staged
-// after it between two barriers; the loop runs over blocks 1 .. K blocks
-// - 1, its index from 0 (kb = index + 1).
-// CHECK: llvm.inline_asm has_side_effects "ld.global.nc.f32 $0, [$1];"
-// CHECK: nvvm.mbarrier.try_wait.parity
+// The first K block runs before the loop and its promotion writes the
+// accumulator (fmul: no zeros to materialize); the loop runs over blocks
+// 1 .. K blocks - 1, its index from 0 (kb = index + 1).
 // CHECK: nvvm.wgmma.mma_async {{.*}} D[<f32>, <zero>]
 // CHECK-COUNT-64: llvm.fmul
 // CHECK-NOT: llvm.intr.fma
-// CHECK: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
-// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
-// CHECK: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
 // CHECK: %[[TRIPS:.*]] = arith.subi %{{.*}}, %c1 : index
 // CHECK: scf.for %{{.*}} = %c0 to {{.*}} iter_args
 // CHECK: %[[CHUNK:.*]] = arith.remui %{{.*}}, %c128_i32 : i32

@@ -33,20 +33,14 @@
 // the math threads at each chunk's first K block).
 // MASKED: scf.for %{{.*}} = %[[EVEN]] to %[[BLOCKS]] step %c1 {
 // The math loop's first K block runs before it (a tile of no rows runs
-// none): its own B scales and the chunk's (for the staging) are loaded
-// from global memory first, the accumulator is written with fmul (no zeros
-// to materialize), and the chunk is staged after the block, between two
-// barriers; then the loop over blocks 1 .. (its index from 0).
+// none) and writes the accumulator with fmul (no zeros to materialize);
+// the loop runs over blocks 1 .. (its index from 0).
 // MASKED: scf.if
 // MASKED: %[[SFB_GROUP:.*]] = arith.muli %[[GC]], %{{.*}} : i32
 // MASKED: arith.addi %[[SFB_GROUP]]
-// MASKED: llvm.inline_asm has_side_effects "ld.global.nc.f32 $0, [$1];"
-// MASKED: llvm.fmul
-// MASKED: nvvm.barrier id = %c1_i32
-// MASKED: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
-// MASKED: nvvm.barrier id = %c1_i32
-// MASKED: scf.for %{{.*}} = %c0 to %{{.*}} step %c4 iter_args(
 // MASKED: llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// MASKED: llvm.fmul
+// MASKED: scf.for %{{.*}} = %c0 to %{{.*}} step %c4 iter_args(
 // A tile inside the rows: TMA store at (n, m, group); else 16-byte pieces
 // of the rows inside, by all math threads.
 // MASKED: scf.if
