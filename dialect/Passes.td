@@ -62,10 +62,15 @@ def FgemmScheduleTilesPass : Pass<"fgemm-schedule-tiles", "::mlir::ModuleOp"> {
       body
     }
     ```
+    With a cluster of two, consecutive linear indices form one unit of the
+    order (two tiles along the index the pair splits), so the CTAs of a
+    cluster share the multicast tile and run the same number of tiles.
     The kernel gets `grid = #fgemm.tile_grid<dense, ["n", "m"]>`: the
-    dimensions whose tile counts size the launch grid.
+    dimensions whose tile counts size the launch grid (the split one
+    first). Grouped tile spaces add the tile's group and rows
+    (lib/Transforms/ScheduleTiles.cpp).
 
-    Limitations: dense tile spaces only; clusters only with the plain grid.
+    Limitations: grouped tile spaces multicast A only.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }

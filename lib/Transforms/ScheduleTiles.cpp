@@ -32,6 +32,12 @@
 //     tm = G * group + (t mod (G * tiles_n)) mod rows
 //     tn = (t mod (G * tiles_n)) / rows
 //
+// With a cluster of C the loop runs over C x (units) indices: t / C goes
+// through the order above over tiles_m x ceil(tiles_n / C) units (or
+// ceil(tiles_m / C) x tiles_n with multicast = b) and the split index is
+// unit * C + t mod C, so the C CTAs of a cluster (consecutive t) share the
+// other index and run the same number of tiles.
+//
 // Grouped tile spaces add what a tile knows about its group, computed on the
 // GPU from the layout tensor:
 //
