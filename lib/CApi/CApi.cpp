@@ -88,7 +88,8 @@ std::string misaligned(const char *name, const void *pointer,
 fgemm_dense_config toCConfig(const DenseConfiguration &config) {
   return {int32_t(config.blockM),    int32_t(config.blockN),
           config.persistent ? 1 : 0, int32_t(config.rasterGroup),
-          int32_t(config.cluster),   config.multicastB ? 1 : 0};
+          int32_t(config.cluster),   config.multicastB ? 1 : 0,
+          int32_t(config.fixedN),    int32_t(config.fixedK)};
 }
 
 /// Runs a C provider `call(base, capacity)`: BASE on success, else its
@@ -262,6 +263,17 @@ fgemm_status fgemm_context_set_num_sms(fgemm_context *context, int num_sms) {
   if (status.ok() && context->grouped)
     status = context->grouped->setSmLimit(num_sms);
   return fromStatus(status, FGEMM_ERROR_INVALID_ARGUMENT);
+}
+
+fgemm_status fgemm_context_specialize(fgemm_context *context, int enable) {
+  if (!context)
+    return fail(FGEMM_ERROR_INVALID_ARGUMENT,
+                "fgemm_context_specialize: context is NULL");
+  if (!context->gemm)
+    return fail(FGEMM_ERROR_INVALID_ARGUMENT,
+                "fgemm_context_specialize: the context has no dense GEMM");
+  return fromStatus(context->gemm->specializeShapes(enable != 0),
+                    FGEMM_ERROR_INVALID_ARGUMENT);
 }
 
 int fgemm_context_num_sms(const fgemm_context *context) {

@@ -67,6 +67,8 @@ typedef struct fgemm_dense_config {
   int32_t raster_group; /* tile rows walked together (0: row-major) */
   int32_t cluster;      /* CTAs per cluster: 1, or 2 sharing a tile */
   int32_t multicast_b;  /* with cluster 2: 0 = pairs share A, 1 = B */
+  int32_t fixed_n;      /* N compiled in (0: any; fgemm_context_specialize) */
+  int32_t fixed_k;      /* K compiled in (0: any) */
 } fgemm_dense_config;
 
 /* Makes the kernel of `config` and writes BASE (of BASE.cubin + BASE.meta)
@@ -104,6 +106,16 @@ typedef fgemm_status (*fgemm_variant_provider)(
 FGEMM_EXPORT fgemm_status
 fgemm_context_create_with_provider(int device, fgemm_variant_provider provider,
                                    void *user_data, fgemm_context **out);
+
+/* From now on, the dense kernels of an on-demand context are made for
+ * each call's N and K (fixed_n / fixed_k in the provider's request, once
+ * per configuration, N and K), as DeepGEMM's JIT does: 1-4% faster at
+ * M <= 128 on the H100 (docs/PERF.md), at a compile per new (N, K). Needs a
+ * provider that compiles; fgemm_jit_context_create turns it on. Call it
+ * before the context's first GEMM. An error for a kernel-directory
+ * context. */
+FGEMM_EXPORT fgemm_status fgemm_context_specialize(fgemm_context *context,
+                                                   int enable);
 
 /* NULL is allowed. Waits for nothing: finish the streams that use the
  * context's kernels first. */

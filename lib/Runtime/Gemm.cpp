@@ -412,6 +412,41 @@ Status DenseGemm::ensureLoaded(size_t index) const {
       config.stem());
 }
 
+Expected<const Kernel *> DenseGemm::ensureSpecialized(size_t index, int64_t n,
+                                                      int64_t k) const {
+  DenseConfiguration config = onDemand->configs[index];
+  config.fixedN = uint32_t(n);
+  config.fixedK = uint32_t(k);
+  OnDemand::Specialized *slot;
+  {
+    std::lock_guard<std::mutex> guard(onDemand->specializedMutex);
+    std::unique_ptr<OnDemand::Specialized> &entry =
+        onDemand->specialized[{index, n, k}];
+    if (!entry) {
+      entry = std::make_unique<OnDemand::Specialized>();
+      entry->meta = configurationStub(config.stem(), "dense", config);
+    }
+    slot = entry.get();
+  }
+  // Made once (makeOnDemandKernel's mutex); a failure is retried next call.
+  FGEMM_RETURN_IF_ERROR(makeOnDemandKernel(
+      slot->kernel, slot->meta, onDemand->mutex,
+      [&] { return onDemand->provider(config); }, config, checkDenseKernel,
+      config.stem()));
+  return &*slot->kernel;
+}
+
+Status DenseGemm::specializeShapes(bool on) {
+  if (!onDemand)
+    return Status::error("specializing kernels for each N and K needs an "
+                         "on-demand context (its kernels are made on first "
+                         "use); this one loaded a kernel directory");
+  onDemand->specialize = on;
+  std::lock_guard<std::mutex> guard(recent->mutex);
+  recent->entries.clear();
+  return Status::success();
+}
+
 Expected<DenseGemm::Prepared>
 DenseGemm::prepare(const DenseGemmProblem &problem) const {
   FGEMM_RETURN_IF_ERROR(
@@ -427,9 +462,20 @@ DenseGemm::prepare(const DenseGemmProblem &problem) const {
   if (!index.ok())
     return index.takeStatus();
   prepared.kernel = *index;
-  FGEMM_RETURN_IF_ERROR(ensureLoaded(*index));
+  const Kernel *kernel;
+  if (onDemand && onDemand->specialize && !metas[*index].fixedN &&
+      !metas[*index].fixedK) {
+    Expected<const Kernel *> made =
+        ensureSpecialized(*index, problem.n, problem.k);
+    if (!made.ok())
+      return made.takeStatus();
+    kernel = prepared.specialized = *made;
+  } else {
+    FGEMM_RETURN_IF_ERROR(ensureLoaded(*index));
+    kernel = &*loaded[*index];
+  }
   Expected<PreparedLaunch> launch =
-      loaded[*index]->prepare(denseBindings(problem), smLimit);
+      kernel->prepare(denseBindings(problem), smLimit);
   if (!launch.ok())
     return launch.takeStatus();
   prepared.launch = std::move(*launch);
@@ -460,6 +506,8 @@ Status fgemm::launchPrepared(const std::vector<std::optional<Kernel>> &kernels,
 }
 
 Status DenseGemm::launch(const Prepared &prepared, CUstream stream) const {
+  if (prepared.specialized && !prepared.launch.empty)
+    return prepared.specialized->launch(prepared.launch, stream);
   return launchPrepared(loaded, prepared.kernel, prepared.launch, stream);
 }
 

@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -193,6 +194,9 @@ public:
   struct Prepared {
     PreparedLaunch launch; ///< `launch.empty`: nothing to launch
     size_t kernel = 0;     ///< index into kernels()
+    /// With specializeShapes: the kernel made from kernels()[kernel] for the
+    /// problem's N and K, which the launch runs.
+    const Kernel *specialized = nullptr;
   };
   Expected<Prepared> prepare(const DenseGemmProblem &problem) const;
   Status launch(const Prepared &prepared, CUstream stream) const;
@@ -206,6 +210,12 @@ public:
   /// The .meta files of other variants that create() skipped.
   const std::vector<std::string> &skipped() const { return skippedFiles; }
   const DeviceInfo &device() const { return deviceInfo; }
+  /// On-demand contexts only: from now on each configuration the choice
+  /// picks is made for the call's N and K, compiled in (the provider gets
+  /// fixedN / fixedK; DeepGEMM's JIT does the same), once per (configuration,
+  /// N, K). For providers that compile (lib/Jit); call it before the first
+  /// GEMM.
+  Status specializeShapes(bool on);
   /// Caps the SMs the configuration choice and persistent grids plan for
   /// (DeepGEMM's set_num_sms); 0 = all. Values above the device's count
   /// are refused.
@@ -229,6 +239,9 @@ private:
   int smLimit = 0;
   /// Loads on-demand kernel `index` if it is not loaded yet.
   Status ensureLoaded(size_t index) const;
+  /// The kernel of configuration `index` made for N = n, K = k.
+  Expected<const Kernel *> ensureSpecialized(size_t index, int64_t n,
+                                             int64_t k) const;
 
   /// For selectDenseKernel: loaded[i]'s description, or for an on-demand
   /// kernel not made yet one with the fields the choice reads.
@@ -239,6 +252,16 @@ private:
     std::vector<DenseConfiguration> configs;
     KernelProvider provider;
     std::mutex mutex;
+    /// specializeShapes: kernels made per (configuration, N, K). Map nodes
+    /// stay where they are, so prepared launches keep pointers to them.
+    bool specialize = false;
+    struct Specialized {
+      KernelMeta meta;
+      std::optional<Kernel> kernel;
+    };
+    std::mutex specializedMutex; ///< guards the map, not the making
+    std::map<std::tuple<size_t, int64_t, int64_t>, std::unique_ptr<Specialized>>
+        specialized;
   };
   std::unique_ptr<OnDemand> onDemand;
   std::vector<std::string> skippedFiles;

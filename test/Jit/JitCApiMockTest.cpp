@@ -61,13 +61,17 @@ TEST(JitCApiMock, CompilesOnFirstUseIntoTheCache) {
   EXPECT_EQ(cacheEntries(cache), 1);
   ASSERT_EQ(gemm(context, 64, 2112, 7168), FGEMM_SUCCESS);
   EXPECT_EQ(cacheEntries(cache), 2);
-  // Another context on the same cache finds both.
+  // The JIT compiles N and K in: the first configuration for another N is
+  // one more compile.
+  ASSERT_EQ(gemm(context, 4096, 4096, 7168), FGEMM_SUCCESS);
+  EXPECT_EQ(cacheEntries(cache), 3);
+  // Another context on the same cache finds them.
   fgemm_context *other = nullptr;
   ASSERT_EQ(fgemm_jit_context_create(0, cache.c_str(), &other), FGEMM_SUCCESS);
   ASSERT_EQ(gemm(other, 4096, 7168, 7168), FGEMM_SUCCESS);
   ASSERT_EQ(gemm(other, 64, 2112, 7168), FGEMM_SUCCESS);
-  EXPECT_EQ(cacheEntries(cache), 2);
-  EXPECT_EQ(fgemmMockLaunchCount(), launches + 5);
+  EXPECT_EQ(cacheEntries(cache), 3);
+  EXPECT_EQ(fgemmMockLaunchCount(), launches + 6);
   fgemm_context_destroy(other);
   fgemm_context_destroy(context);
   fs::remove_all(cache);

@@ -276,12 +276,17 @@ fgemm_status fakeProvide(const fgemm_dense_config *config, char *base,
   std::string stem = "bm" + std::to_string(config->block_m) + "_bn" +
                      std::to_string(config->block_n) +
                      (config->persistent ? "_persistent" : "_plain");
+  if (config->fixed_n || config->fixed_k)
+    stem += "_n" + std::to_string(config->fixed_n) + "_k" +
+            std::to_string(config->fixed_k);
   DenseConfig made;
   made.kernel = "k_" + stem;
   made.blockM = config->block_m;
   made.blockN = config->block_n;
   made.schedule = config->persistent ? "persistent" : "plain";
   made.smemBytes = 165952;
+  made.fixedN = uint32_t(config->fixed_n);
+  made.fixedK = uint32_t(config->fixed_k);
   fgemm::test::writeDenseKernel(state->dir, stem, made);
   std::snprintf(base, capacity, "%s", (state->dir / stem).c_str());
   return FGEMM_SUCCESS;
@@ -361,6 +366,30 @@ TEST_F(CApiMock, OnDemandContextsAskTheProviderOnce) {
   EXPECT_EQ(std::string(fgemmMockLastLaunch()->function).rfind("k_bm", 0), 0u);
   EXPECT_EQ(fgemm_context_create_on_demand(0, nullptr, nullptr, &context),
             FGEMM_ERROR_INVALID_ARGUMENT);
+}
+
+TEST_F(CApiMock, SpecializedContextsAskForEachNAndK) {
+  EXPECT_EQ(fgemm_context_specialize(nullptr, 1), FGEMM_ERROR_INVALID_ARGUMENT);
+  ASSERT_EQ(create(), FGEMM_SUCCESS);
+  EXPECT_EQ(fgemm_context_specialize(context, 1),
+            FGEMM_ERROR_INVALID_ARGUMENT); // a kernel directory's context
+  EXPECT_NE(std::string(fgemm_last_error()).find("on-demand"),
+            std::string::npos);
+  fgemm_context_destroy(context);
+  context = nullptr;
+  FakeProvider provider{dir};
+  ASSERT_EQ(fgemm_context_create_on_demand(0, fakeProvide, &provider, &context),
+            FGEMM_SUCCESS);
+  ASSERT_EQ(fgemm_context_specialize(context, 1), FGEMM_SUCCESS);
+  ASSERT_EQ(gemm(4096, 7168, 7168), FGEMM_SUCCESS) << fgemm_last_error();
+  ASSERT_EQ(gemm(4096, 7168, 7168, /*a=*/0x60000), FGEMM_SUCCESS);
+  EXPECT_EQ(provider.calls, 1);
+  EXPECT_NE(std::string(fgemmMockLastLaunch()->function).find("_n7168_k7168"),
+            std::string::npos);
+  ASSERT_EQ(gemm(4096, 7168, 2048), FGEMM_SUCCESS) << fgemm_last_error();
+  EXPECT_EQ(provider.calls, 2);
+  EXPECT_NE(std::string(fgemmMockLastLaunch()->function).find("_n7168_k2048"),
+            std::string::npos);
 }
 
 TEST_F(CApiMock, OnDemandFailuresReachTheCaller) {

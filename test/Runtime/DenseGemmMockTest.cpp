@@ -38,7 +38,8 @@ void writeKernel(const fs::path &dir, const std::string &stem,
                  const std::string &kernel, uint32_t blockM, uint32_t blockN,
                  uint32_t smem, uint32_t fixedN = 0,
                  std::vector<std::string> symbols = {},
-                 const char *schedule = "plain", uint32_t cluster = 1) {
+                 const char *schedule = "plain", uint32_t cluster = 1,
+                 uint32_t fixedK = 0) {
   DenseConfig config;
   config.kernel = kernel;
   config.blockM = blockM;
@@ -48,6 +49,7 @@ void writeKernel(const fs::path &dir, const std::string &stem,
   config.cluster = cluster;
   config.schedule = schedule;
   config.fixedN = fixedN;
+  config.fixedK = fixedK;
   fgemm::test::writeDenseKernel(dir, stem, config, std::move(symbols));
 }
 
@@ -335,6 +337,67 @@ TEST_F(DenseGemmMock, OnDemandKernelsAreMadeOnFirstUse) {
   ASSERT_TRUE(gemm->run(p, p, p, p, p, 64, 128, 256, nullptr).ok());
   EXPECT_EQ(made.back(), "bm64_bn64_plain");
   EXPECT_EQ(std::string(fgemmMockLastLaunch()->function), "k_bm64_bn64_plain");
+}
+
+TEST_F(DenseGemmMock, OnDemandKernelsSpecializedPerShape) {
+  std::vector<std::string> made;
+  DenseGemm::KernelProvider provider =
+      [&](const DenseConfiguration &config) -> Expected<std::string> {
+    made.push_back(config.stem());
+    writeKernel(dir, config.stem(), "k_" + config.stem(), config.blockM,
+                config.blockN, 165952, config.fixedN, {}, "plain", 1,
+                config.fixedK);
+    return (dir / config.stem()).string();
+  };
+  Expected<DenseGemm> gemm =
+      DenseGemm::createOnDemand({{128, 128, false, 16}}, provider);
+  ASSERT_TRUE(gemm.ok()) << gemm.status().message();
+  ASSERT_TRUE(gemm->specializeShapes(true).ok());
+  CUdeviceptr p = allocate(1 << 24);
+  ASSERT_TRUE(gemm->run(p, p, p, p, p, 4096, 7168, 2048, nullptr).ok());
+  EXPECT_EQ(made, std::vector<std::string>{"bm128_bn128_plain_n7168_k2048"});
+  EXPECT_EQ(std::string(fgemmMockLastLaunch()->function),
+            "k_bm128_bn128_plain_n7168_k2048");
+  // Another M with the same N and K reuses it; a new N or K makes another.
+  ASSERT_TRUE(gemm->run(p, p, p, p, p, 256, 7168, 2048, nullptr).ok());
+  EXPECT_EQ(made.size(), 1u);
+  ASSERT_TRUE(gemm->run(p, p, p, p, p, 256, 4096, 2048, nullptr).ok());
+  ASSERT_TRUE(gemm->run(p, p, p, p, p, 256, 7168, 512, nullptr).ok());
+  EXPECT_EQ(made, (std::vector<std::string>{"bm128_bn128_plain_n7168_k2048",
+                                            "bm128_bn128_plain_n4096_k2048",
+                                            "bm128_bn128_plain_n7168_k512"}));
+  EXPECT_EQ(std::string(fgemmMockLastLaunch()->function),
+            "k_bm128_bn128_plain_n7168_k512");
+  // The generic kernel was never made; the prepared launch names the one
+  // that runs.
+  EXPECT_EQ(gemm->kernelPath(0), "");
+  DenseGemmProblem problem{p, p, p, p, p, 64, 7168, 2048};
+  Expected<DenseGemm::Prepared> prepared = gemm->prepare(problem);
+  ASSERT_TRUE(prepared.ok());
+  ASSERT_NE(prepared->specialized, nullptr);
+  EXPECT_EQ(prepared->specialized->meta().fixedN, 7168u);
+  // A provider that ignores the request is caught, not launched.
+  Expected<DenseGemm> generic = DenseGemm::createOnDemand(
+      {{128, 128, false, 16}},
+      [&](const DenseConfiguration &config) -> Expected<std::string> {
+        writeKernel(dir, "generic", "kgeneric", config.blockM, config.blockN,
+                    165952);
+        return (dir / "generic").string();
+      });
+  ASSERT_TRUE(generic.ok());
+  ASSERT_TRUE(generic->specializeShapes(true).ok());
+  Status status = generic->run(p, p, p, p, p, 128, 256, 256, nullptr);
+  EXPECT_NE(
+      status.message().find("not the requested bm128_bn128_plain_n256_k256"),
+      std::string::npos)
+      << status.message();
+  // A directory's kernels are what they are.
+  writeKernel(dir, "bm128", "k128", 128, 128, 165952);
+  Expected<DenseGemm> loadedDir = DenseGemm::create(dir.string());
+  ASSERT_TRUE(loadedDir.ok());
+  EXPECT_NE(loadedDir->specializeShapes(true).message().find(
+                "needs an on-demand context"),
+            std::string::npos);
 }
 
 TEST_F(DenseGemmMock, OnDemandFailuresSayWhichKernel) {
