@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+# On the GPU machine: the Python package through libfgemm_jit.so (no kernel
+# directory), from the tarball scripts/jit-bundle.sh made; scripts/jit_check.py
+# compiles on first use, checks each result and times the first and a
+# repeated call.
+#   run: bash scripts/gpu-jit.sh   carry: [".device/jit"]
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bundle=${1:-$root/.device/jit/jit-bundle.tar.xz}
+prefix=$(mktemp -d)
+tar -C "$prefix" -xJf "$bundle" || exit 1
+export LD_LIBRARY_PATH=$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+missing=$(ldd "$prefix/lib/libfgemm_jit.so" | grep 'not found')
+[[ -z $missing ]] || { echo "gpu-jit: unresolved libraries:"; echo "$missing"; exit 1; }
+export PATH=/usr/local/cuda/bin:$PATH # the JIT runs ptxas
+export PYTHONPATH=$root/python FGEMM_LIBRARY=$prefix/lib/libfgemm.so.1 \
+  FGEMM_JIT_LIBRARY=$prefix/lib/libfgemm_jit.so FGEMM_KERNEL_DIR=/nonexistent \
+  FGEMM_CACHE_DIR=$prefix/cache
+python3 "$root/scripts/jit_check.py" "$prefix/cache"
