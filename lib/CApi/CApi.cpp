@@ -269,11 +269,12 @@ fgemm_status fgemm_context_specialize(fgemm_context *context, int enable) {
   if (!context)
     return fail(FGEMM_ERROR_INVALID_ARGUMENT,
                 "fgemm_context_specialize: context is NULL");
-  if (!context->gemm)
-    return fail(FGEMM_ERROR_INVALID_ARGUMENT,
-                "fgemm_context_specialize: the context has no dense GEMM");
-  return fromStatus(context->gemm->specializeShapes(enable != 0),
-                    FGEMM_ERROR_INVALID_ARGUMENT);
+  Status status = Status::success();
+  if (context->gemm)
+    status = context->gemm->specializeShapes(enable != 0);
+  if (status.ok() && context->grouped)
+    status = context->grouped->specializeShapes(enable != 0);
+  return fromStatus(status, FGEMM_ERROR_INVALID_ARGUMENT);
 }
 
 int fgemm_context_num_sms(const fgemm_context *context) {

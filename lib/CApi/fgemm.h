@@ -107,9 +107,9 @@ FGEMM_EXPORT fgemm_status
 fgemm_context_create_with_provider(int device, fgemm_variant_provider provider,
                                    void *user_data, fgemm_context **out);
 
-/* From now on, the dense kernels of an on-demand context are made for
- * each call's N and K (fixed_n / fixed_k in the provider's request, once
- * per configuration, N and K), as DeepGEMM's JIT does: 1-4% faster at
+/* From now on, the dense and M-grouped kernels of an on-demand context are
+ * made for each call's N and K (fixed_n / fixed_k in the provider's request,
+ * once per configuration, N and K), as DeepGEMM's JIT does: 1-4% faster at
  * M <= 128 on the H100 (docs/PERF.md), at a compile per new (N, K). Needs a
  * provider that compiles; fgemm_jit_context_create turns it on. Call it
  * before the context's first GEMM. An error for a kernel-directory

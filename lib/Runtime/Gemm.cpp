@@ -412,27 +412,29 @@ Status DenseGemm::ensureLoaded(size_t index) const {
       config.stem());
 }
 
-Expected<const Kernel *> DenseGemm::ensureSpecialized(size_t index, int64_t n,
-                                                      int64_t k) const {
-  DenseConfiguration config = onDemand->configs[index];
+Expected<const Kernel *> SpecializedKernels::get(
+    size_t index, int64_t n, int64_t k, DenseConfiguration config,
+    const std::string &variant, std::mutex &makeMutex,
+    const std::function<Expected<std::string>(const DenseConfiguration &)>
+        &provide,
+    const std::function<Status(const KernelMeta &)> &check) {
   config.fixedN = uint32_t(n);
   config.fixedK = uint32_t(k);
-  OnDemand::Specialized *slot;
+  Slot *slot;
   {
-    std::lock_guard<std::mutex> guard(onDemand->specializedMutex);
-    std::unique_ptr<OnDemand::Specialized> &entry =
-        onDemand->specialized[{index, n, k}];
+    std::lock_guard<std::mutex> guard(mutex);
+    std::unique_ptr<Slot> &entry = slots[{index, n, k}];
     if (!entry) {
-      entry = std::make_unique<OnDemand::Specialized>();
-      entry->meta = configurationStub(config.stem(), "dense", config);
+      entry = std::make_unique<Slot>();
+      entry->meta = configurationStub(config.stem(), variant, config);
     }
     slot = entry.get();
   }
-  // Made once (makeOnDemandKernel's mutex); a failure is retried next call.
+  // Made once (makeOnDemandKernel holds makeMutex); a failure is retried by
+  // the next call.
   FGEMM_RETURN_IF_ERROR(makeOnDemandKernel(
-      slot->kernel, slot->meta, onDemand->mutex,
-      [&] { return onDemand->provider(config); }, config, checkDenseKernel,
-      config.stem()));
+      slot->kernel, slot->meta, makeMutex, [&] { return provide(config); },
+      config, check, variant + " " + config.stem()));
   return &*slot->kernel;
 }
 
@@ -465,8 +467,9 @@ DenseGemm::prepare(const DenseGemmProblem &problem) const {
   const Kernel *kernel;
   if (onDemand && onDemand->specialize && !metas[*index].fixedN &&
       !metas[*index].fixedK) {
-    Expected<const Kernel *> made =
-        ensureSpecialized(*index, problem.n, problem.k);
+    Expected<const Kernel *> made = onDemand->specialized.get(
+        *index, problem.n, problem.k, onDemand->configs[*index], "dense",
+        onDemand->mutex, onDemand->provider, checkDenseKernel);
     if (!made.ok())
       return made.takeStatus();
     kernel = prepared.specialized = *made;

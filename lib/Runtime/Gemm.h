@@ -162,6 +162,30 @@ makeOnDemandKernel(std::optional<Kernel> &kernel, KernelMeta &meta,
                    const std::function<Status(const KernelMeta &)> &check,
                    const std::string &what);
 
+/// Kernels of an on-demand context made for one N and K each (compiled in):
+/// one per (configuration index, N, K), made on first use. Slots stay where
+/// they are, so prepared launches keep pointers to their kernels.
+class SpecializedKernels {
+public:
+  /// The kernel of `config` (configuration `index`, generic) for N = n, K =
+  /// k: asks `provide` for it once (under `makeMutex`); its description must
+  /// pass `check`. `variant` names the kernel's variant in its stub.
+  Expected<const Kernel *>
+  get(size_t index, int64_t n, int64_t k, DenseConfiguration config,
+      const std::string &variant, std::mutex &makeMutex,
+      const std::function<Expected<std::string>(const DenseConfiguration &)>
+          &provide,
+      const std::function<Status(const KernelMeta &)> &check);
+
+private:
+  struct Slot {
+    KernelMeta meta;
+    std::optional<Kernel> kernel;
+  };
+  std::mutex mutex; ///< guards the map, not the making
+  std::map<std::tuple<size_t, int64_t, int64_t>, std::unique_ptr<Slot>> slots;
+};
+
 /// The dense GEMM over a directory of compiled kernels.
 class DenseGemm {
 public:
@@ -239,9 +263,6 @@ private:
   int smLimit = 0;
   /// Loads on-demand kernel `index` if it is not loaded yet.
   Status ensureLoaded(size_t index) const;
-  /// The kernel of configuration `index` made for N = n, K = k.
-  Expected<const Kernel *> ensureSpecialized(size_t index, int64_t n,
-                                             int64_t k) const;
 
   /// For selectDenseKernel: loaded[i]'s description, or for an on-demand
   /// kernel not made yet one with the fields the choice reads.
@@ -252,16 +273,9 @@ private:
     std::vector<DenseConfiguration> configs;
     KernelProvider provider;
     std::mutex mutex;
-    /// specializeShapes: kernels made per (configuration, N, K). Map nodes
-    /// stay where they are, so prepared launches keep pointers to them.
+    /// specializeShapes: kernels made per (configuration, N, K).
     bool specialize = false;
-    struct Specialized {
-      KernelMeta meta;
-      std::optional<Kernel> kernel;
-    };
-    std::mutex specializedMutex; ///< guards the map, not the making
-    std::map<std::tuple<size_t, int64_t, int64_t>, std::unique_ptr<Specialized>>
-        specialized;
+    SpecializedKernels specialized;
   };
   std::unique_ptr<OnDemand> onDemand;
   std::vector<std::string> skippedFiles;

@@ -348,8 +348,27 @@ GroupedGemm::prepare(const GroupedGemmProblem &p) const {
   Expected<size_t> index = selectGroupedKernel(metas, p, smCount());
   if (!index.ok())
     return index.takeStatus();
-  FGEMM_RETURN_IF_ERROR(ensureLoaded(*index));
   prepared.kernel = *index;
+  const Kernel *kernel;
+  if (onDemand && onDemand->specialize && !metas[*index].fixedN &&
+      !metas[*index].fixedK && p.k > 0) {
+    const auto &[layout, config] = onDemand->configs[*index];
+    GroupedLayout which = layout;
+    Expected<const Kernel *> made = onDemand->specialized.get(
+        *index, p.n, p.k, config, groupedVariant(which), onDemand->mutex,
+        [&](const DenseConfiguration &c) {
+          return onDemand->provider(which, c);
+        },
+        [which](const KernelMeta &meta) {
+          return checkGroupedKernel(meta, which);
+        });
+    if (!made.ok())
+      return made.takeStatus();
+    kernel = prepared.specialized = *made;
+  } else {
+    FGEMM_RETURN_IF_ERROR(ensureLoaded(*index));
+    kernel = &*loaded[*index];
+  }
   KernelBindings bindings;
   bindings.args = {p.a, p.b, p.sfa, p.sfb, p.groupRows, p.d};
   bindings.dims = {{"m", p.m}, {"n", p.n}, {"k", p.k}, {"g", p.groups}};
@@ -358,7 +377,7 @@ GroupedGemm::prepare(const GroupedGemmProblem &p) const {
   bindings.argNames[4] = p.layout == GroupedLayout::Masked       ? "masked_m"
                          : p.layout == GroupedLayout::Contiguous ? "m_indices"
                                                                  : "group_ends";
-  Expected<PreparedLaunch> launch = loaded[*index]->prepare(bindings, smLimit);
+  Expected<PreparedLaunch> launch = kernel->prepare(bindings, smLimit);
   if (!launch.ok())
     return launch.takeStatus();
   prepared.launch = std::move(*launch);
@@ -372,7 +391,18 @@ Status GroupedGemm::setSmLimit(int sms) {
 }
 
 Status GroupedGemm::launch(const Prepared &prepared, CUstream stream) const {
+  if (prepared.specialized && !prepared.launch.empty)
+    return prepared.specialized->launch(prepared.launch, stream);
   return launchPrepared(loaded, prepared.kernel, prepared.launch, stream);
+}
+
+Status GroupedGemm::specializeShapes(bool on) {
+  if (!onDemand)
+    return Status::error("specializing kernels for each N and K needs an "
+                         "on-demand context (its kernels are made on first "
+                         "use); this one loaded a kernel directory");
+  onDemand->specialize = on;
+  return Status::success();
 }
 
 Status GroupedGemm::run(const GroupedGemmProblem &problem,

@@ -143,12 +143,18 @@ public:
   struct Prepared {
     PreparedLaunch launch; ///< `launch.empty`: nothing to launch
     size_t kernel = 0;     ///< index into kernels()
+    /// With specializeShapes: the kernel made from kernels()[kernel] for the
+    /// problem's N and K, which the launch runs.
+    const Kernel *specialized = nullptr;
   };
   Expected<Prepared> prepare(const GroupedGemmProblem &problem) const;
   Status launch(const Prepared &prepared, CUstream stream) const;
 
   const std::vector<KernelMeta> &kernels() const { return metas; }
   const DeviceInfo &device() const { return deviceInfo; }
+  /// On-demand contexts only: kernels made per (configuration, N, K), N and K
+  /// compiled in (DenseGemm::specializeShapes).
+  Status specializeShapes(bool on);
   /// Caps the SMs the configuration choice and persistent grids plan for
   /// (DeepGEMM's set_num_sms); 0 = all. Values above the device's count are
   /// refused.
@@ -171,6 +177,8 @@ private:
     std::vector<std::pair<GroupedLayout, DenseConfiguration>> configs;
     KernelProvider provider;
     std::mutex mutex;
+    bool specialize = false;
+    SpecializedKernels specialized;
   };
   std::unique_ptr<OnDemand> onDemand;
 };

@@ -120,7 +120,8 @@ constexpr const char *kMaskedDescription =
 /// (kMaskedDescription, with another tile or schedule if asked) into `dir`.
 inline void writeMaskedKernel(const std::filesystem::path &dir,
                               const std::string &stem, int blockM = 128,
-                              int blockN = 128, bool persistent = false) {
+                              int blockN = 128, bool persistent = false,
+                              uint32_t fixedN = 0, uint32_t fixedK = 0) {
   std::ofstream(dir / (stem + ".cubin"), std::ios::binary)
       << "\x7f"
          "ELFFAKE\nsm90_m_grouped_fp8_gemm_masked_1d2d "
@@ -135,6 +136,10 @@ inline void writeMaskedKernel(const std::filesystem::path &dir,
       "tiles=n/" + std::to_string(blockN) + ",m/" + std::to_string(blockM));
   if (persistent)
     set("schedule=plain", "schedule=persistent");
+  if (blockM < 128)
+    set("math_warpgroups=2\nthreads=384", "math_warpgroups=1\nthreads=256");
+  set("fixed_n=0", "fixed_n=" + std::to_string(fixedN));
+  set("fixed_k=0", "fixed_k=" + std::to_string(fixedK));
   std::ofstream(dir / (stem + ".meta")) << meta;
 }
 

@@ -387,9 +387,9 @@ TEST_F(DenseGemmMock, OnDemandKernelsSpecializedPerShape) {
   ASSERT_TRUE(generic.ok());
   ASSERT_TRUE(generic->specializeShapes(true).ok());
   Status status = generic->run(p, p, p, p, p, 128, 256, 256, nullptr);
-  EXPECT_NE(
-      status.message().find("not the requested bm128_bn128_plain_n256_k256"),
-      std::string::npos)
+  EXPECT_NE(status.message().find(
+                "not the requested dense bm128_bn128_plain_n256_k256"),
+            std::string::npos)
       << status.message();
   // A directory's kernels are what they are.
   writeKernel(dir, "bm128", "k128", 128, 128, 165952);

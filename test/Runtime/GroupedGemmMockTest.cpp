@@ -92,6 +92,37 @@ TEST_F(GroupedGemmMock, LaunchesTheMaskedKernelByItsDescription) {
   EXPECT_EQ(mockParam<uint32_t>(launch, 10), 3u);
 }
 
+TEST_F(GroupedGemmMock, OnDemandKernelsSpecializedPerShape) {
+  std::vector<std::string> made;
+  Expected<GroupedGemm> gemm = GroupedGemm::createOnDemand(
+      [&](GroupedLayout layout,
+          const DenseConfiguration &config) -> Expected<std::string> {
+        std::string stem =
+            std::string(groupedVariant(layout)) + "_" + config.stem();
+        made.push_back(stem);
+        fgemm::test::writeMaskedKernel(dir, stem, int(config.blockM),
+                                       int(config.blockN), config.persistent,
+                                       config.fixedN, config.fixedK);
+        return (dir / stem).string();
+      });
+  ASSERT_TRUE(gemm.ok()) << gemm.status().message();
+  ASSERT_TRUE(gemm->specializeShapes(true).ok());
+  GroupedGemmProblem p = masked(3, 200, 256, 512);
+  Status first = gemm->run(p, nullptr);
+  ASSERT_TRUE(first.ok()) << first.message();
+  ASSERT_EQ(made.size(), 1u);
+  EXPECT_NE(made[0].find("_n256_k512"), std::string::npos) << made[0];
+  ASSERT_TRUE(gemm->run(p, nullptr).ok());
+  EXPECT_EQ(made.size(), 1u);
+  GroupedGemmProblem wider = masked(3, 200, 512, 512);
+  ASSERT_TRUE(gemm->run(wider, nullptr).ok());
+  ASSERT_EQ(made.size(), 2u);
+  EXPECT_NE(made[1].find("_n512_k512"), std::string::npos) << made[1];
+  Expected<GroupedGemm> fromDir = GroupedGemm::create(dir.string());
+  ASSERT_TRUE(fromDir.ok());
+  EXPECT_FALSE(fromDir->specializeShapes(true).ok());
+}
+
 TEST_F(GroupedGemmMock, RefusesBeforeLaunching) {
   Expected<GroupedGemm> gemm = GroupedGemm::create(dir.string());
   ASSERT_TRUE(gemm.ok()) << gemm.status().message();
