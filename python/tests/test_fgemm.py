@@ -27,8 +27,9 @@ def gpu_reason():
         return "no CUDA device"
     if torch.cuda.get_device_capability() != (9, 0):
         return "not an sm_90 device"
-    if not os.path.isdir(_lib.kernel_dir()):
-        return f"no compiled kernels at {_lib.kernel_dir()} (set FGEMM_KERNEL_DIR)"
+    if not os.path.isdir(_lib.kernel_dir()) and _lib.jit_library() is None:
+        return (f"no compiled kernels at {_lib.kernel_dir()} (set FGEMM_KERNEL_DIR) "
+                "and no libfgemm_jit.so to compile them")
     return None
 
 
