@@ -412,7 +412,7 @@ Status DenseGemm::ensureLoaded(size_t index) const {
       config.stem());
 }
 
-Expected<const Kernel *> SpecializedKernels::get(
+const Kernel *SpecializedKernels::get(
     size_t index, int64_t n, int64_t k, DenseConfiguration config,
     const std::string &variant, std::mutex &makeMutex,
     const std::function<Expected<std::string>(const DenseConfiguration &)>
@@ -430,11 +430,16 @@ Expected<const Kernel *> SpecializedKernels::get(
     }
     slot = entry.get();
   }
-  // Made once (makeOnDemandKernel holds makeMutex); a failure is retried by
-  // the next call.
-  FGEMM_RETURN_IF_ERROR(makeOnDemandKernel(
+  if (slot->failed)
+    return nullptr;
+  // Made once (makeOnDemandKernel holds makeMutex).
+  Status made = makeOnDemandKernel(
       slot->kernel, slot->meta, makeMutex, [&] { return provide(config); },
-      config, check, variant + " " + config.stem()));
+      config, check, variant + " " + config.stem());
+  if (!made.ok()) {
+    slot->failed = true;
+    return nullptr;
+  }
   return &*slot->kernel;
 }
 
@@ -464,16 +469,14 @@ DenseGemm::prepare(const DenseGemmProblem &problem) const {
   if (!index.ok())
     return index.takeStatus();
   prepared.kernel = *index;
-  const Kernel *kernel;
+  const Kernel *kernel = nullptr;
   if (onDemand && onDemand->specialize && !metas[*index].fixedN &&
       !metas[*index].fixedK) {
-    Expected<const Kernel *> made = onDemand->specialized.get(
+    kernel = prepared.specialized = onDemand->specialized.get(
         *index, problem.n, problem.k, onDemand->configs[*index], "dense",
         onDemand->mutex, onDemand->provider, checkDenseKernel);
-    if (!made.ok())
-      return made.takeStatus();
-    kernel = prepared.specialized = *made;
-  } else {
+  }
+  if (!kernel) {
     FGEMM_RETURN_IF_ERROR(ensureLoaded(*index));
     kernel = &*loaded[*index];
   }

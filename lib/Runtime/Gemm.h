@@ -25,6 +25,7 @@
 
 #include <cuda.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -169,8 +170,11 @@ class SpecializedKernels {
 public:
   /// The kernel of `config` (configuration `index`, generic) for N = n, K =
   /// k: asks `provide` for it once (under `makeMutex`); its description must
-  /// pass `check`. `variant` names the kernel's variant in its stub.
-  Expected<const Kernel *>
+  /// pass `check`. `variant` names the kernel's variant in its stub. Null
+  /// when it could not be made (ptxas spilled registers for some N and K
+  /// where the generic kernel fits): the caller runs the generic kernel, and
+  /// the failure is remembered, not retried.
+  const Kernel *
   get(size_t index, int64_t n, int64_t k, DenseConfiguration config,
       const std::string &variant, std::mutex &makeMutex,
       const std::function<Expected<std::string>(const DenseConfiguration &)>
@@ -181,6 +185,7 @@ private:
   struct Slot {
     KernelMeta meta;
     std::optional<Kernel> kernel;
+    std::atomic<bool> failed{false};
   };
   std::mutex mutex; ///< guards the map, not the making
   std::map<std::tuple<size_t, int64_t, int64_t>, std::unique_ptr<Slot>> slots;

@@ -349,12 +349,12 @@ GroupedGemm::prepare(const GroupedGemmProblem &p) const {
   if (!index.ok())
     return index.takeStatus();
   prepared.kernel = *index;
-  const Kernel *kernel;
+  const Kernel *kernel = nullptr;
   if (onDemand && onDemand->specialize && !metas[*index].fixedN &&
       !metas[*index].fixedK && p.k > 0) {
     const auto &[layout, config] = onDemand->configs[*index];
     GroupedLayout which = layout;
-    Expected<const Kernel *> made = onDemand->specialized.get(
+    kernel = prepared.specialized = onDemand->specialized.get(
         *index, p.n, p.k, config, groupedVariant(which), onDemand->mutex,
         [&](const DenseConfiguration &c) {
           return onDemand->provider(which, c);
@@ -362,10 +362,8 @@ GroupedGemm::prepare(const GroupedGemmProblem &p) const {
         [which](const KernelMeta &meta) {
           return checkGroupedKernel(meta, which);
         });
-    if (!made.ok())
-      return made.takeStatus();
-    kernel = prepared.specialized = *made;
-  } else {
+  }
+  if (!kernel) {
     FGEMM_RETURN_IF_ERROR(ensureLoaded(*index));
     kernel = &*loaded[*index];
   }
