@@ -443,11 +443,16 @@ const Kernel *SpecializedKernels::get(
   return &*slot->kernel;
 }
 
+Status SpecializedKernels::needsOnDemand(bool onDemand) {
+  if (onDemand)
+    return Status::success();
+  return Status::error("specializing kernels for each N and K needs an "
+                       "on-demand context (its kernels are made on first "
+                       "use); this one loaded a kernel directory");
+}
+
 Status DenseGemm::specializeShapes(bool on) {
-  if (!onDemand)
-    return Status::error("specializing kernels for each N and K needs an "
-                         "on-demand context (its kernels are made on first "
-                         "use); this one loaded a kernel directory");
+  FGEMM_RETURN_IF_ERROR(SpecializedKernels::needsOnDemand(onDemand != nullptr));
   onDemand->specialize = on;
   std::lock_guard<std::mutex> guard(recent->mutex);
   recent->entries.clear();

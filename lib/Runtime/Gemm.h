@@ -180,6 +180,8 @@ public:
       const std::function<Expected<std::string>(const DenseConfiguration &)>
           &provide,
       const std::function<Status(const KernelMeta &)> &check);
+  /// specializeShapes' refusal for a context that loaded a kernel directory.
+  static Status needsOnDemand(bool onDemand);
 
 private:
   struct Slot {

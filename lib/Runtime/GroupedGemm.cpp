@@ -395,10 +395,7 @@ Status GroupedGemm::launch(const Prepared &prepared, CUstream stream) const {
 }
 
 Status GroupedGemm::specializeShapes(bool on) {
-  if (!onDemand)
-    return Status::error("specializing kernels for each N and K needs an "
-                         "on-demand context (its kernels are made on first "
-                         "use); this one loaded a kernel directory");
+  FGEMM_RETURN_IF_ERROR(SpecializedKernels::needsOnDemand(onDemand != nullptr));
   onDemand->specialize = on;
   return Status::success();
 }
