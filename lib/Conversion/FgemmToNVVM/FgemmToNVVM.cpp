@@ -666,10 +666,10 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
     scf::YieldOp::create(b, loc, *results);
     return SmallVector<Value>(forOp.getResults());
   };
-  // Not with K compiled in (fixed_k): 128x64 kernels with 8 stages and a
-  // peeled first block faulted on the H100 (an out-of-range shared address
-  // at the first wgmma, every fixed K tried; generic K, 7 stages and the
-  // other tiles were fine, and so was the same kernel without the peel).
+  // Not with K compiled in (fixed_k): 128x64 kernels with 4 or 8 stages, a
+  // peeled first block and the loop unrolled by 4 faulted on the H100 (an
+  // out-of-range shared address at the first wgmma, every fixed K tried;
+  // unrolled by 1 or 2, 7 stages, generic K and the other tiles were fine).
   // Cause not found yet: those kernels keep the zeroed accumulator.
   if (op.getBody().getOps<ScaledDotOp>().empty() || config.getFixedK() != 0)
     return buildLoop(0, inits);
