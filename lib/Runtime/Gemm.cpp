@@ -104,8 +104,7 @@ int64_t fgemm::launchedTiles(const KernelMeta &meta, int64_t tilesM,
                              int64_t tilesN) {
   if (meta.cluster <= 1)
     return tilesM * tilesN;
-  int64_t &split =
-      !meta.tiles.empty() && meta.tiles[0].dim == "m" ? tilesM : tilesN;
+  int64_t &split = meta.clusterAlongM() ? tilesM : tilesN;
   split = ceilDiv(split, int64_t(meta.cluster)) * int64_t(meta.cluster);
   return tilesM * tilesN;
 }
@@ -386,9 +385,7 @@ Status fgemm::makeOnDemandKernel(
   if (made->blockM != config.blockM || made->blockN != config.blockN ||
       made->persistent() != config.persistent ||
       made->cluster != config.cluster ||
-      (config.cluster > 1 &&
-       (made->tiles.empty() ||
-        (made->tiles[0].dim == "m") != config.multicastB)) ||
+      (config.cluster > 1 && made->clusterAlongM() != config.multicastB) ||
       made->fixedN != config.fixedN || made->fixedK != config.fixedK)
     return Status::error(*base + ".meta describes " + made->configName() +
                          ", not the requested " + what);
@@ -430,6 +427,8 @@ const Kernel *SpecializedKernels::get(
     }
     slot = entry.get();
   }
+  if (const Kernel *made = slot->ready.load(std::memory_order_acquire))
+    return made;
   if (slot->failed)
     return nullptr;
   // Made once (makeOnDemandKernel holds makeMutex).
@@ -440,6 +439,7 @@ const Kernel *SpecializedKernels::get(
     slot->failed = true;
     return nullptr;
   }
+  slot->ready.store(&*slot->kernel, std::memory_order_release);
   return &*slot->kernel;
 }
 

@@ -187,6 +187,8 @@ private:
   struct Slot {
     KernelMeta meta;
     std::optional<Kernel> kernel;
+    /// &*kernel once made (a call then takes no lock), or set `failed`.
+    std::atomic<const Kernel *> ready{nullptr};
     std::atomic<bool> failed{false};
   };
   std::mutex mutex; ///< guards the map, not the making

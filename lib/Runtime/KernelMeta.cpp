@@ -77,8 +77,7 @@ std::string KernelMeta::configName() const {
   if (persistent())
     name += "_persistent";
   if (cluster > 1)
-    name += "_cluster" + std::to_string(cluster) +
-            (!tiles.empty() && tiles[0].dim == "m" ? "b" : "");
+    name += "_cluster" + std::to_string(cluster) + (clusterAlongM() ? "b" : "");
   if (fixedN)
     name += "_n" + std::to_string(fixedN);
   if (fixedK)

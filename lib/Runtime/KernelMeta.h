@@ -109,6 +109,9 @@ struct KernelMeta {
   std::vector<TileFactor> tiles; ///< grid x, y, z factors
 
   bool persistent() const { return schedule == "persistent"; }
+  /// Whether grid x, the index a cluster splits, runs over M (pairs of CTAs
+  /// share the B tile) rather than N (docs/ABI.md).
+  bool clusterAlongM() const { return !tiles.empty() && tiles[0].dim == "m"; }
 
   /// Index of `name` in `dims`, or -1.
   int dimIndex(std::string_view name) const;

@@ -117,6 +117,25 @@ static std::pair<Value, Value> emitTileOrder(RewriterBase &rewriter,
   return {tm, tn};
 }
 
+/// The tile of CTA `rank` of a cluster whose unit is `unit`: the tile order
+/// runs over rowUnits x colUnits units, each `clusterSize` tiles along the
+/// split index (rows with clusterAlongM, else columns), and the CTA takes
+/// tile `rank` of its unit. Without a cluster (null clusterSize) units are
+/// tiles.
+static std::pair<Value, Value>
+emitClusterTileOrder(RewriterBase &rewriter, Location loc, Value unit,
+                     Value rank, Value rowUnits, Value colUnits,
+                     Value clusterSize, bool clusterAlongM, int64_t group) {
+  auto [tm, tn] = emitTileOrder(rewriter, loc, unit, rowUnits, colUnits, group);
+  if (clusterSize) {
+    Value &split = clusterAlongM ? tm : tn;
+    split = arith::AddIOp::create(
+        rewriter, loc, arith::MulIOp::create(rewriter, loc, split, clusterSize),
+        rank);
+  }
+  return {tm, tn};
+}
+
 namespace {
 /// What a tile of a grouped tile space knows about its group (index values).
 struct GroupedTile {
@@ -414,14 +433,9 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
       rank = arith::RemUIOp::create(rewriter, loc, tile, clusterSize);
       tile = arith::DivUIOp::create(rewriter, loc, tile, clusterSize);
     }
-    auto [tm, tn] = emitTileOrder(rewriter, loc, tile, rowUnits, colUnits,
-                                  config.getRasterGroup());
-    if (cluster > 1) {
-      Value &split = clusterAlongM ? tm : tn;
-      split = arith::AddIOp::create(
-          rewriter, loc,
-          arith::MulIOp::create(rewriter, loc, split, clusterSize), rank);
-    }
+    auto [tm, tn] = emitClusterTileOrder(rewriter, loc, tile, rank, rowUnits,
+                                         colUnits, clusterSize, clusterAlongM,
+                                         config.getRasterGroup());
     if (masked) {
       // The order runs over the row tiles of all groups.
       auto found = FindRowTileGroupOp::create(
@@ -477,14 +491,9 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
     Value units = clusterAlongM ? tilesM : tilesN;
     Value linear = arith::AddIOp::create(
         rewriter, loc, arith::MulIOp::create(rewriter, loc, y, units), unit);
-    std::tie(tm, tn) = emitTileOrder(rewriter, loc, linear, tilesM, tilesN,
-                                     config.getRasterGroup());
-    if (cluster > 1) {
-      Value &split = clusterAlongM ? tm : tn;
-      split = arith::AddIOp::create(
-          rewriter, loc,
-          arith::MulIOp::create(rewriter, loc, split, clusterSize), rank);
-    }
+    std::tie(tm, tn) = emitClusterTileOrder(rewriter, loc, linear, rank, tilesM,
+                                            tilesN, clusterSize, clusterAlongM,
+                                            config.getRasterGroup());
   }
   SmallVector<StringAttr> gridDims = {clusterAlongM ? dimM : dimN,
                                       clusterAlongM ? dimN : dimM};

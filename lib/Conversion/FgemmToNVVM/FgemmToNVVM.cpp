@@ -1009,8 +1009,7 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
   // stay live across the main loop (and ptxas spilled such addresses before).
   bool pairs = w >= 16;
   Value row = pinned(arith::AddIOp::create(
-      b, loc,
-      arith::AddIOp::create(b, loc, mulI32(mathWg, 64), mulI32(warpInWg, 16)),
+      b, loc, warpRow0(0),
       arith::AddIOp::create(
           b, loc,
           mulI32(arith::AndIOp::create(

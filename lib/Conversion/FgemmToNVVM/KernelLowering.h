@@ -124,11 +124,16 @@ private:
   /// is 8 below): wgmma's m64 accumulator layout puts lane l of warp q at row
   /// 16 q + l / 4 of the wave's 64-row block.
   Value accumulatorRow0(int64_t wave) {
+    return arith::AddIOp::create(
+        b, loc, warpRow0(wave),
+        arith::DivUIOp::create(b, loc, lane, constI32(4)));
+  }
+  /// First row of this warp's 16 in wave `wave`: 16 q of the wave's 64-row
+  /// block.
+  Value warpRow0(int64_t wave) {
     // The row block first: this op order gives the PTX the H100 checked.
     Value rows = mulI32(waveBlock(wave), 64);
-    return arith::AddIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, rows, mulI32(warpInWg, 16)),
-        arith::DivUIOp::create(b, loc, lane, constI32(4)));
+    return arith::AddIOp::create(b, loc, rows, mulI32(warpInWg, 16));
   }
   /// Empties a new scf.for body (the builder adds a yield only without
   /// iter_args) and points the builder at it; the caller adds the yield.
