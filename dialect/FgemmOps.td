@@ -29,8 +29,10 @@ def Fgemm_KernelOp : Fgemm_Op<"kernel", [
     tensors (`!fgemm.tensor`) and their scales (`!fgemm.scales`); `dims` lists
     the dimension symbols the argument types use, in the order the runtime
     passes them as 32-bit kernel parameters. The body holds one
-    `fgemm.tile_space` and ends with `fgemm.return`. `config` is set by
-    `fgemm-specialize` and `grid` by `fgemm-schedule-tiles`.
+    `fgemm.tile_space` and ends with `fgemm.return`. `variant` names the kind
+    of GEMM the runtime loads the kernel as (the description's `variant`,
+    docs/ABI.md; default: the tile space's kind, e.g. `dense`). `config` is
+    set by `fgemm-specialize` and `grid` by `fgemm-schedule-tiles`.
 
     Example:
     ```mlir
@@ -44,6 +46,7 @@ def Fgemm_KernelOp : Fgemm_Op<"kernel", [
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttrOf<FunctionType>:$function_type,
                        StrArrayAttr:$dims,
+                       OptionalAttr<StrAttr>:$variant,
                        OptionalAttr<Fgemm_ConfigAttr>:$config,
                        OptionalAttr<Fgemm_TileGridAttr>:$grid,
                        OptionalAttr<StrAttr>:$sym_visibility,
@@ -261,6 +264,26 @@ def Fgemm_StoreOp : Fgemm_Op<"store", [MemoryEffects<[MemWrite]>, AttrSizedOpera
   }];
 }
 
+def Fgemm_ReadTileOp : Fgemm_Op<"read_tile", [MemoryEffects<[MemRead]>]> {
+  let summary = "reads a tile, or a per-row or per-column vector, of an f32 tensor for the epilogue";
+  let description = [{
+    From a 2-D tensor `[d0, d1]` at block indices `(row, col)`: the
+    `[b0, b1]` tile, as `fgemm.load` would give it. From a 1-D tensor `[d]`
+    at block index `i`: the `[b]` vector of elements `[i*b, (i+1)*b)`, a
+    value per tile row (`%tm`) or per tile column (`%tn`, e.g. a bias).
+    Elements past the tensor's end read as zero. Only after the K loop:
+    each math thread reads the elements of its own accumulator fragments
+    from global memory (no shared memory, no TMA), so the source may be the
+    tensor the kernel stores into (`D = C + A B^T` in place).
+
+    Example: `%ct = fgemm.read_tile %c[%tm, %tn] : !fgemm.tensor<[m, n], f32> -> !fgemm.tile<[bm, bn], f32>`
+  }];
+  let arguments = (ins Fgemm_TensorType:$source, Variadic<Index>:$indices);
+  let results = (outs Fgemm_TileType:$result);
+  let assemblyFormat = "$source `[` $indices `]` attr-dict `:` type($source) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Fgemm_ReadOp : Fgemm_Op<"read", [MemoryEffects<[MemRead]>]> {
   let summary = "reads one element of a 1-D i32 index tensor";
   let description = [{
@@ -375,6 +398,27 @@ def Fgemm_ZeroRowsOp : Fgemm_Op<"zero_rows", [MemoryEffects<[MemRead]>,
   }];
   let hasVerifier = 1;
 }
+
+class Fgemm_ElementwiseOp<string mnemonic, string what> : Fgemm_Op<mnemonic, [Pure,
+    AllTypesMatch<["lhs", "result"]>]> {
+  let summary = "elementwise " # what # " of f32 tiles, a vector operand broadcast";
+  let description = [{
+    `lhs` is a 2-D f32 tile `[b0, b1]`; `rhs` is a tile of the same shape,
+    or a vector `[b1]` (one value per column, repeated down the rows: a
+    bias) or `[b0]` (one value per row, repeated along the columns). The
+    result has `lhs`'s type. On sm_90: one FP32 instruction per element of
+    the thread's accumulator fragments.
+
+    Example: `%r = fgemm.}] # mnemonic # [{ %acc, %bias : !fgemm.tile<[bm, bn], f32>, !fgemm.tile<[bn], f32>`
+  }];
+  let arguments = (ins Fgemm_TileType:$lhs, Fgemm_TileType:$rhs);
+  let results = (outs Fgemm_TileType:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
+  let hasVerifier = 1;
+}
+
+def Fgemm_AddOp : Fgemm_ElementwiseOp<"add", "sum">;
+def Fgemm_MulOp : Fgemm_ElementwiseOp<"mul", "product">;
 
 def Fgemm_ScaledDotOp : Fgemm_Op<"scaled_dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let summary = "acc + (scale_a x scale_b) * (a . b^T), one K block, promoted in FP32";

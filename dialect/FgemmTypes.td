@@ -18,10 +18,11 @@ def Fgemm_TensorType : Fgemm_Type<"GlobalTensor", "tensor"> {
   let description = [{
     A tensor in global memory, row-major (the last dimension is contiguous):
     2-D operands and outputs, 3-D `[g, rows, cols]` ones of grouped GEMMs,
-    1-D `i32` index tensors. Dimensions are the kernel's dimension symbols;
-    their values are kernel parameters known at launch. Operands are FP8
-    (`f8E4M3FN`, `f8E5M2`); outputs are `bf16` (`fgemm.store` refuses `f32`
-    outputs for now). docs/DSL.md lists what a kernel may write.
+    1-D `i32` index tensors and 1-D `f32` epilogue vectors. Dimensions are
+    the kernel's dimension symbols; their values are kernel parameters known
+    at launch. Operands are FP8 (`f8E4M3FN`, `f8E5M2`); outputs are `bf16`
+    or `f32`; epilogue operands (`fgemm.read_tile`) are `f32`. docs/DSL.md
+    lists what a kernel may write.
 
     Example: `!fgemm.tensor<[m, k], f8E4M3FN>`
   }];

@@ -73,6 +73,12 @@ mlir::fgemm::takeKernelDescription(ModuleOp module) {
   auto dims = func->getAttrOfType<ArrayAttr>("fgemm.dims");
   auto args = func->getAttrOfType<ArrayAttr>("fgemm.args");
   auto params = func->getAttrOfType<ArrayAttr>("fgemm.params");
+  // The kernel's own variant name, else its tile space's kind.
+  std::string variant;
+  if (auto named = func->getAttrOfType<StringAttr>("fgemm.variant"))
+    variant = named.str();
+  else if (grid)
+    variant = stringifyTileSpaceKind(grid.getKind()).str();
   if (!grid || !smem || !dims || !args || !params)
     return describeError(
         "the lowered kernel lacks fgemm.grid, fgemm.smem_bytes, "
@@ -84,7 +90,7 @@ mlir::fgemm::takeKernelDescription(ModuleOp module) {
      << "# config: " << config << "\n"
      << "abi_version=" << kAbiVersion << "\n"
      << "kernel=" << func.getSymName() << "\n"
-     << "variant=" << stringifyTileSpaceKind(grid.getKind()) << "\n"
+     << "variant=" << variant << "\n"
      << "block_m=" << config.getBlockM() << "\nblock_n=" << config.getBlockN()
      << "\nblock_k=" << config.getBlockK() << "\nstages=" << config.getStages()
      << "\nmath_warpgroups=" << config.getMathWarpgroups()

@@ -41,6 +41,8 @@ LogicalResult FgemmDialect::verifyOperationAttribute(Operation *op,
     return expect(isa<TileGridAttr>(value), "a #fgemm.tile_grid");
   if (name == "fgemm.smem_bytes")
     return expect(isa<IntegerAttr>(value), "an integer");
+  if (name == "fgemm.variant")
+    return expect(isa<StringAttr>(value), "a string");
   if (name == "fgemm.dims") {
     auto array = dyn_cast<ArrayAttr>(value);
     return expect(array && llvm::all_of(array, llvm::IsaPred<StringAttr>),

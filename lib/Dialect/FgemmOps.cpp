@@ -113,6 +113,15 @@ LogicalResult KernelOp::verify() {
                        "and return "
                        "nothing; got ")
            << getFunctionType().getNumResults() << " results";
+  if (std::optional<StringRef> variant = getVariant()) {
+    auto isWordChar = [](char c) { return llvm::isAlnum(c) || c == '_'; };
+    if (variant->empty() || llvm::isDigit(variant->front()) ||
+        !llvm::all_of(*variant, isWordChar))
+      return emitOpError("variant '")
+             << *variant
+             << "' must be an identifier ([A-Za-z_][A-Za-z0-9_]*): the "
+                "runtime loads kernels by it";
+  }
   llvm::StringSet<> declared;
   for (Attribute a : getDims())
     if (!declared.insert(cast<StringAttr>(a).getValue()).second)
@@ -434,9 +443,8 @@ LogicalResult StoreOp::verify() {
   if (!tile.getElementType().isF32())
     return emitOpError("stores f32 accumulator tiles; got ")
            << tile.getElementType();
-  if (!dest.getElementType().isBF16())
-    return emitOpError("stores to bf16 tensors (f32 outputs are not supported "
-                       "yet); got ")
+  if (!dest.getElementType().isBF16() && !dest.getElementType().isF32())
+    return emitOpError("stores to bf16 or f32 tensors; got ")
            << dest.getElementType();
   if ((*this)->getParentOfType<KLoopOp>())
     return emitOpError("is inside fgemm.k_loop, so it would store a partial "
@@ -499,6 +507,50 @@ LogicalResult DimOp::verify() {
                     kernel.getDims().getAsValueRange<StringAttr>(), getDim()))
     return emitOpError("'") << getDim() << "' is not a kernel dimension";
   return success();
+}
+
+LogicalResult ReadTileOp::verify() {
+  auto src = getSource().getType();
+  TileType tile = getResult().getType();
+  if (!src.getElementType().isF32() || !tile.getElementType().isF32())
+    return emitOpError("reads f32 tensors into f32 tiles; got ")
+           << src.getElementType() << " -> " << tile.getElementType();
+  if (src.getDims().size() > 2)
+    return emitOpError("reads 1-D or 2-D tensors; got ")
+           << formatDims(src.getDims())
+           << " (group-indexed epilogue operands are not supported yet)";
+  if ((*this)->getParentOfType<KLoopOp>())
+    return emitOpError("is inside fgemm.k_loop: epilogue operands are read "
+                       "once per tile, after the loop");
+  if (failed(verifyIndices(*this, getSource(), src.getDims(), getIndices())))
+    return failure();
+  return verifyBlockedDims(*this, src.getDims(), tile, "a tile");
+}
+
+/// `rhs` of an elementwise op: `lhs`'s shape, or one of its dimensions
+/// (a vector broadcast along the other).
+static LogicalResult verifyElementwise(Operation *op, TileType lhs,
+                                       TileType rhs) {
+  if (!lhs.getElementType().isF32() || !rhs.getElementType().isF32())
+    return op->emitOpError("takes f32 tiles; got ")
+           << lhs.getElementType() << " and " << rhs.getElementType();
+  if (lhs.getDims().size() != 2)
+    return op->emitOpError("lhs must be a 2-D tile [b0, b1]; got ")
+           << formatDims(lhs.getDims());
+  ArrayRef<StringAttr> l = lhs.getDims(), r = rhs.getDims();
+  if (r == l || (r.size() == 1 && (r[0] == l[0] || r[0] == l[1])))
+    return success();
+  return op->emitOpError("rhs must be ")
+         << formatDims(l) << ", [" << l[1].getValue() << "] (per column) or ["
+         << l[0].getValue() << "] (per row); got " << formatDims(r);
+}
+
+LogicalResult AddOp::verify() {
+  return verifyElementwise(*this, getLhs().getType(), getRhs().getType());
+}
+
+LogicalResult MulOp::verify() {
+  return verifyElementwise(*this, getLhs().getType(), getRhs().getType());
 }
 
 LogicalResult ZeroRowsOp::verify() {

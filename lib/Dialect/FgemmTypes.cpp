@@ -127,13 +127,15 @@ GlobalTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
                          << dims.size() << " dimensions";
     return success();
   }
-  if (dims.size() == 1)
-    return emitError() << "1-D tensors are i32 index arrays; got "
+  if (dims.size() == 1 && !elementType.isF32())
+    return emitError() << "1-D tensors are i32 index arrays or f32 vectors "
+                          "(per-row or per-column epilogue operands); got "
                        << elementType;
   if (!isFp8(elementType) && !elementType.isBF16() && !elementType.isF32())
     return emitError()
            << "tensor element type must be f8E4M3FN or f8E5M2 (operands), "
-              "bf16 or f32 (outputs) or i32 (1-D index arrays), got "
+              "bf16 or f32 (outputs, epilogue operands) or i32 (1-D index "
+              "arrays), got "
            << elementType;
   return success();
 }

@@ -145,7 +145,8 @@ LogicalResult KernelLowering::buildFunction() {
                  store && store.getDest() == v) {
         // One TMA copy per staged slab (OutputStaging).
         ArrayRef<StringAttr> d = store.getValue().getType().getDims();
-        OutputStaging staging = getOutputStaging(extent(d[1]), 2);
+        OutputStaging staging =
+            getOutputStaging(extent(d[1]), outputElementBytes(store));
         box = {staging.columns, extent(d[0])};
         swizzle = staging.swizzleBytes;
       }
@@ -174,10 +175,18 @@ LogicalResult KernelLowering::buildFunction() {
          b.getNamedAttr(NVVM::NVVMDialect::getGridConstantAttrName(),
                         b.getUnitAttr())}));
   }
-  for (size_t i = 0; i < ptrArgs.size(); ++i) {
+  // A tensor the epilogue reads may be the output itself (C = D): no
+  // noalias, which would let LLVM read it through the non-coherent cache.
+  DenseSet<Value> mayAliasOutput;
+  kernel.walk(
+      [&](ReadTileOp read) { mayAliasOutput.insert(read.getSource()); });
+  for (Value v : ptrArgs) {
     params.push_back(globalPtr);
-    paramAttrs.push_back(b.getDictionaryAttr({b.getNamedAttr(
-        LLVM::LLVMDialect::getNoAliasAttrName(), b.getUnitAttr())}));
+    paramAttrs.push_back(
+        mayAliasOutput.contains(v)
+            ? b.getDictionaryAttr({})
+            : b.getDictionaryAttr({b.getNamedAttr(
+                  LLVM::LLVMDialect::getNoAliasAttrName(), b.getUnitAttr())}));
   }
   for (size_t i = 0; i < kernel.getDims().size(); ++i) {
     params.push_back(b.getI32Type());
@@ -212,6 +221,8 @@ LogicalResult KernelLowering::buildFunction() {
   if (TileGridAttr grid = kernel.getGridAttr())
     func->setAttr("fgemm.grid", grid);
   func->setAttr("fgemm.dims", kernel.getDims());
+  if (auto variant = kernel.getVariantAttr())
+    func->setAttr("fgemm.variant", variant);
   func->setAttr("fgemm.args",
                 b.getArrayAttr(llvm::map_to_vector(
                     kernel.getArgumentTypes(),
@@ -364,6 +375,13 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
         return success();
       })
       .Case([&](ZeroRowsOp z) { return lowerZeroRows(z); })
+      .Case([&](ReadTileOp r) { return lowerReadTile(r); })
+      .Case([&](AddOp a) {
+        return lowerElementwise(a, a.getLhs(), a.getRhs(), /*multiply=*/false);
+      })
+      .Case([&](MulOp m) {
+        return lowerElementwise(m, m.getLhs(), m.getRhs(), /*multiply=*/true);
+      })
       .Case([&](SkipTileIfOp skip) -> LogicalResult {
         // The rest of the kernel runs inside `if (!condition)`.
         if (skippedTile)
@@ -934,14 +952,14 @@ Value KernelLowering::pinned(Value v) {
   return asmOp.getResult(0);
 }
 
-Value KernelLowering::stagedOffset(Value row, Value col) {
-  OutputStaging staging = getOutputStaging(config.getBlockN(), 2);
-  int64_t w = staging.columns;
+Value KernelLowering::stagedOffset(Value row, Value col, int64_t elementBytes) {
+  OutputStaging staging = getOutputStaging(config.getBlockN(), elementBytes);
+  int64_t w = staging.columns, e = elementBytes;
   Value slab = arith::DivUIOp::create(b, loc, col, constI32(w));
   Value inSlab = arith::RemUIOp::create(b, loc, col, constI32(w));
   Value offset = arith::AddIOp::create(
-      b, loc, mulI32(slab, config.getBlockM() * w * 2),
-      arith::AddIOp::create(b, loc, mulI32(row, w * 2), mulI32(inSlab, 2)));
+      b, loc, mulI32(slab, config.getBlockM() * w * e),
+      arith::AddIOp::create(b, loc, mulI32(row, w * e), mulI32(inSlab, e)));
   if (staging.swizzleBytes == 0)
     return offset;
   // TMA's swizzle: the 16-byte unit (bits 4..) XOR the row of the 8-row
@@ -954,9 +972,9 @@ Value KernelLowering::stagedOffset(Value row, Value col) {
       b, loc, offset, arith::ShLIOp::create(b, loc, pattern, constI32(4)));
 }
 
-/// Epilogue: round to bf16 pairs, stage the tile in shared memory in
-/// swizzled slabs (OutputStaging), and let one thread TMA-store them (TMA
-/// clips the parts past M and N).
+/// Epilogue: round to the output type (bf16 pairs, or f32 as is), stage the
+/// tile in shared memory in swizzled slabs (OutputStaging), and let one
+/// thread TMA-store them (TMA clips the parts past M and N).
 LogicalResult KernelLowering::lowerStore(StoreOp op) {
   Value acc = lookup(op.getValue());
   int64_t bm = config.getBlockM(), bn = config.getBlockN();
@@ -989,76 +1007,13 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
                             constI32(128 * config.getMathWarpgroups()), nullptr,
                             Value());
   }
-  OutputStaging staging = getOutputStaging(bn, 2);
+  int64_t e = outputElementBytes(op);
+  OutputStaging staging = getOutputStaging(bn, e);
   int64_t w = staging.columns;
-  auto v2f32 = VectorType::get({2}, b.getF32Type());
-  auto v2bf16 = VectorType::get({2}, b.getBF16Type());
-  Value zeroIdx = LLVM::ConstantOp::create(b, loc, b.getI32Type(), 0);
-  Value oneIdx = LLVM::ConstantOp::create(b, loc, b.getI32Type(), 1);
-  // stmatrix: a warp stores 8x8 bf16 matrices, lane l giving row l % 8 of
-  // matrix l / 8 and holding, in register j, its accumulator pair of matrix
-  // j (wgmma's layout: row l / 4, columns 2 (l % 4) + {0, 1}). Each call
-  // stores fragment i (columns 8i..8i+7) in rows 0-7 and 8-15 of the warp's
-  // 16, and, where slabs are at least 16 columns wide, fragment i + 1 the
-  // same way (x4): a quarter of the instructions of one st.shared per pair.
-  // The swizzle is an XOR of the 16-byte unit with the row's place in its
-  // 8-row pattern, the same for all of this lane's rows (they are 8 apart),
-  // so each store is one of w / 16 bases (w / 8 = 1 for narrow slabs) plus
-  // a constant that folds into the instruction's immediate. The bases derive
-  // from pinned values: hoisted out of a persistent tile loop, they would
-  // stay live across the main loop (and ptxas spilled such addresses before).
-  bool pairs = w >= 16;
-  Value row = pinned(arith::AddIOp::create(
-      b, loc, warpRow0(0),
-      arith::AddIOp::create(
-          b, loc,
-          mulI32(arith::AndIOp::create(
-                     b, loc, arith::DivUIOp::create(b, loc, lane, constI32(8)),
-                     constI32(1)),
-                 8),
-          arith::RemUIOp::create(b, loc, lane, constI32(8)))));
-  Value pairColumn =
-      pinned(mulI32(arith::DivUIOp::create(b, loc, lane, constI32(16)), 8));
-  SmallVector<Value> bases;
-  for (int64_t unit = 0; unit < (pairs ? w / 16 : 1); ++unit)
-    bases.push_back(smemAt(arith::AddIOp::create(
-        b, loc, constI32(outputOffset),
-        stagedOffset(row, pairs ? arith::AddIOp::create(b, loc, pairColumn,
-                                                        constI32(16 * unit))
-                                      .getResult()
-                                : constI32(0)))));
-  auto packedPair = [&](int64_t field) -> Value {
-    Value lo = LLVM::ExtractValueOp::create(b, loc, acc, field);
-    Value hi = LLVM::ExtractValueOp::create(b, loc, acc, field + 1);
-    Value vec = LLVM::UndefOp::create(b, loc, v2f32);
-    vec = LLVM::InsertElementOp::create(b, loc, vec, lo, zeroIdx);
-    vec = LLVM::InsertElementOp::create(b, loc, vec, hi, oneIdx);
-    return LLVM::BitcastOp::create(
-        b, loc, b.getI32Type(), LLVM::FPTruncOp::create(b, loc, v2bf16, vec));
-  };
-  auto layout = NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row);
-  auto shape = NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8);
-  auto eltType =
-      NVVM::LdStMatrixEltTypeAttr::get(ctx, NVVM::LdStMatrixEltType::B16);
-  int64_t step = pairs ? 2 : 1;
-  for (int64_t wave = 0; wave < config.getWaves(); ++wave) {
-    int64_t waveRows = wave * config.getMathWarpgroups() * 64;
-    int64_t first = wave * bn / 2; // this wave's fields of the accumulator
-    for (int64_t i = 0; i < bn / 8; i += step) {
-      SmallVector<Value> sources;
-      for (int64_t f = i; f < i + step; ++f)
-        for (int64_t half = 0; half < 2; ++half)
-          sources.push_back(packedPair(first + 4 * f + 2 * half));
-      // Slabs are whole swizzle patterns, and a pair never spans two.
-      int64_t col = 8 * i;
-      int64_t offset = (col / w) * bm * w * 2 + waveRows * w * 2;
-      Value base = bases[pairs ? (col % w) / 16 : 0];
-      Value addr =
-          LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
-                              ArrayRef<LLVM::GEPArg>{int32_t(offset)});
-      NVVM::StMatrixOp::create(b, loc, addr, sources, layout, shape, eltType);
-    }
-  }
+  if (e == 4)
+    stageF32Tile(acc, w);
+  else
+    stageBf16Tile(acc, w);
   // Generic-proxy stores must be visible to the TMA engine before it reads.
   NVVM::FenceProxyOp::create(
       b, loc, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
@@ -1094,7 +1049,7 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
       coords.push_back(toI32(lookup(group)));
     NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
         b, loc, argParams.lookup(op.getDest()),
-        smemAt(outputOffset + slab * bm * w * 2), coords,
+        smemAt(outputOffset + slab * bm * w * e), coords,
         /*l2CacheHint=*/Value(),
         NVVM::TMAStoreModeAttr::get(ctx, NVVM::TMAStoreMode::TILE),
         /*predicate=*/Value());
@@ -1109,6 +1064,129 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
   return success();
 }
 
+/// Bytes per element of `op`'s destination (2: bf16, 4: f32).
+int64_t KernelLowering::outputElementBytes(StoreOp op) {
+  return op.getDest().getType().getElementType().getIntOrFloatBitWidth() / 8;
+}
+
+/// bf16 staging (slabs of w columns).
+void KernelLowering::stageBf16Tile(Value acc, int64_t w) {
+  int64_t bm = config.getBlockM(), bn = config.getBlockN();
+  MLIRContext *ctx = b.getContext();
+  auto v2f32 = VectorType::get({2}, b.getF32Type());
+  auto v2bf16 = VectorType::get({2}, b.getBF16Type());
+  Value zeroIdx = LLVM::ConstantOp::create(b, loc, b.getI32Type(), 0);
+  Value oneIdx = LLVM::ConstantOp::create(b, loc, b.getI32Type(), 1);
+  // stmatrix: a warp stores 8x8 bf16 matrices, lane l giving row l % 8 of
+  // matrix l / 8 and holding, in register j, its accumulator pair of matrix
+  // j (wgmma's layout: row l / 4, columns 2 (l % 4) + {0, 1}). Each call
+  // stores fragment i (columns 8i..8i+7) in rows 0-7 and 8-15 of the warp's
+  // 16, and, where slabs are at least 16 columns wide, fragment i + 1 the
+  // same way (x4): a quarter of the instructions of one st.shared per pair.
+  // The swizzle is an XOR of the 16-byte unit with the row's place in its
+  // 8-row pattern, the same for all of this lane's rows (they are 8 apart),
+  // so each store is one of w / 16 bases (w / 8 = 1 for narrow slabs) plus
+  // a constant that folds into the instruction's immediate. The bases derive
+  // from pinned values: hoisted out of a persistent tile loop, they would
+  // stay live across the main loop (and ptxas spilled such addresses before).
+  bool pairs = w >= 16;
+  Value row = pinned(arith::AddIOp::create(
+      b, loc, warpRow0(0),
+      arith::AddIOp::create(
+          b, loc,
+          mulI32(arith::AndIOp::create(
+                     b, loc, arith::DivUIOp::create(b, loc, lane, constI32(8)),
+                     constI32(1)),
+                 8),
+          arith::RemUIOp::create(b, loc, lane, constI32(8)))));
+  Value pairColumn =
+      pinned(mulI32(arith::DivUIOp::create(b, loc, lane, constI32(16)), 8));
+  SmallVector<Value> bases;
+  for (int64_t unit = 0; unit < (pairs ? w / 16 : 1); ++unit)
+    bases.push_back(smemAt(arith::AddIOp::create(
+        b, loc, constI32(outputOffset),
+        stagedOffset(row,
+                     pairs ? arith::AddIOp::create(b, loc, pairColumn,
+                                                   constI32(16 * unit))
+                                 .getResult()
+                           : constI32(0),
+                     2))));
+  auto packedPair = [&](int64_t field) -> Value {
+    Value lo = LLVM::ExtractValueOp::create(b, loc, acc, field);
+    Value hi = LLVM::ExtractValueOp::create(b, loc, acc, field + 1);
+    Value vec = LLVM::UndefOp::create(b, loc, v2f32);
+    vec = LLVM::InsertElementOp::create(b, loc, vec, lo, zeroIdx);
+    vec = LLVM::InsertElementOp::create(b, loc, vec, hi, oneIdx);
+    return LLVM::BitcastOp::create(
+        b, loc, b.getI32Type(), LLVM::FPTruncOp::create(b, loc, v2bf16, vec));
+  };
+  auto layout = NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row);
+  auto shape = NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8);
+  auto eltType =
+      NVVM::LdStMatrixEltTypeAttr::get(ctx, NVVM::LdStMatrixEltType::B16);
+  int64_t step = pairs ? 2 : 1;
+  for (int64_t wave = 0; wave < config.getWaves(); ++wave) {
+    int64_t waveRows = wave * config.getMathWarpgroups() * 64;
+    int64_t first = wave * bn / 2; // this wave's fields of the accumulator
+    for (int64_t i = 0; i < bn / 8; i += step) {
+      SmallVector<Value> sources;
+      for (int64_t f = i; f < i + step; ++f)
+        for (int64_t half = 0; half < 2; ++half)
+          sources.push_back(packedPair(first + 4 * f + 2 * half));
+      // Slabs are whole swizzle patterns, and a pair never spans two.
+      int64_t col = 8 * i;
+      int64_t offset = (col / w) * bm * w * 2 + waveRows * w * 2;
+      Value base = bases[pairs ? (col % w) / 16 : 0];
+      Value addr =
+          LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                              ArrayRef<LLVM::GEPArg>{int32_t(offset)});
+      NVVM::StMatrixOp::create(b, loc, addr, sources, layout, shape, eltType);
+    }
+  }
+}
+
+/// f32 staging (slabs of w columns): stmatrix moves only 16-bit elements, so
+/// each thread stores its pairs (row r0 or r0 + 8, columns 8i + 2 (lane % 4)
+/// + {0, 1}) with one 8-byte st.shared each. A pair's swizzled address is
+/// one of w / 8 bases (its fragment's place in the slab) plus constants for
+/// the slab, the wave and the row half (8 rows keep the swizzle pattern).
+void KernelLowering::stageF32Tile(Value acc, int64_t w) {
+  int64_t bm = config.getBlockM(), bn = config.getBlockN();
+  auto v2f32 = VectorType::get({2}, b.getF32Type());
+  Value row = pinned(accumulatorRow0(0));
+  Value column0 =
+      pinned(mulI32(arith::RemUIOp::create(b, loc, lane, constI32(4)), 2));
+  SmallVector<Value> bases;
+  for (int64_t unit = 0; unit < std::max<int64_t>(w / 8, 1); ++unit)
+    bases.push_back(smemAt(arith::AddIOp::create(
+        b, loc, constI32(outputOffset),
+        stagedOffset(row,
+                     arith::AddIOp::create(b, loc, column0, constI32(8 * unit)),
+                     4))));
+  for (int64_t wave = 0; wave < config.getWaves(); ++wave) {
+    int64_t waveRows = wave * config.getMathWarpgroups() * 64;
+    int64_t first = wave * bn / 2;
+    for (int64_t i = 0; i < bn / 8; ++i) {
+      int64_t col = 8 * i;
+      for (int64_t half = 0; half < 2; ++half) {
+        int64_t offset = (col / w) * bm * w * 4 + (waveRows + 8 * half) * w * 4;
+        Value base = bases[(col % w) / 8];
+        Value addr =
+            LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                                ArrayRef<LLVM::GEPArg>{int32_t(offset)});
+        Value pair = LLVM::UndefOp::create(b, loc, v2f32);
+        for (int64_t k = 0; k < 2; ++k)
+          pair = LLVM::InsertElementOp::create(
+              b, loc, pair,
+              LLVM::ExtractValueOp::create(b, loc, acc,
+                                           first + 4 * i + 2 * half + k),
+              constI32(k));
+        LLVM::StoreOp::create(b, loc, pair, addr, /*alignment=*/8);
+      }
+    }
+  }
+}
+
 void KernelLowering::waitForOutputRead(Value isFirst) {
   OpBuilder::InsertionGuard guard(b);
   auto ifOp = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
@@ -1117,11 +1195,11 @@ void KernelLowering::waitForOutputRead(Value isFirst) {
                                        b.getUnitAttr());
 }
 
-/// The staged tile (bm x bn bf16 at outputOffset, OutputStaging) goes out in
-/// 16-byte pieces, each math thread taking every (128 x warpgroups)-th
-/// piece: rows outside [rowsBegin, rowsEnd) and the tensor, and columns past
-/// N, are skipped. (N is a multiple of 8, which D's tensor map needs anyway,
-/// so a piece never straddles the end of a row.)
+/// The staged tile (bm x bn at outputOffset, OutputStaging) goes out in
+/// 16-byte pieces (8 bf16 or 4 f32), each math thread taking every
+/// (128 x warpgroups)-th piece: rows outside [rowsBegin, rowsEnd) and the
+/// tensor, and columns past N, are skipped. (N is a multiple of 8, which D's
+/// tensor map needs anyway, so a piece never straddles the end of a row.)
 void KernelLowering::copyOutRows(StoreOp op, Value rowsBegin, Value rowsEnd) {
   int64_t bm = config.getBlockM(), bn = config.getBlockN();
   ArrayRef<StringAttr> destDims = op.getDest().getType().getDims();
@@ -1134,7 +1212,8 @@ void KernelLowering::copyOutRows(StoreOp op, Value rowsBegin, Value rowsEnd) {
   Value groupRows = constI32(0);
   if (Value group = op.getGroup())
     groupRows = arith::MulIOp::create(b, loc, toI32(lookup(group)), rowsM);
-  int64_t piecesPerRow = bn / 8;
+  int64_t e = outputElementBytes(op);
+  int64_t pieceColumns = 16 / e, piecesPerRow = bn / pieceColumns;
   int64_t threads = 128 * config.getMathWarpgroups();
   auto forOp =
       scf::ForOp::create(b, loc, toIndex(mathTid),
@@ -1144,7 +1223,8 @@ void KernelLowering::copyOutRows(StoreOp op, Value rowsBegin, Value rowsEnd) {
   Value piece = toI32(forOp.getInductionVar());
   Value row = arith::DivUIOp::create(b, loc, piece, constI32(piecesPerRow));
   Value col =
-      mulI32(arith::RemUIOp::create(b, loc, piece, constI32(piecesPerRow)), 8);
+      mulI32(arith::RemUIOp::create(b, loc, piece, constI32(piecesPerRow)),
+             pieceColumns);
   Value globalRow = arith::AddIOp::create(b, loc, firstRow, row);
   Value globalCol = arith::AddIOp::create(b, loc, firstCol, col);
   auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) {
@@ -1160,7 +1240,7 @@ void KernelLowering::copyOutRows(StoreOp op, Value rowsBegin, Value rowsEnd) {
   b.setInsertionPointToStart(ifOp.thenBlock());
   auto v4i32 = VectorType::get({4}, b.getI32Type());
   Value staged = smemAt(arith::AddIOp::create(b, loc, constI32(outputOffset),
-                                              stagedOffset(row, col)));
+                                              stagedOffset(row, col, e)));
   Value data = LLVM::LoadOp::create(b, loc, v4i32, staged, /*alignment=*/16);
   // Element offsets in 64 bits: G x M x N can pass 2^31.
   auto wide = [&](Value v) {
@@ -1173,8 +1253,9 @@ void KernelLowering::copyOutRows(StoreOp op, Value rowsBegin, Value rowsEnd) {
           wide(colsN)),
       wide(globalCol));
   Value target = LLVM::GEPOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), b.getBF16Type(),
-      argPointers.lookup(op.getDest()), ValueRange{element});
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1),
+      op.getDest().getType().getElementType(), argPointers.lookup(op.getDest()),
+      ValueRange{element});
   LLVM::StoreOp::create(b, loc, data, target, /*alignment=*/16);
 }
 
@@ -1364,6 +1445,155 @@ LogicalResult KernelLowering::lowerZeroRows(ZeroRowsOp op) {
         }
   }
   mapping[op] = acc;
+  return success();
+}
+
+/// How a tile of the epilogue is held by each math thread.
+enum class FragmentLayout { kTile, kPerColumn, kPerRow, kOther };
+
+/// [bm, bn]: the accumulator's fields; [bn]: the thread's columns 8i +
+/// 2 (lane % 4) + k at field 2i + k; [bm]: its rows r0 + 8h of wave w at
+/// field 2w + h.
+static FragmentLayout getFragmentLayout(TileType tile) {
+  ArrayRef<StringAttr> d = tile.getDims();
+  if (d.size() == 2 && d[0].getValue() == "bm" && d[1].getValue() == "bn")
+    return FragmentLayout::kTile;
+  if (d.size() == 1 && d[0].getValue() == "bn")
+    return FragmentLayout::kPerColumn;
+  if (d.size() == 1 && d[0].getValue() == "bm")
+    return FragmentLayout::kPerRow;
+  return FragmentLayout::kOther;
+}
+
+/// Each math thread loads the elements of its fragments; elements past the
+/// tensor read as zero (their loads read element 0 instead). Column pairs
+/// are 8-byte loads: the innermost dimension must be even.
+LogicalResult KernelLowering::lowerReadTile(ReadTileOp op) {
+  TileType tile = op.getResult().getType();
+  FragmentLayout layout = getFragmentLayout(tile);
+  if (layout == FragmentLayout::kOther)
+    return op.emitError("reads [bm, bn] tiles and [bm] or [bn] vectors; got ")
+           << tile;
+  ArrayRef<StringAttr> srcDims = op.getSource().getType().getDims();
+  Value pointer = argPointers.lookup(op.getSource());
+  if (!pointer)
+    return op.emitError("the source is not passed as a pointer");
+  int64_t bn = config.getBlockN(), waves = config.getWaves();
+  auto wide = [&](Value v) {
+    return arith::ExtUIOp::create(b, loc, b.getI64Type(), v);
+  };
+  auto cmpLt = [&](Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
+  };
+  Type f32 = b.getF32Type();
+  auto v2f32 = VectorType::get({2}, f32);
+  Value zero = LLVM::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(0.0f));
+  auto globalPtr = LLVM::LLVMPointerType::get(b.getContext(), 1);
+  // `count` f32 at `element` (i64), or zeros where `inside` is false.
+  auto load = [&](Value element, Value inside,
+                  int64_t count) -> SmallVector<Value> {
+    Value at = arith::SelectOp::create(
+        b, loc, inside, element, arith::ConstantIntOp::create(b, loc, 0, 64));
+    Value ptr =
+        LLVM::GEPOp::create(b, loc, globalPtr, f32, pointer, ValueRange{at});
+    SmallVector<Value> values;
+    if (count == 1) {
+      values.push_back(LLVM::LoadOp::create(b, loc, f32, ptr, /*alignment=*/4));
+    } else {
+      Value pair = LLVM::LoadOp::create(b, loc, v2f32, ptr, /*alignment=*/8);
+      for (int64_t k = 0; k < 2; ++k)
+        values.push_back(
+            LLVM::ExtractElementOp::create(b, loc, pair, constI32(k)));
+    }
+    for (Value &v : values)
+      v = arith::SelectOp::create(b, loc, inside, v, zero);
+    return values;
+  };
+  Value column0 = arith::AddIOp::create(
+      b, loc,
+      mulI32(toI32(lookup(op.getIndices().back())),
+             extent(tile.getDims().back())),
+      mulI32(arith::RemUIOp::create(b, loc, lane, constI32(4)), 2));
+  Value firstRow = mulI32(toI32(lookup(op.getIndices().front())),
+                          extent(tile.getDims().front()));
+  SmallVector<Value> fields;
+  if (layout == FragmentLayout::kPerColumn) {
+    Value cols = toI32(dims.lookup(srcDims[0]));
+    for (int64_t i = 0; i < bn / 8; ++i) {
+      Value col = arith::AddIOp::create(b, loc, column0, constI32(8 * i));
+      llvm::append_range(fields, load(wide(col), cmpLt(col, cols), 2));
+    }
+  } else if (layout == FragmentLayout::kPerRow) {
+    Value rows = toI32(dims.lookup(srcDims[0]));
+    for (int64_t wave = 0; wave < waves; ++wave)
+      for (int64_t half = 0; half < 2; ++half) {
+        Value row = arith::AddIOp::create(
+            b, loc, firstRow,
+            arith::AddIOp::create(b, loc, accumulatorRow0(wave),
+                                  constI32(8 * half)));
+        llvm::append_range(fields, load(wide(row), cmpLt(row, rows), 1));
+      }
+  } else {
+    Value rows = toI32(dims.lookup(srcDims[0]));
+    Value cols = toI32(dims.lookup(srcDims[1]));
+    SmallVector<Value> rowOf(2 * waves);
+    for (int64_t wave = 0; wave < waves; ++wave)
+      for (int64_t half = 0; half < 2; ++half)
+        rowOf[2 * wave + half] = arith::AddIOp::create(
+            b, loc, firstRow,
+            arith::AddIOp::create(b, loc, accumulatorRow0(wave),
+                                  constI32(8 * half)));
+    fields.assign(waves * bn / 2, Value());
+    for (int64_t wave = 0; wave < waves; ++wave)
+      for (int64_t i = 0; i < bn / 8; ++i)
+        for (int64_t half = 0; half < 2; ++half) {
+          Value row = rowOf[2 * wave + half];
+          Value col = arith::AddIOp::create(b, loc, column0, constI32(8 * i));
+          Value element = arith::AddIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, wide(row), wide(cols)),
+              wide(col));
+          Value inside =
+              arith::AndIOp::create(b, loc, cmpLt(row, rows), cmpLt(col, cols));
+          SmallVector<Value> pair = load(element, inside, 2);
+          int64_t field = wave * bn / 2 + 4 * i + 2 * half;
+          fields[field] = pair[0];
+          fields[field + 1] = pair[1];
+        }
+  }
+  SmallVector<Type> types(fields.size(), f32);
+  Value result = LLVM::UndefOp::create(
+      b, loc, LLVM::LLVMStructType::getLiteral(b.getContext(), types));
+  for (auto [j, v] : llvm::enumerate(fields))
+    result = LLVM::InsertValueOp::create(b, loc, result, v, j);
+  mapping[op] = result;
+  return success();
+}
+
+LogicalResult KernelLowering::lowerElementwise(Operation *op, Value lhs,
+                                               Value rhs, bool multiply) {
+  auto lhsType = cast<TileType>(lhs.getType());
+  auto rhsType = cast<TileType>(rhs.getType());
+  FragmentLayout layout = getFragmentLayout(rhsType);
+  if (getFragmentLayout(lhsType) != FragmentLayout::kTile ||
+      layout == FragmentLayout::kOther)
+    return op->emitError("lowers [bm, bn] tiles with a [bm, bn], [bn] or [bm] "
+                         "operand; got ")
+           << lhsType << " and " << rhsType;
+  int64_t bn = config.getBlockN();
+  Value x = lookup(lhs), y = lookup(rhs), result = x;
+  for (int64_t f = 0; f < config.getWaves() * bn / 2; ++f) {
+    int64_t wave = f / (bn / 2), j = f % (bn / 2);
+    int64_t i = j / 4, half = (j % 4) / 2, k = j % 2;
+    int64_t other = layout == FragmentLayout::kTile        ? f
+                    : layout == FragmentLayout::kPerColumn ? 2 * i + k
+                                                           : 2 * wave + half;
+    Value a = LLVM::ExtractValueOp::create(b, loc, x, f);
+    Value c = LLVM::ExtractValueOp::create(b, loc, y, other);
+    Value v = multiply ? Value(LLVM::FMulOp::create(b, loc, a, c))
+                       : Value(LLVM::FAddOp::create(b, loc, a, c));
+    result = LLVM::InsertValueOp::create(b, loc, result, v, f);
+  }
+  mapping[op->getResult(0)] = result;
   return success();
 }
 

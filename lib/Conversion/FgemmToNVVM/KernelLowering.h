@@ -148,8 +148,9 @@ private:
   Value pinned(Value v);
   /// The staged output tile: block_n / w slabs of w columns, slab s at
   /// s x block_m x w elements, each row-major with TMA's swizzle of its row
-  /// width (outputStaging). Byte offset of element (row, col), i32 values.
-  Value stagedOffset(Value row, Value col);
+  /// width (outputStaging). Byte offset of element (row, col) of a tile of
+  /// `elementBytes`-byte elements, i32 values.
+  Value stagedOffset(Value row, Value col, int64_t elementBytes);
   void clusterSync() {
     NVVM::ClusterArriveOp::create(b, loc, UnitAttr());
     NVVM::ClusterWaitOp::create(b, loc, UnitAttr());
@@ -210,6 +211,16 @@ private:
   LogicalResult lowerOverlappedDotLoop(KLoopOp op, ScaledDotOp dot);
   Value fenceFields(Value value, int64_t first, int64_t count);
   LogicalResult lowerStore(StoreOp op);
+  int64_t outputElementBytes(StoreOp op);
+  /// Write the accumulator `acc` to the staging in shared memory, in slabs
+  /// of w columns.
+  void stageBf16Tile(Value acc, int64_t w);
+  void stageF32Tile(Value acc, int64_t w);
+  /// fgemm.read_tile: this thread's elements of the tile or vector.
+  LogicalResult lowerReadTile(ReadTileOp op);
+  /// fgemm.add / fgemm.mul, field by field (a vector rhs broadcast).
+  LogicalResult lowerElementwise(Operation *op, Value lhs, Value rhs,
+                                 bool multiply);
   /// Thread 0 of the math warpgroups (`isFirst`) waits until TMA has read
   /// the staged output tile of its last store.
   void waitForOutputRead(Value isFirst);

@@ -416,11 +416,32 @@ KernelLowering::promoteDot(ScaledDotOp op, Value partial, Value acc,
   }
   Value scaleB = lookup(op.getScaleB());
   auto bScales = blockScales.find(op.getScaleB());
-  if (!scaleB || bScales == blockScales.end())
-    return op.emitError(
-        "column scales must be per-block scales read by the math threads");
+  // Per-column scales (1x128 blocks of B, the 1D1D recipe) come with the
+  // operands in the ring slot; per-block ones were read by the math threads.
+  bool perColumn = scaleB && isa<LLVM::LLVMPointerType>(scaleB.getType());
+  if (!scaleB || (!perColumn && bScales == blockScales.end()))
+    return op.emitError("column scales must be per-block scales read by the "
+                        "math threads, or per-column scales from the "
+                        "producer's ring");
   int64_t bn = config.getBlockN();
   auto [sa0, sa1] = *rowScales;
+  // This thread's columns of fragment i are 8i + 2 (lane % 4) + {0, 1}: one
+  // 8-byte load each, all read before the slot is released.
+  SmallVector<std::pair<Value, Value>> columnScales;
+  if (perColumn) {
+    auto v2f32 = VectorType::get({2}, b.getF32Type());
+    Value column0 =
+        mulI32(arith::RemUIOp::create(b, loc, lane, constI32(4)), 2);
+    for (int64_t i = 0; i < bn / 8; ++i) {
+      Value p = LLVM::GEPOp::create(
+          b, loc, scaleB.getType(), b.getF32Type(), scaleB,
+          ValueRange{arith::AddIOp::create(b, loc, column0, constI32(8 * i))});
+      Value pair = LLVM::LoadOp::create(b, loc, v2f32, p, /*alignment=*/8);
+      columnScales.emplace_back(
+          LLVM::ExtractElementOp::create(b, loc, pair, constI32(0)),
+          LLVM::ExtractElementOp::create(b, loc, pair, constI32(1)));
+    }
+  }
   // The slot is no longer read: let the producer refill it during promotion.
   if (release)
     (void)lowerRingRelease(lookup(release.getStage()));
@@ -432,12 +453,23 @@ KernelLowering::promoteDot(ScaledDotOp op, Value partial, Value acc,
   Value result = acc;
   int64_t first = wave * bn / 2; // the wave's fields of the accumulator
   for (int64_t i = 0; i < bn / 8; ++i) {
-    Value sb = fragmentScale(bScales->second, i);
-    Value rowScales[2] = {arith::MulFOp::create(b, loc, sa0, sb),
-                          arith::MulFOp::create(b, loc, sa1, sb)};
+    // The scale of d[4i + q]: row r0 (q < 2) or r0 + 8, column pair half
+    // q % 2.
+    Value scales[4];
+    if (perColumn) {
+      auto [sb0, sb1] = columnScales[i];
+      scales[0] = arith::MulFOp::create(b, loc, sa0, sb0);
+      scales[1] = arith::MulFOp::create(b, loc, sa0, sb1);
+      scales[2] = arith::MulFOp::create(b, loc, sa1, sb0);
+      scales[3] = arith::MulFOp::create(b, loc, sa1, sb1);
+    } else {
+      Value sb = fragmentScale(bScales->second, i);
+      scales[0] = scales[1] = arith::MulFOp::create(b, loc, sa0, sb);
+      scales[2] = scales[3] = arith::MulFOp::create(b, loc, sa1, sb);
+    }
     for (int64_t j = 4 * i; j < 4 * i + 4; ++j) {
       Value p = LLVM::ExtractValueOp::create(b, loc, partial, j);
-      Value scale = rowScales[(j % 4) / 2];
+      Value scale = scales[j % 4];
       Value promoted =
           firstKBlock
               ? Value(LLVM::FMulOp::create(b, loc, p, scale))

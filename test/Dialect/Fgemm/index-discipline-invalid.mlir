@@ -148,3 +148,36 @@ fgemm.kernel @unused_dot(%a: !fgemm.tensor<[m, k], f8E4M3FN>,
   }
   fgemm.return
 }
+
+// -----
+
+// A bias indexed by the M tile index: the per-column vector of a [n] tensor
+// needs the tile's N index.
+fgemm.kernel @bias_with_m_index(%bias: !fgemm.tensor<[n], f32>,
+    %d: !fgemm.tensor<[m, n], f32>) attributes {dims = ["m", "n"]} {
+  fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], f32> {
+  ^bb0(%tm: index, %tn: index):
+    %zero = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+    // expected-error @below {{'fgemm.read_tile' op index 0 is the fgemm.tile_space index of dimension 'm', but dimension 0 of kernel argument #0 [n] is 'n': use the index bound to 'n'}}
+    %bv = fgemm.read_tile %bias[%tm] : !fgemm.tensor<[n], f32> -> !fgemm.tile<[bn], f32>
+    %sum = fgemm.add %zero, %bv : !fgemm.tile<[bm, bn], f32>, !fgemm.tile<[bn], f32>
+    fgemm.store %sum, %d[%tm, %tn] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], f32>
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
+// C read transposed: [%tn, %tm] of an [m, n] tensor.
+fgemm.kernel @c_transposed(%c: !fgemm.tensor<[m, n], f32>,
+    %d: !fgemm.tensor<[m, n], f32>) attributes {dims = ["m", "n"]} {
+  fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], f32> {
+  ^bb0(%tm: index, %tn: index):
+    // expected-error @below {{'fgemm.read_tile' op index 0 is the fgemm.tile_space index of dimension 'n', but dimension 0 of kernel argument #0 [m, n] is 'm': use the index bound to 'm'}}
+    %ct = fgemm.read_tile %c[%tn, %tm] : !fgemm.tensor<[m, n], f32> -> !fgemm.tile<[bm, bn], f32>
+    fgemm.store %ct, %d[%tm, %tn] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], f32>
+    fgemm.yield
+  }
+  fgemm.return
+}

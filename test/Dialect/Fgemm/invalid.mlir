@@ -9,7 +9,7 @@ fgemm.kernel @rank(%a: !fgemm.tensor<[g, m, k, j], f8E4M3FN>) attributes {dims =
 
 // -----
 
-// expected-error @below {{tensor element type must be f8E4M3FN or f8E5M2 (operands), bf16 or f32 (outputs) or i32 (1-D index arrays), got 'i8'}}
+// expected-error @below {{tensor element type must be f8E4M3FN or f8E5M2 (operands), bf16 or f32 (outputs, epilogue operands) or i32 (1-D index arrays), got 'i8'}}
 fgemm.kernel @elem(%a: !fgemm.tensor<[m, k], i8>) attributes {dims = ["m", "k"]} {
   fgemm.return
 }
@@ -92,7 +92,7 @@ fgemm.kernel @dot_acc(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["
 fgemm.kernel @store_fp8(%d: !fgemm.tensor<[m, n], f8E4M3FN>) attributes {dims = ["m", "n"]} {
   %c0 = arith.constant 0 : index
   %c = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
-  // expected-error @below {{'fgemm.store' op stores to bf16 tensors (f32 outputs are not supported yet); got 'f8E4M3FN'}}
+  // expected-error @below {{'fgemm.store' op stores to bf16 or f32 tensors; got 'f8E4M3FN'}}
   fgemm.store %c, %d[%c0, %c0] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], f8E4M3FN>
   fgemm.return
 }
@@ -164,5 +164,78 @@ fgemm.kernel @budget(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m
 // Malformed syntax gets a located parse error, not a crash.
 // expected-error @below {{expected '['}}
 fgemm.kernel @syntax(%a: !fgemm.tensor<m, k, f8E4M3FN>) attributes {dims = ["m", "k"]} {
+  fgemm.return
+}
+
+// -----
+
+// expected-error @below {{'fgemm.kernel' op variant 'dense-1d1d' must be an identifier ([A-Za-z_][A-Za-z0-9_]*): the runtime loads kernels by it}}
+fgemm.kernel @bad_variant(%d: !fgemm.tensor<[m, n], f32>) attributes {dims = ["m", "n"], variant = "dense-1d1d"} {
+  fgemm.return
+}
+
+// -----
+
+fgemm.kernel @read_tile_bf16(%c: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"]} {
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{'fgemm.read_tile' op reads f32 tensors into f32 tiles; got 'bf16' -> 'f32'}}
+  %t = fgemm.read_tile %c[%c0, %c0] : !fgemm.tensor<[m, n], bf16> -> !fgemm.tile<[bm, bn], f32>
+  fgemm.return
+}
+
+// -----
+
+fgemm.kernel @read_tile_grouped(%c: !fgemm.tensor<[g, m, n], f32>) attributes {dims = ["g", "m", "n"]} {
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{'fgemm.read_tile' op reads 1-D or 2-D tensors; got [g, m, n] (group-indexed epilogue operands are not supported yet)}}
+  %t = fgemm.read_tile %c[%c0, %c0, %c0] : !fgemm.tensor<[g, m, n], f32> -> !fgemm.tile<[bm, bn], f32>
+  fgemm.return
+}
+
+// -----
+
+fgemm.kernel @read_tile_shape(%bias: !fgemm.tensor<[n], f32>) attributes {dims = ["n"]} {
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{'fgemm.read_tile' op a tile of [n] must have shape [bn], got [bm]}}
+  %t = fgemm.read_tile %bias[%c0] : !fgemm.tensor<[n], f32> -> !fgemm.tile<[bm], f32>
+  fgemm.return
+}
+
+// -----
+
+fgemm.kernel @read_tile_in_loop(%c: !fgemm.tensor<[m, k], f32>) attributes {dims = ["m", "k"]} {
+  %c0 = arith.constant 0 : index
+  fgemm.k_loop "k" {
+  ^bb0(%kb: index):
+    // expected-error @below {{'fgemm.read_tile' op is inside fgemm.k_loop: epilogue operands are read once per tile, after the loop}}
+    %t = fgemm.read_tile %c[%c0, %kb] : !fgemm.tensor<[m, k], f32> -> !fgemm.tile<[bm, bk], f32>
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
+fgemm.kernel @add_shape(%d: !fgemm.tensor<[m, n], f32>) attributes {dims = ["m", "n"]} {
+  %x = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+  %y = fgemm.zeros : !fgemm.tile<[bk], f32>
+  // expected-error @below {{'fgemm.add' op rhs must be [bm, bn], [bn] (per column) or [bm] (per row); got [bk]}}
+  %r = fgemm.add %x, %y : !fgemm.tile<[bm, bn], f32>, !fgemm.tile<[bk], f32>
+  fgemm.return
+}
+
+// -----
+
+fgemm.kernel @mul_vector_lhs(%d: !fgemm.tensor<[m, n], f32>) attributes {dims = ["m", "n"]} {
+  %x = fgemm.zeros : !fgemm.tile<[bn], f32>
+  // expected-error @below {{'fgemm.mul' op lhs must be a 2-D tile [b0, b1]; got [bn]}}
+  %r = fgemm.mul %x, %x : !fgemm.tile<[bn], f32>, !fgemm.tile<[bn], f32>
+  fgemm.return
+}
+
+// -----
+
+// expected-error @below {{1-D tensors are i32 index arrays or f32 vectors (per-row or per-column epilogue operands); got 'bf16'}}
+fgemm.kernel @bf16_vector(%bias: !fgemm.tensor<[n], bf16>) attributes {dims = ["n"]} {
   fgemm.return
 }

@@ -1,0 +1,65 @@
+// RUN: fgemm-opt %fgemm_src_root/kernels/sm90_fp8_gemm_1d1d.mlir --fgemm-specialize="block-m=128 block-n=64" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s
+// RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense-bias.mlir --fgemm-specialize="block-m=64 block-n=16" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=BIAS
+// Epilogues written in the DSL, and the 1D1D recipe's per-column B scales.
+
+// 1D1D, FP32 C and D: SFB's per-row scales come by TMA like SFA's (box
+// 64 x 1); D is stored in 32-column f32 slabs (128-byte swizzle); C is a
+// pointer without noalias (it may be D itself).
+// CHECK-LABEL: llvm.func @sm90_fp8_gemm_1d1d(
+// CHECK-SAME: %[[C:arg5]]: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32)
+// CHECK-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 64], swizzle = 128>, #fgemm.tensor_map_param<arg = 2, box = [128, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 3, box = [64, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 5, box = [32, 128], swizzle = 128>, #fgemm.pointer_param<arg = 4>, #fgemm.dim_param<"m">, #fgemm.dim_param<"n">, #fgemm.dim_param<"k">]
+// CHECK-SAME: fgemm.variant = "dense_1d1d"
+
+// Promotion: this thread's column scales of the 8 fragments (columns 8i +
+// 2 (lane % 4) + {0, 1}) are read from the ring slot before it is
+// released; each fragment's four values get their own sa x sb.
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-COUNT-8: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> vector<2xf32>
+// CHECK: nvvm.mbarrier.arrive
+// CHECK-COUNT-4: arith.mulf
+// CHECK-NOT: llvm.load
+// CHECK: llvm.fmul
+
+// Epilogue after the K loop: C[r, c..c+1] read as pairs (element 0 read
+// for pairs past M or N, then replaced by 0), added to the accumulator,
+// staged with 8-byte shared stores and TMA-stored in two 32-column slabs.
+// CHECK: scf.for
+// CHECK: arith.select %[[INSIDE:.*]], %{{.*}}, %c0_i64 : i64
+// CHECK-NEXT: %[[P:.*]] = llvm.getelementptr %[[C]][%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+// CHECK-NEXT: %[[PAIR:.*]] = llvm.load %[[P]] {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xf32>
+// CHECK-NEXT: %[[X:.*]] = llvm.extractelement %[[PAIR]][%c0_i32 : i32] : vector<2xf32>
+// CHECK-NEXT: llvm.extractelement %[[PAIR]][%c1_i32 : i32] : vector<2xf32>
+// CHECK-NEXT: arith.select %[[INSIDE]], %[[X]], %{{.*}} : f32
+// CHECK-COUNT-32: llvm.fadd
+// CHECK-COUNT-16: llvm.store %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.global.shared.cta
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+
+// A row vector multiplies each row, a column vector (the bias) adds to each
+// column: [bm] gives this thread's rows r0 and r0 + 8 (scalar loads), [bn]
+// its column pairs (8-byte loads); the bf16 output goes out by stmatrix.
+// BIAS-LABEL: llvm.func @gemm_bias(
+// BIAS-SAME: %{{.*}}: !llvm.ptr<1> {llvm.noalias}, %[[ROWS:.*]]: !llvm.ptr<1>, %[[BIAS:.*]]: !llvm.ptr<1>, %{{.*}}: i32,
+// BIAS: scf.for
+// BIAS: llvm.getelementptr %[[ROWS]]
+// BIAS-NEXT: %[[R0:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// BIAS-NEXT: %[[S0:.*]] = arith.select %{{.*}}, %[[R0]], %{{.*}} : f32
+// BIAS: llvm.getelementptr %[[ROWS]]
+// BIAS-NEXT: %[[R1:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// BIAS-NEXT: %[[S1:.*]] = arith.select %{{.*}}, %[[R1]], %{{.*}} : f32
+// BIAS: %[[A0:.*]] = llvm.fmul %{{.*}}, %[[S0]] : f32
+// BIAS: %[[A1:.*]] = llvm.fmul %{{.*}}, %[[S0]] : f32
+// BIAS: %[[A2:.*]] = llvm.fmul %{{.*}}, %[[S1]] : f32
+// BIAS: %[[A3:.*]] = llvm.fmul %{{.*}}, %[[S1]] : f32
+// BIAS: llvm.getelementptr %[[BIAS]]
+// BIAS-NEXT: %[[B01:.*]] = llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xf32>
+// BIAS-NEXT: %[[B0:.*]] = llvm.extractelement %[[B01]][%c0_i32 : i32] : vector<2xf32>
+// BIAS-NEXT: %[[B1:.*]] = llvm.extractelement %[[B01]][%c1_i32 : i32] : vector<2xf32>
+// BIAS-NEXT: %[[V0:.*]] = arith.select %{{.*}}, %[[B0]], %{{.*}} : f32
+// BIAS-NEXT: %[[V1:.*]] = arith.select %{{.*}}, %[[B1]], %{{.*}} : f32
+// BIAS: llvm.fadd %[[A0]], %[[V0]] : f32
+// BIAS-NEXT: llvm.fadd %[[A1]], %[[V1]] : f32
+// BIAS-NEXT: llvm.fadd %[[A2]], %[[V0]] : f32
+// BIAS-NEXT: llvm.fadd %[[A3]], %[[V1]] : f32
+// BIAS: nvvm.stmatrix
