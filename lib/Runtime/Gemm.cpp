@@ -72,7 +72,20 @@ std::string DenseConfiguration::stem() const {
          (fixedK ? "_k" + std::to_string(fixedK) : std::string());
 }
 
-const std::vector<DenseConfiguration> &fgemm::denseConfigurationSet() {
+const char *fgemm::denseVariant(DenseRecipe recipe) {
+  return recipe == DenseRecipe::k1D1D ? "dense_1d1d" : "dense";
+}
+
+const std::vector<DenseConfiguration> &
+fgemm::denseConfigurationSet(DenseRecipe recipe) {
+  // f32 staging of a 128 x 128 tile is 64 KiB: 4 stages fit beside it, and
+  // 256 x 128 would keep 2. Not fitted to measurements yet.
+  static const std::vector<DenseConfiguration> f32Set = {
+      {128, 128, false, 16}, {128, 128, true, 0}, {128, 64, false, 16},
+      {128, 32, false, 16},  {64, 128, false, 0}, {64, 64, false, 0},
+      {64, 32, false, 0},    {64, 16, false, 0}};
+  if (recipe == DenseRecipe::k1D1D)
+    return f32Set;
   // 256- and 128-row plain grids walk raster groups of 8 and 16 tile rows
   // (2048 rows of A either way), the 256-row persistent grid groups of 8;
   // measured on the H100 (docs/PERF.md).
@@ -176,34 +189,49 @@ fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
 // The dense variant's contract
 //===----------------------------------------------------------------------===//
 
-/// The dense variant's arguments as its description spells them (docs/ABI.md,
-/// "The dense variant"), in DenseArg order. DenseGemm's callers lay out their
-/// data this way, so a kernel that describes them otherwise is refused.
-static const char *const kDenseArgs[kDenseArgCount] = {
-    "tensor e4m3 m,k",                     // A
-    "tensor e4m3 n,k",                     // B
-    "scales f32 m,k block=1x128 mn_major", // SFA
-    "scales f32 n,k block=128x128",        // SFB
-    "tensor bf16 m,n",                     // D
+/// A dense recipe's arguments as its description spells them (docs/ABI.md,
+/// "The dense variants"), in order. DenseGemm's callers lay out their data
+/// this way, so a kernel that describes them otherwise is refused.
+struct DenseArgSpec {
+  const char *name, *description;
 };
-static const char *const kDenseArgNames[kDenseArgCount] = {"A", "B", "SFA",
-                                                           "SFB", "D"};
+static const std::vector<DenseArgSpec> &denseArgs(DenseRecipe recipe) {
+  static const std::vector<DenseArgSpec> args1D2D = {
+      {"A", "tensor e4m3 m,k"},
+      {"B", "tensor e4m3 n,k"},
+      {"SFA", "scales f32 m,k block=1x128 mn_major"},
+      {"SFB", "scales f32 n,k block=128x128"},
+      {"D", "tensor bf16 m,n"}};
+  static const std::vector<DenseArgSpec> args1D1D = {
+      {"A", "tensor e4m3 m,k"},
+      {"B", "tensor e4m3 n,k"},
+      {"SFA", "scales f32 m,k block=1x128 mn_major"},
+      {"SFB", "scales f32 n,k block=1x128 mn_major"},
+      {"C", "tensor f32 m,n"},
+      {"D", "tensor f32 m,n"}};
+  return recipe == DenseRecipe::k1D1D ? args1D1D : args1D2D;
+}
 
-Status fgemm::checkDenseKernel(const KernelMeta &meta) {
-  if (meta.variant != "dense")
-    return Status::error("variant='" + meta.variant +
-                         "' is not a dense kernel");
-  if (meta.args.size() != kDenseArgCount)
-    return Status::error("a dense kernel has " +
-                         std::to_string(kDenseArgCount) +
-                         " arguments (A, B, SFA, SFB, D), this one " +
-                         std::to_string(meta.args.size()));
-  for (size_t i = 0; i < kDenseArgCount; ++i) {
+Status fgemm::checkDenseKernel(const KernelMeta &meta, DenseRecipe recipe) {
+  const std::string variant = denseVariant(recipe);
+  if (meta.variant != variant)
+    return Status::error("variant='" + meta.variant + "' is not a " + variant +
+                         " kernel");
+  const std::vector<DenseArgSpec> &specs = denseArgs(recipe);
+  if (meta.args.size() != specs.size()) {
+    std::string names;
+    for (const DenseArgSpec &spec : specs)
+      names += (names.empty() ? "" : ", ") + std::string(spec.name);
+    return Status::error("a " + variant + " kernel has " +
+                         std::to_string(specs.size()) + " arguments (" + names +
+                         "), this one " + std::to_string(meta.args.size()));
+  }
+  for (size_t i = 0; i < specs.size(); ++i) {
     std::string arg = formatKernelArg(meta.args[i]);
-    if (arg != kDenseArgs[i])
-      return Status::error("arg." + std::to_string(i) + " (" +
-                           kDenseArgNames[i] + ") is '" + arg +
-                           "' but a dense kernel's is '" + kDenseArgs[i] +
+    if (arg != specs[i].description)
+      return Status::error("arg." + std::to_string(i) + " (" + specs[i].name +
+                           ") is '" + arg + "' but a " + variant +
+                           " kernel's is '" + specs[i].description +
                            "' (docs/ABI.md)");
   }
   // Bound by name, so their order (that of the dim parameters) is free.
@@ -220,17 +248,16 @@ Status fgemm::checkDenseKernel(const KernelMeta &meta) {
   return Status::success();
 }
 
-KernelBindings fgemm::denseBindings(const DenseGemmProblem &problem) {
+KernelBindings fgemm::denseBindings(const DenseGemmProblem &problem,
+                                    DenseRecipe recipe) {
   KernelBindings bindings;
-  bindings.args.resize(kDenseArgCount);
-  bindings.args[kDenseA] = problem.a;
-  bindings.args[kDenseB] = problem.b;
-  bindings.args[kDenseSfa] = problem.sfa;
-  bindings.args[kDenseSfb] = problem.sfb;
-  bindings.args[kDenseD] = problem.d;
+  bindings.args = {problem.a, problem.b, problem.sfa, problem.sfb};
+  if (recipe == DenseRecipe::k1D1D)
+    bindings.args.push_back(problem.c);
+  bindings.args.push_back(problem.d);
   bindings.dims = {{"m", problem.m}, {"n", problem.n}, {"k", problem.k}};
-  bindings.argNames.assign(std::begin(kDenseArgNames),
-                           std::end(kDenseArgNames));
+  for (const DenseArgSpec &spec : denseArgs(recipe))
+    bindings.argNames.push_back(spec.name);
   return bindings;
 }
 
@@ -277,7 +304,8 @@ fgemm::listKernelDirectory(const std::string &directory) {
   return std::vector<std::string>(cubins.begin(), cubins.end());
 }
 
-Expected<DenseGemm> DenseGemm::create(const std::string &directory) {
+Expected<DenseGemm> DenseGemm::create(const std::string &directory,
+                                      DenseRecipe recipe) {
   Expected<const Driver *> driver = Driver::get();
   if (!driver.ok())
     return driver.takeStatus();
@@ -291,18 +319,19 @@ Expected<DenseGemm> DenseGemm::create(const std::string &directory) {
     return stems.takeStatus();
   namespace fs = std::filesystem;
 
-  DenseGemm gemm(std::move(*device));
+  DenseGemm gemm(std::move(*device), recipe);
+  const std::string variant = denseVariant(recipe);
   for (const std::string &stem : *stems) {
     std::string base = (fs::path(directory) / stem).string();
     Expected<KernelMeta> meta = readKernelMeta(base + ".meta");
     if (!meta.ok())
       return meta.takeStatus();
     // A directory may hold other variants' kernels too; they are not ours.
-    if (meta->variant != "dense") {
+    if (meta->variant != variant) {
       gemm.skippedFiles.push_back(base + ".meta");
       continue;
     }
-    Status dense = checkDenseKernel(*meta);
+    Status dense = checkDenseKernel(*meta, recipe);
     if (!dense.ok())
       return std::move(dense).withContext(base + ".meta");
     Expected<Kernel> kernel = Kernel::load(cu, base + ".cubin", *meta);
@@ -312,7 +341,7 @@ Expected<DenseGemm> DenseGemm::create(const std::string &directory) {
     gemm.loaded.emplace_back(std::move(*kernel));
   }
   if (gemm.loaded.empty())
-    return Status::error("no dense kernels in '" + directory + "' (" +
+    return Status::error("no " + variant + " kernels in '" + directory + "' (" +
                          std::to_string(gemm.skippedFiles.size()) +
                          " kernel(s) of other variants)");
   return gemm;
@@ -320,7 +349,7 @@ Expected<DenseGemm> DenseGemm::create(const std::string &directory) {
 
 Expected<DenseGemm>
 DenseGemm::createOnDemand(std::vector<DenseConfiguration> configs,
-                          KernelProvider provider) {
+                          KernelProvider provider, DenseRecipe recipe) {
   if (configs.empty())
     return Status::error("no configurations to choose from");
   if (!provider)
@@ -328,9 +357,10 @@ DenseGemm::createOnDemand(std::vector<DenseConfiguration> configs,
   Expected<DeviceInfo> device = currentHopperDevice();
   if (!device.ok())
     return device.takeStatus();
-  DenseGemm gemm(std::move(*device));
+  DenseGemm gemm(std::move(*device), recipe);
   for (const DenseConfiguration &config : configs) {
-    gemm.metas.push_back(configurationStub(config.stem(), "dense", config));
+    gemm.metas.push_back(
+        configurationStub(config.stem(), denseVariant(recipe), config));
     gemm.loaded.emplace_back();
   }
   gemm.onDemand = std::make_unique<OnDemand>();
@@ -405,7 +435,10 @@ Status DenseGemm::ensureLoaded(size_t index) const {
   const DenseConfiguration &config = onDemand->configs[index];
   return makeOnDemandKernel(
       loaded[index], metas[index], onDemand->mutex,
-      [&] { return onDemand->provider(config); }, config, checkDenseKernel,
+      [&] { return onDemand->provider(config); }, config,
+      [&](const KernelMeta &meta) {
+        return checkDenseKernel(meta, recipeServed);
+      },
       config.stem());
 }
 
@@ -463,6 +496,13 @@ Expected<DenseGemm::Prepared>
 DenseGemm::prepare(const DenseGemmProblem &problem) const {
   FGEMM_RETURN_IF_ERROR(
       validateDenseGemmShape(problem.m, problem.n, problem.k));
+  if (recipeServed == DenseRecipe::k1D2D && problem.c)
+    return Status::error("C is given, but the 1D2D recipe computes D = A B^T "
+                         "(a C operand needs the 1D1D recipe's FP32 output)");
+  if (recipeServed == DenseRecipe::k1D1D && !problem.c && !isEmptyGemm(problem))
+    return Status::error("C is null: the 1D1D recipe computes D = C + A B^T "
+                         "(pass D as C to accumulate in place; zero it first "
+                         "for D = A B^T)");
   Prepared prepared;
   if (isEmptyGemm(problem)) {
     // No kernel needed: even one no loaded kernel accepts is fine.
@@ -478,15 +518,18 @@ DenseGemm::prepare(const DenseGemmProblem &problem) const {
   if (onDemand && onDemand->specialize && !metas[*index].fixedN &&
       !metas[*index].fixedK) {
     kernel = prepared.specialized = onDemand->specialized.get(
-        *index, problem.n, problem.k, onDemand->configs[*index], "dense",
-        onDemand->mutex, onDemand->provider, checkDenseKernel);
+        *index, problem.n, problem.k, onDemand->configs[*index],
+        denseVariant(recipeServed), onDemand->mutex, onDemand->provider,
+        [&](const KernelMeta &meta) {
+          return checkDenseKernel(meta, recipeServed);
+        });
   }
   if (!kernel) {
     FGEMM_RETURN_IF_ERROR(ensureLoaded(*index));
     kernel = &*loaded[*index];
   }
   Expected<PreparedLaunch> launch =
-      kernel->prepare(denseBindings(problem), smLimit);
+      kernel->prepare(denseBindings(problem, recipeServed), smLimit);
   if (!launch.ok())
     return launch.takeStatus();
   prepared.launch = std::move(*launch);
@@ -534,6 +577,10 @@ Status DenseGemm::run(CUdeviceptr a, CUdeviceptr sfa, CUdeviceptr b,
   problem.m = m;
   problem.n = n;
   problem.k = k;
+  return run(problem, stream);
+}
+
+Status DenseGemm::run(const DenseGemmProblem &problem, CUstream stream) const {
   {
     std::lock_guard<std::mutex> guard(recent->mutex);
     for (const auto &[seen, prepared] : recent->entries)

@@ -41,14 +41,27 @@ namespace fgemm {
 /// signed.
 constexpr int64_t kMaxGemmDim = kMaxDimValue;
 
-/// A dense GEMM problem: device pointers and sizes (docs/ABI.md data contract).
+/// The scaling recipes of the dense GEMM (docs/ABI.md, "The dense
+/// variants"); a DenseGemm serves one.
+enum class DenseRecipe {
+  /// 1x128 scales on A, 128x128 on B; D bf16 = A B^T (variant `dense`).
+  k1D2D,
+  /// 1x128 scales on A and on B; D f32 = C + A B^T, C f32 and possibly D
+  /// itself (variant `dense_1d1d`; DeepGEMM's FP32 path).
+  k1D1D,
+};
+/// The description's `variant` of a recipe's kernels.
+const char *denseVariant(DenseRecipe recipe);
+
+/// A dense GEMM problem: device pointers and sizes (docs/ABI.md data
+/// contract). `c` is the 1D1D recipe's addend (0 for the 1D2D recipe).
 struct DenseGemmProblem {
-  CUdeviceptr a = 0, sfa = 0, b = 0, sfb = 0, d = 0;
+  CUdeviceptr a = 0, sfa = 0, b = 0, sfb = 0, c = 0, d = 0;
   int64_t m = 0, n = 0, k = 0;
 
   bool operator==(const DenseGemmProblem &o) const {
-    return a == o.a && sfa == o.sfa && b == o.b && sfb == o.sfb && d == o.d &&
-           m == o.m && n == o.n && k == o.k;
+    return a == o.a && sfa == o.sfa && b == o.b && sfb == o.sfb && c == o.c &&
+           d == o.d && m == o.m && n == o.n && k == o.k;
   }
 };
 
@@ -61,25 +74,21 @@ inline int64_t alignedSfaRows(int64_t m) { return (m + 3) / 4 * 4; }
 /// ceil(x / 128): the number of 128-wide scale blocks.
 inline int64_t scaleBlocks(int64_t x) { return (x + 127) / 128; }
 
-/// The dense variant's arguments, by index (`arg.I` of its description).
-enum DenseArg : size_t {
-  kDenseA,
-  kDenseB,
-  kDenseSfa,
-  kDenseSfb,
-  kDenseD,
-  kDenseArgCount
-};
+/// The dense variants' arguments, by index (`arg.I` of their descriptions):
+/// A, B, SFA, SFB, then D (1D2D) or C, D (1D1D).
+enum DenseArg : size_t { kDenseA, kDenseB, kDenseSfa, kDenseSfb };
 
-/// Checks that `meta` is a dense kernel with the argument list DenseGemm
-/// binds (docs/ABI.md): variant=dense, arg.0..4 = A, B, SFA, SFB, D exactly
-/// as documented, dims = m, n, k in any order. Its parameter order and grid
+/// Checks that `meta` is a kernel of `recipe` with the argument list
+/// DenseGemm binds (docs/ABI.md): its variant, arg.0.. exactly as
+/// documented, dims = m, n, k in any order. Its parameter order and grid
 /// rule are its own business.
-Status checkDenseKernel(const KernelMeta &meta);
+Status checkDenseKernel(const KernelMeta &meta,
+                        DenseRecipe recipe = DenseRecipe::k1D2D);
 
-/// The bindings of `problem` for a dense kernel: the five pointers by
+/// The bindings of `problem` for a kernel of `recipe`: the pointers by
 /// argument index and m, n, k by name.
-KernelBindings denseBindings(const DenseGemmProblem &problem);
+KernelBindings denseBindings(const DenseGemmProblem &problem,
+                             DenseRecipe recipe = DenseRecipe::k1D2D);
 
 /// Checks the sizes alone: M, N, K >= 0 and <= 2^31-1, N % 8 == 0,
 /// K % 16 == 0, K > 0. (The pointers are checked by the generic launch
@@ -116,7 +125,10 @@ struct DenseConfiguration {
 };
 /// The set the configuration choice is fitted to (docs/PERF.md): what
 /// fgemm-precompile compiles by default and scripts/gpu-prepare.sh ships.
-const std::vector<DenseConfiguration> &denseConfigurationSet();
+/// The 1D1D recipe's f32 output tile takes twice the shared memory of a
+/// bf16 one, so its set stops at 128 x 128.
+const std::vector<DenseConfiguration> &
+denseConfigurationSet(DenseRecipe recipe = DenseRecipe::k1D2D);
 
 /// Tiles a launch of `meta` computes for tilesM x tilesN output tiles: with a
 /// cluster, the count along grid x (the split one, `tiles[0]`) rounded up
@@ -198,10 +210,11 @@ private:
 /// The dense GEMM over a directory of compiled kernels.
 class DenseGemm {
 public:
-  /// Loads every NAME.cubin whose NAME.meta describes a dense kernel in
-  /// `directory` into the calling thread's current context, whose device
+  /// Loads every NAME.cubin whose NAME.meta describes a kernel of `recipe`
+  /// in `directory` into the calling thread's current context, whose device
   /// must be sm_90. Kernels of other variants are skipped.
-  static Expected<DenseGemm> create(const std::string &directory);
+  static Expected<DenseGemm> create(const std::string &directory,
+                                    DenseRecipe recipe = DenseRecipe::k1D2D);
 
   /// Turns a configuration into BASE (BASE.cubin + BASE.meta of a dense
   /// kernel), e.g. by compiling it into the kernel cache (lib/Jit).
@@ -212,15 +225,19 @@ public:
   /// it into the calling thread's current context (which must be sm_90).
   static Expected<DenseGemm>
   createOnDemand(std::vector<DenseConfiguration> configs,
-                 KernelProvider provider);
+                 KernelProvider provider,
+                 DenseRecipe recipe = DenseRecipe::k1D2D);
 
   /// Validates, selects a kernel, encodes the descriptors and launches on
   /// `stream`. M == 0 or N == 0 returns success without launching. The
   /// prepared launches of the last few problems (pointers and shape) are
   /// kept, so a repeated call only launches.
+  Status run(const DenseGemmProblem &problem, CUstream stream) const;
+  /// run() of the 1D2D recipe's problem D = A B^T.
   Status run(CUdeviceptr a, CUdeviceptr sfa, CUdeviceptr b, CUdeviceptr sfb,
              CUdeviceptr d, int64_t m, int64_t n, int64_t k,
              CUstream stream) const;
+  DenseRecipe recipe() const { return recipeServed; }
 
   /// Everything run() does before the launch, kept so a benchmark can time
   /// the launch alone.
@@ -257,8 +274,8 @@ public:
   int smCount() const { return smLimit > 0 ? smLimit : deviceInfo.smCount; }
 
 private:
-  explicit DenseGemm(DeviceInfo device)
-      : deviceInfo(std::move(device)),
+  DenseGemm(DeviceInfo device, DenseRecipe recipe)
+      : deviceInfo(std::move(device)), recipeServed(recipe),
         recent(std::make_unique<RecentLaunches>()) {}
 
   /// Prepared launches of recent problems, newest last.
@@ -269,6 +286,7 @@ private:
   };
 
   DeviceInfo deviceInfo;
+  DenseRecipe recipeServed;
   int smLimit = 0;
   /// Loads on-demand kernel `index` if it is not loaded yet.
   Status ensureLoaded(size_t index) const;

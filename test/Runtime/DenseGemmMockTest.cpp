@@ -157,6 +157,85 @@ TEST_F(DenseGemmMock, LaunchFollowsTheAbi) {
   EXPECT_EQ(mockParam<uint32_t>(small, 5), 1u);
 }
 
+/// `fgemmc kernels/sm90_fp8_gemm_1d1d.mlir --block-n=64`'s description.
+constexpr const char *k1D1DDescription =
+    "abi_version=2\nkernel=sm90_fp8_gemm_1d1d\nvariant=dense_1d1d\n"
+    "block_m=128\nblock_n=64\nblock_k=128\nstages=4\nmath_warpgroups=2\n"
+    "threads=384\nsmem_bytes=134208\ncluster=1\nschedule=plain\n"
+    "fixed_n=0\nfixed_k=0\ndims=m,n,k\n"
+    "arg.0=tensor e4m3 m,k\narg.1=tensor e4m3 n,k\n"
+    "arg.2=scales f32 m,k block=1x128 mn_major\n"
+    "arg.3=scales f32 n,k block=1x128 mn_major\n"
+    "arg.4=tensor f32 m,n\narg.5=tensor f32 m,n\n"
+    "param.0=tensor_map arg=0 box=128x128 swizzle=128b\n"
+    "param.1=tensor_map arg=1 box=128x64 swizzle=128b\n"
+    "param.2=tensor_map arg=2 box=128x1 swizzle=none\n"
+    "param.3=tensor_map arg=3 box=64x1 swizzle=none\n"
+    "param.4=tensor_map arg=5 box=32x128 swizzle=128b\n"
+    "param.5=pointer arg=4\nparam.6=dim m\nparam.7=dim n\nparam.8=dim k\n"
+    "tiles=n/64,m/128\n";
+
+TEST_F(DenseGemmMock, Recipe1D1DBindsCAndAnF32Output) {
+  writeKernel(dir, "bf16", "k_bf16", 128, 128, 165952);
+  {
+    std::ofstream cubin(dir / "f32.cubin", std::ios::binary);
+    cubin << "\x7f"
+             "ELFFAKE\nsm90_fp8_gemm_1d1d 128,128,128,128,128,8,4,4,4\n\n";
+    std::ofstream(dir / "f32.meta") << k1D1DDescription;
+  }
+  // Each recipe loads its own kernels and skips the other's.
+  Expected<DenseGemm> bf16 = DenseGemm::create(dir.string());
+  ASSERT_TRUE(bf16.ok()) << bf16.status().message();
+  EXPECT_EQ(bf16->kernels().size(), 1u);
+  Expected<DenseGemm> gemm =
+      DenseGemm::create(dir.string(), DenseRecipe::k1D1D);
+  ASSERT_TRUE(gemm.ok()) << gemm.status().message();
+  ASSERT_EQ(gemm->kernels().size(), 1u);
+  EXPECT_EQ(gemm->skipped().size(), 1u);
+
+  const int64_t m = 130, n = 200, k = 256;
+  DenseGemmProblem problem;
+  problem.a = allocate(m * k);
+  problem.sfa = allocate(132 * 2 * 4);
+  problem.b = allocate(n * k);
+  problem.sfb = allocate(200 * 2 * 4);
+  problem.c = allocate(m * n * 4);
+  problem.d = allocate(m * n * 4);
+  problem.m = m;
+  problem.n = n;
+  problem.k = k;
+  Status status = gemm->run(problem, nullptr);
+  ASSERT_TRUE(status.ok()) << status.message();
+  const MockLaunch &launch = *fgemmMockLastLaunch();
+  EXPECT_STREQ(launch.function, "sm90_fp8_gemm_1d1d");
+  EXPECT_EQ(launch.grid[0], 4u);
+  EXPECT_EQ(launch.grid[1], 2u);
+  ASSERT_EQ(launch.paramCount, 9u);
+  // SFB is N-major like SFA (N padded to 4), D an f32 map in 32-column
+  // slabs, C a pointer.
+  expectMap(launch, 3, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, problem.sfb, 200, 2,
+            200 * 4, 64, 1, CU_TENSOR_MAP_SWIZZLE_NONE);
+  expectMap(launch, 4, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, problem.d, n, m, n * 4,
+            32, 128, CU_TENSOR_MAP_SWIZZLE_128B);
+  EXPECT_EQ(mockParam<uint64_t>(launch, 5), problem.c);
+
+  // C is the recipe's addend: null is refused (D itself accumulates in
+  // place), and the 1D2D recipe takes none.
+  int before = fgemmMockLaunchCount();
+  DenseGemmProblem noC = problem;
+  noC.c = 0;
+  EXPECT_NE(gemm->run(noC, nullptr).message().find("C is null"),
+            std::string::npos);
+  EXPECT_NE(bf16->run(problem, nullptr).message().find("C is given"),
+            std::string::npos);
+  EXPECT_EQ(fgemmMockLaunchCount(), before);
+  // In place: C = D.
+  DenseGemmProblem inPlace = problem;
+  inPlace.c = problem.d;
+  ASSERT_TRUE(gemm->run(inPlace, nullptr).ok());
+  EXPECT_EQ(mockParam<uint64_t>(*fgemmMockLastLaunch(), 5), problem.d);
+}
+
 TEST_F(DenseGemmMock, ClusterPairsShareA) {
   writeKernel(dir, "c2", "kc2", 128, 128, 165952, 0, {}, "plain",
               /*cluster=*/2);
@@ -371,7 +450,7 @@ TEST_F(DenseGemmMock, OnDemandKernelsSpecializedPerShape) {
   // The generic kernel was never made; the prepared launch names the one
   // that runs.
   EXPECT_EQ(gemm->kernelPath(0), "");
-  DenseGemmProblem problem{p, p, p, p, p, 64, 7168, 2048};
+  DenseGemmProblem problem{p, p, p, p, 0, p, 64, 7168, 2048};
   Expected<DenseGemm::Prepared> prepared = gemm->prepare(problem);
   ASSERT_TRUE(prepared.ok());
   ASSERT_NE(prepared->specialized, nullptr);

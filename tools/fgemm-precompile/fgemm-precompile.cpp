@@ -53,11 +53,10 @@ static cl::list<std::string> configs(
     cl::cat(category));
 static cl::opt<std::string> configurationSet(
     "set",
-    cl::desc(
-        "The runtime's configuration set to compile without --config: "
-        "dense (default), contiguous, contiguous_psum, contiguous_unpadded or "
-        "masked (the "
-        "M-grouped kernels; packed as SET_NAME)"),
+    cl::desc("The runtime's configuration set to compile without --config: "
+             "dense (default), dense_1d1d (the FP32 1D1D kernel), contiguous, "
+             "contiguous_psum, contiguous_unpadded or masked (the M-grouped "
+             "kernels); all but dense are packed as SET_NAME"),
     cl::init("dense"), cl::cat(category));
 static cl::opt<std::string> shapes(
     "shapes",
@@ -176,6 +175,8 @@ int main(int argc, char **argv) {
   const std::vector<fgemm::DenseConfiguration> *set = nullptr;
   if (configurationSet == "dense")
     set = &fgemm::denseConfigurationSet();
+  else if (configurationSet == "dense_1d1d")
+    set = &fgemm::denseConfigurationSet(fgemm::DenseRecipe::k1D1D);
   else if (configurationSet == "contiguous")
     set = &fgemm::groupedConfigurationSet(fgemm::GroupedLayout::Contiguous);
   else if (configurationSet == "contiguous_unpadded")
@@ -187,7 +188,8 @@ int main(int argc, char **argv) {
     set = &fgemm::groupedConfigurationSet(fgemm::GroupedLayout::Masked);
   if (!set) {
     errs() << "fgemm-precompile: --set " << configurationSet
-           << " is not a configuration set (allowed: dense, contiguous, "
+           << " is not a configuration set (allowed: dense, dense_1d1d, "
+              "contiguous, "
               "contiguous_psum, contiguous_unpadded, masked)\n";
     return 2;
   }
