@@ -7,7 +7,12 @@
 # (L2 flushed and invalidated before each profiled launch); per shape the
 # median of the profiled launches.
 #
-#   scripts/compare-deepgemm.sh [--quick] [--no-cublas] [--budget S] [FGEMM_DIR [DEEPGEMM_SRC]]
+#   scripts/compare-deepgemm.sh [--quick] [--no-cublas] [--budget S] [--recipe 1d2d|1d1d]
+#                               [FGEMM_DIR [DEEPGEMM_SRC]]
+#
+# --recipe 1d1d compares the FP32 GEMM D = C + A B^T (1x128 scales on A and
+# B) accumulated in place: fgemm-bench --recipe 1d1d --c-in-place against
+# DeepGEMM's fp8_gemm_nt(..., c=d, recipe=(1, 1, 128)); no cuBLASLt column.
 #
 # FGEMM_DIR (default .device/fgemm) is what scripts/gpu-prepare.sh gathers
 # (bin/fgemm-bench, all/); DEEPGEMM_SRC (default .device/deepgemm) is
@@ -34,7 +39,7 @@ set -uo pipefail
 
 usage() { sed -n '3,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 root=$(cd "$(dirname "$0")/.." && pwd)
-quick=0 cublas=1 budget=${COMPARE_BUDGET:-540}
+quick=0 cublas=1 budget=${COMPARE_BUDGET:-540} recipe=1d2d
 positional=()
 while (($#)); do
   case $1 in
@@ -42,12 +47,19 @@ while (($#)); do
     --no-cublas) cublas=0 ;;
     --budget) budget=$2; shift ;;
     --budget=*) budget=${1#--budget=} ;;
+    --recipe) recipe=$2; shift ;;
     -h|--help) usage; exit 0 ;;
     -*) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
     *) positional+=("$1") ;;
   esac
   shift
 done
+case $recipe in
+  1d2d) recipe_flags=() dg_kernel=sm90_fp8_gemm_1d2d ;;
+  1d1d) recipe_flags=(--recipe 1d1d --c-in-place) dg_kernel=sm90_fp8_gemm_1d1d cublas=0 ;;
+  *) echo "--recipe is 1d2d or 1d1d, got '$recipe'" >&2; exit 2 ;;
+esac
+export COMPARE_RECIPE=$recipe   # read by compare_deepgemm.py
 fgdir=${positional[0]:-$root/.device/fgemm}
 dgsrc=${positional[1]:-$root/.device/deepgemm}
 iters=${FGEMM_ITERS:-3}   # fgemm-bench --iters; it launches 1 + 3 warm-up + iters
@@ -130,7 +142,7 @@ fi
 if [[ -n $ncu && -x $bench ]]; then
   say "== fgemm under ncu ($nshapes shapes, --iters $iters)"
   timeout -k 10 "$(cap 200 200)" "$ncu" "${ncu_args[@]}" -k regex:sm90_fp8_gemm --log-file "$work/fgemm_ncu.csv" \
-    "$bench" --kernels "$fgdir/all" --shapes "$shapes" --no-check --iters "$iters" >"$work/fgemm_ncu.stdout" 2>&1
+    "$bench" --kernels "$fgdir/all" --shapes "$shapes" --no-check --iters "$iters" ${recipe_flags[@]+"${recipe_flags[@]}"} >"$work/fgemm_ncu.stdout" 2>&1
   rc=$?
   n=$(py count "$work/fgemm_ncu.csv" "$work/fgemm_ncu.stdout" --name sm90_fp8_gemm)
   want=$((nshapes * (4 + iters)))
@@ -143,7 +155,7 @@ if [[ -n $ncu && -x $bench ]]; then
       t=$(cap 40 200)
       ((t < 10)) && { note "fgemm: no time left for shape $s"; break; }
       timeout -k 5 "$t" "$ncu" "${ncu_args[@]}" -k regex:sm90_fp8_gemm --log-file "$work/fgemm_ncu_$i.csv" \
-        "$bench" --kernels "$fgdir/all" --shapes "$s" --no-check --iters "$iters" >"$work/fgemm_ncu_$i.stdout" 2>&1
+        "$bench" --kernels "$fgdir/all" --shapes "$s" --no-check --iters "$iters" ${recipe_flags[@]+"${recipe_flags[@]}"} >"$work/fgemm_ncu_$i.stdout" 2>&1
       i=$((i + 1))
     done
     say "fgemm ncu per shape: done"
@@ -151,7 +163,7 @@ if [[ -n $ncu && -x $bench ]]; then
 fi
 if [[ -x $bench ]]; then
   say "== fgemm-bench alone (CUDA events, --iters 30)"
-  timeout -k 5 "$(cap 60 200)" "$bench" --kernels "$fgdir/all" --shapes "$shapes" --no-check --iters 30 \
+  timeout -k 5 "$(cap 60 200)" "$bench" --kernels "$fgdir/all" --shapes "$shapes" --no-check --iters 30 ${recipe_flags[@]+"${recipe_flags[@]}"} \
     >"$work/fgemm_events.txt" 2>&1 || note "fgemm-bench (events) exit $?"
 fi
 
@@ -210,8 +222,8 @@ profile_lib() { # lib regex limit
   say "$lib ncu: exit $?, $(py count "$work/${lib}_ncu.csv" "$work/${lib}_ncu.stdout") kernels profiled"
 }
 if [[ -n $ncu ]]; then
-  # DeepGEMM's kernel: deep_gemm::sm90_fp8_gemm_1d2d_impl<...>; the marker: spin_kernel.
-  ((dg_ok)) && profile_lib deepgemm '.*(sm90_fp8_gemm_1d2d|spin_kernel).*' 200
+  # DeepGEMM's kernel: deep_gemm::sm90_fp8_gemm_1d2d_impl<...> (1d1d: ..._1d1d_impl); the marker: spin_kernel.
+  ((dg_ok)) && profile_lib deepgemm ".*($dg_kernel|spin_kernel).*" 200
   if ((cublas)); then
     profile_lib cublas "$(py regex --warm "$warm")" 160
   fi

@@ -119,24 +119,39 @@ def calc_diff(x, y):
     return float(1 - 2 * (x * y).sum() / den)
 
 
+# COMPARE_RECIPE=1d1d (compare-deepgemm.sh --recipe 1d1d): the FP32 GEMM
+# D = C + A B^T with 1x128 scales on A and B, accumulated in place (C is D,
+# so DeepGEMM launches its GEMM kernel alone, without a copy of C into D).
+RECIPE = os.environ.get("COMPARE_RECIPE", "1d2d")
+
+
 class Problem:
     """Inputs of one shape: BF16 A (M x K) and B (N x K), quantized as DeepGEMM's
-    tests do; D is BF16 M x N."""
+    tests do; D is BF16 M x N (1d1d: FP32, starting as C)."""
 
     def __init__(self, shape, dg, seed=0, reference=False):
         import torch
         m, n, k = shape
+        f32 = RECIPE == "1d1d"
         torch.manual_seed(seed + m * 7 + n * 13 + k * 17)
         a = torch.randn((m, k), device="cuda", dtype=torch.bfloat16)
         b = torch.randn((n, k), device="cuda", dtype=torch.bfloat16)
+        self.c = torch.randn((m, n), device="cuda", dtype=torch.float) if f32 else None
         self.ref = (a.float() @ b.float().t()) if reference else None
+        if f32 and reference:
+            self.ref += self.c
         self.a8, self.sfa = cast_fp8(a, True, dg)    # sfa: M x K/128
-        self.b8, self.sfb = cast_fp8(b, False, dg)   # sfb: N/128 x K/128
+        self.b8, self.sfb = cast_fp8(b, f32, dg)     # sfb: N/128 x K/128 (1d1d: N x K/128)
         del a, b
-        self.d = torch.empty((m, n), device="cuda", dtype=torch.bfloat16)
+        self.d = torch.empty((m, n), device="cuda", dtype=torch.float if f32 else torch.bfloat16)
+        if f32:
+            self.d.copy_(self.c)
         self.dg = dg
         self.dg_kwargs = {"disable_ue8m0_cast": True}
+        if f32:
+            self.dg_kwargs.update(c=self.d, recipe=(1, 1, 128))
         self.sfa_dg = self.sfa
+        self.sfb_dg = self.sfb
         if dg is not None:
             # The TMA-aligned, MN-major SFA layout DeepGEMM's kernel reads; given
             # in that layout, fp8_gemm_nt launches the GEMM kernel alone.
@@ -145,6 +160,8 @@ class Problem:
                 fn = getattr(getattr(dg, "utils", None), "get_mn_major_tma_aligned_tensor", None)
             if fn is not None:
                 self.sfa_dg = fn(self.sfa)
+                if f32:
+                    self.sfb_dg = fn(self.sfb)
         # cuBLASLt (torch._scaled_mm) blockwise layouts: scale_a M x K/128
         # outer-dim-major (stride 1, M); scale_b K/128 x N/128 with stride
         # (1, K/128), i.e. SFB^T; mat2 = B^T (K x N, column-major).
@@ -154,13 +171,20 @@ class Problem:
 
     def deepgemm(self):
         try:
-            self.dg.fp8_gemm_nt((self.a8, self.sfa_dg), (self.b8, self.sfb), self.d, **self.dg_kwargs)
+            self.dg.fp8_gemm_nt((self.a8, self.sfa_dg), (self.b8, self.sfb_dg), self.d, **self.dg_kwargs)
         except TypeError:
-            if not self.dg_kwargs:
+            if RECIPE == "1d1d" or not self.dg_kwargs:
                 raise
             self.dg_kwargs = {}
-            self.dg.fp8_gemm_nt((self.a8, self.sfa_dg), (self.b8, self.sfb), self.d)
+            self.dg.fp8_gemm_nt((self.a8, self.sfa_dg), (self.b8, self.sfb_dg), self.d)
         return self.d
+
+    def reset_output(self):
+        """D poisoned (every element must be written again), or back to C."""
+        if self.c is not None:
+            self.d.copy_(self.c)
+        else:
+            self.d.fill_(float("nan"))
 
     def cublas(self):
         import torch
@@ -235,7 +259,7 @@ def cmd_worker(args):
                 torch.cuda.synchronize()
                 rec["deepgemm_first_call_s"] = round(time.time() - t, 2)
                 rec["deepgemm_diff_first"] = calc_diff(d, p.ref)
-                p.d.fill_(float("nan"))  # every element must be written again
+                p.reset_output()
                 d = p.deepgemm()
                 torch.cuda.synchronize()
                 rec["deepgemm_diff"] = calc_diff(d, p.ref)

@@ -56,6 +56,8 @@ for layout in contiguous contiguous_psum contiguous_unpadded masked; do
   "$build/bin/fgemm-precompile" "$root/kernels/sm90_m_grouped_fp8_gemm_${layout}_1d2d.mlir" \
     --set "$layout" --cache-dir "$out/.cache" --pack "$out/all" >/dev/null
 done
+"$build/bin/fgemm-precompile" "$root/kernels/sm90_fp8_gemm_1d1d.mlir" --set dense_1d1d \
+  --cache-dir "$out/.cache" --pack "$out/all" >/dev/null
 rm -rf "$out/.cache"
 for meta in "$out"/all/bm*.meta; do
   stem=$(basename "$meta" .meta)

@@ -19,6 +19,11 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader |
 "$bench" --list-devices | tee -a "$out/device.txt"
 "$bench" --kernels "$dir/all" --shapes dense >"$out/dense.txt" 2>&1; dense=$?
 "$bench" --kernels "$dir/all" --shapes sweep >"$out/sweep.txt" 2>&1; sweep=$?
+# The FP32 1D1D kernels: D = C + A B^T, C apart from D and in place.
+"$bench" --kernels "$dir/all" --recipe 1d1d --shapes dense >"$out/dense-1d1d.txt" 2>&1; dense1d1d=$?
+{ "$bench" --kernels "$dir/all" --recipe 1d1d --shapes sweep
+  "$bench" --kernels "$dir/all" --recipe 1d1d --c-in-place --shapes sweep; } >"$out/sweep-1d1d.txt" 2>&1
+sweep1d1d=$?
 : >"$out/configs.txt"
 for cfg in "$dir"/cfg_*; do
   echo "== $(basename "$cfg")" >>"$out/configs.txt"
@@ -41,5 +46,7 @@ done
 echo "== errors"; cat "$out/errors.txt"
 echo "== dense (exit $dense)"; cat "$out/dense.txt"
 echo "== sweep (exit $sweep)"; grep -E "FAIL|passed" "$out/sweep.txt"
+echo "== dense 1d1d (exit $dense1d1d)"; cat "$out/dense-1d1d.txt"
+echo "== sweep 1d1d (exit $sweep1d1d)"; grep -E "FAIL|passed" "$out/sweep-1d1d.txt"
 echo "== configs"; grep -E "^==|^ +[0-9]" "$out/configs.txt"
 echo "== sass"; grep -E "^==|^ +[0-9]|checksum" "$out/sass.txt"

@@ -179,8 +179,10 @@ EmulatedElement fgemm::emulateElement(const QuantizedMatrix &a,
     int64_t kb = k / kScaleBlock;
     double x = double(e4m3ToFloat(a.values[m * a.cols + k])) *
                a.scales[m * a.scaleCols + kb];
+    // Per-token scales (a row each) or per-block ones.
+    int64_t scaleRow = b.scaleRows == b.rows ? n : n / kScaleBlock;
     double y = double(e4m3ToFloat(b.values[n * b.cols + k])) *
-               b.scales[(n / kScaleBlock) * b.scaleCols + kb];
+               b.scales[scaleRow * b.scaleCols + kb];
     result.value += x * y;
     result.sumAbs += std::fabs(x * y);
   }

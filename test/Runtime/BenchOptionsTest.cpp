@@ -149,10 +149,10 @@ TEST(BenchInputs, DeterministicNormalBf16) {
 }
 
 TEST(BenchInputs, OperandsAreQuantizedPerContract) {
-  OperandData a = makeOperand(1, Operand::A, 3, 256);
+  OperandData a = makeOperand(1, Operand::A, 3, 256, /*perToken=*/true);
   EXPECT_EQ(a.quantized.scaleRows, 3);
   EXPECT_EQ(a.quantized.scaleCols, 2);
-  OperandData b = makeOperand(1, Operand::B, 200, 256);
+  OperandData b = makeOperand(1, Operand::B, 200, 256, /*perToken=*/false);
   EXPECT_EQ(b.quantized.scaleRows, 2);
   EXPECT_EQ(b.quantized.scaleCols, 2);
   // Row 0's first block: scale = amax / 448 of the bf16 inputs.

@@ -14,7 +14,8 @@ std::string fgemm::bench::usage() {
   return "usage: fgemm-bench --kernels DIR [--shapes dense|sweep|M,N,K;...]\n"
          "                   [--iters N] [--seed S] [--device N] [--sms N]\n"
          "                   [--no-check] [--no-time] [--time] [--checksum]\n"
-         "                   [--host-latency]\n"
+         "                   [--host-latency] [--recipe 1d2d|1d1d] "
+         "[--c-in-place]\n"
          "       fgemm-bench --list-devices\n"
          "       fgemm-bench --describe FILE.meta [--describe ...]\n"
          "\n"
@@ -29,6 +30,12 @@ std::string fgemm::bench::usage() {
          "                   0 = all): few SMs make each CTA of a persistent\n"
          "                   grid run many tiles, e.g. under "
          "compute-sanitizer\n"
+         "  --recipe R       1d2d (default): D bf16 = A B^T, 128x128 scales on "
+         "B;\n"
+         "                   1d1d: D f32 = C + A B^T, 1x128 scales on B, C\n"
+         "                   random f32 (the dense_1d1d kernels)\n"
+         "  --c-in-place     1d1d: C and D are one tensor (accumulate in "
+         "place)\n"
          "  --no-check       skip the accuracy checks\n"
          "  --host-latency   print the host time of one DenseGemm::run call,\n"
          "                   first (prepares) and warm (reuses the prepared\n"
@@ -184,6 +191,15 @@ fgemm::bench::parseOptions(const std::vector<std::string> &args) {
         return Status::error("--sms needs an SM count (0 = all), got '" +
                              value + "'");
       options.sms = static_cast<int>(number);
+    } else if (flag == "--recipe") {
+      if (!takeValue())
+        return needsValue();
+      if (value != "1d2d" && value != "1d1d")
+        return Status::error("--recipe is 1d2d or 1d1d, got '" + value + "'");
+      options.recipe1D1D = value == "1d1d";
+    } else if (flag == "--c-in-place") {
+      FGEMM_RETURN_IF_ERROR(noValue());
+      options.cInPlace = true;
     } else if (flag == "--describe") {
       if (!takeValue())
         return needsValue();
@@ -207,6 +223,9 @@ fgemm::bench::parseOptions(const std::vector<std::string> &args) {
   }
   if (noTime && timeGiven)
     return Status::error("--time and --no-time contradict each other");
+  if (options.cInPlace && !options.recipe1D1D)
+    return Status::error("--c-in-place needs --recipe 1d1d (the 1d2d recipe "
+                         "has no C)");
   if (options.help || options.listDevices || !options.describe.empty())
     return options;
   if (options.kernels.empty())

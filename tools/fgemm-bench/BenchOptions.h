@@ -40,7 +40,10 @@ struct Options {
   bool checksum = false; ///< --checksum: print a hash of D per shape
   /// --host-latency: host time of DenseGemm::run per call, cold and warm.
   bool hostLatency = false;
-  bool help = false; ///< --help
+  /// --recipe 1d1d: the FP32 kernels, D = C + A B^T (else 1d2d, bf16 D).
+  bool recipe1D1D = false;
+  bool cInPlace = false; ///< --c-in-place: C is D (1d1d)
+  bool help = false;     ///< --help
 };
 
 /// The usage text printed by --help and after flag errors.

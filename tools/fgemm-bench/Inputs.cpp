@@ -62,11 +62,11 @@ Bf16Matrix fgemm::bench::randnBf16(uint64_t seed, Operand operand, int64_t rows,
 }
 
 OperandData fgemm::bench::makeOperand(uint64_t seed, Operand operand,
-                                      int64_t rows, int64_t cols) {
+                                      int64_t rows, int64_t cols,
+                                      bool perToken) {
   OperandData data;
   data.input = randnBf16(seed, operand, rows, cols);
-  data.quantized = operand == Operand::A
-                       ? quantizePerToken(data.input.values, rows, cols)
-                       : quantizePerBlock(data.input.values, rows, cols);
+  data.quantized = perToken ? quantizePerToken(data.input.values, rows, cols)
+                            : quantizePerBlock(data.input.values, rows, cols);
   return data;
 }

@@ -29,7 +29,7 @@ struct Bf16Matrix {
 };
 
 /// Which operand a stream of samples is for (part of the counter key).
-enum class Operand : uint64_t { A = 1, B = 2 };
+enum class Operand : uint64_t { A = 1, B = 2, C = 3 };
 
 /// randn(rows, cols) in bf16 for `operand`, from `seed`.
 Bf16Matrix randnBf16(uint64_t seed, Operand operand, int64_t rows,
@@ -43,8 +43,10 @@ struct OperandData {
 
 /// x = randn(M, K) quantized per token (A), or y = randn(N, K) quantized per
 /// 128x128 block (B).
+/// Random bf16 values quantized per token (one scale per row and 128-wide K
+/// block: A, and B of the 1D1D recipe) or per 128x128 block (B of 1D2D).
 OperandData makeOperand(uint64_t seed, Operand operand, int64_t rows,
-                        int64_t cols);
+                        int64_t cols, bool perToken);
 
 } // namespace fgemm::bench
 

@@ -10,9 +10,10 @@
 //
 //   fgemm_ref_gemm_bf16  ref = x * y^T of the unquantized bf16 inputs, FP32
 //                        accumulation (DeepGEMM's reference)
-//   fgemm_ref_check      the exact emulation of the quantized math in FP64,
-//                        compared with D element-wise and against ref
-//                        (calc_diff sums); one CheckPartial per block
+//   fgemm_ref_check      the exact emulation of the quantized math in FP64
+//                        (plus C for the 1D1D recipe), compared with D
+//                        element-wise and against ref + C (calc_diff sums);
+//                        one CheckPartial per block
 //
 // Plain shared-memory tiling: these must be obviously correct, not fast.
 //
@@ -103,13 +104,18 @@ extern "C" __global__ void __launch_bounds__(kThreads)
 /// sumAbs = sum_kb |sfa sfb| sum_k |a b|, all in FP64 (the per-block sums of
 /// e4m3 products are exact in FP64). Then compares with d and ref and
 /// reduces per block. sfa is M-major with `sfaRows` = align(M, 4) rows per K
-/// block; sfb is row-major [ceil(N/128), ceil(K/128)].
-extern "C" __global__ void __launch_bounds__(kThreads) fgemm_ref_check(
-    const uint8_t *__restrict__ a, const float *__restrict__ sfa,
-    const uint8_t *__restrict__ b, const float *__restrict__ sfb,
-    const uint16_t *__restrict__ d, const float *__restrict__ ref,
-    CheckPartial *__restrict__ partials, int M, int N, int K, int sfaRows,
-    double relTolerance, double absSumTolerance, double absTolerance) {
+/// block; sfb is row-major [ceil(N/128), ceil(K/128)] when `sfbRows` is 0,
+/// else N-major with `sfbRows` = align(N, 4) rows per K block (1D1D). `c`
+/// (or null) is added to emu and ref; d is f32 when `dIsF32`, else bf16.
+extern "C" __global__ void __launch_bounds__(kThreads)
+    fgemm_ref_check(const uint8_t *__restrict__ a,
+                    const float *__restrict__ sfa,
+                    const uint8_t *__restrict__ b,
+                    const float *__restrict__ sfb, const float *__restrict__ c,
+                    const void *__restrict__ d, const float *__restrict__ ref,
+                    CheckPartial *__restrict__ partials, int M, int N, int K,
+                    int sfaRows, int sfbRows, int dIsF32, double relTolerance,
+                    double absSumTolerance, double absTolerance) {
   __shared__ float as[kCheckTileK][kCheckTile + 1];
   __shared__ float bs[kCheckTileK][kCheckTile + 1];
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
@@ -147,7 +153,8 @@ extern "C" __global__ void __launch_bounds__(kThreads) fgemm_ref_check(
         if (m >= M || n >= N)
           continue;
         double scale = double(sfa[int64_t(kb) * sfaRows + m]) *
-                       double(sfb[(n / 128) * kBlocks + kb]);
+                       double(sfbRows ? sfb[int64_t(kb) * sfbRows + n]
+                                      : sfb[(n / 128) * kBlocks + kb]);
         emu[i][j] += scale * blockSum[i][j];
         sumAbs[i][j] += fabs(scale) * blockAbs[i][j];
       }
@@ -160,8 +167,13 @@ extern "C" __global__ void __launch_bounds__(kThreads) fgemm_ref_check(
       if (m >= M || n >= N)
         continue;
       int64_t index = m * N + n;
-      double dv = bf16ToFloat(d[index]);
-      double rv = ref[index];
+      double dv = dIsF32 ? static_cast<const float *>(d)[index]
+                         : bf16ToFloat(static_cast<const uint16_t *>(d)[index]);
+      // C enters exactly (FP64); D adds it with one FP32 rounding.
+      double cv = c ? c[index] : 0.0;
+      emu[i][j] += cv;
+      sumAbs[i][j] += fabs(cv);
+      double rv = ref[index] + cv;
       mine.emuXY += emu[i][j] * rv;
       mine.emuSquares += emu[i][j] * emu[i][j] + rv * rv;
       if (!isfinite(dv)) {

@@ -104,8 +104,10 @@ public:
 private:
   Status upload(const OperandData &data, bool withInput, bool perToken,
                 DeviceOperand &device);
+  /// `c` and `cHost`: the 1D1D recipe's C (empty otherwise).
   Status check(const Shape &shape, const OperandData &a, const OperandData &b,
                const DeviceOperand &da, const DeviceOperand &db,
+               const DeviceBuffer &c, const std::vector<float> &cHost,
                const DeviceBuffer &d, ShapeResult &result);
   Status time(const DenseGemm::Prepared &prepared, ShapeResult &result);
   Status hostLatency(const DenseGemmProblem &problem, ShapeResult &result);
@@ -168,7 +170,11 @@ Status Bench::runShape(const Shape &shape, ShapeResult &result) {
   FGEMM_RETURN_IF_ERROR(validateDenseGemmShape(m, n, k));
   if (m == 0 || n == 0) {
     // The API must accept an empty output without pointers or a launch.
-    FGEMM_RETURN_IF_ERROR(gemm.run(0, 0, 0, 0, 0, m, n, k, stream.get()));
+    DenseGemmProblem empty;
+    empty.m = m;
+    empty.n = n;
+    empty.k = k;
+    FGEMM_RETURN_IF_ERROR(gemm.run(empty, stream.get()));
     result.notes.push_back("empty output: nothing launched");
     return Status::success();
   }
@@ -181,32 +187,54 @@ Status Bench::runShape(const Shape &shape, ShapeResult &result) {
   // Inputs. The check kernel's grid has ceil(M/32) rows.
   if ((m + 31) / 32 > 65535)
     return Status::error("the reference check handles M up to 2097120");
-  OperandData a = makeOperand(options.seed, Operand::A, m, k);
+  // The 1D1D recipe quantizes B per token too, and adds a random f32 C.
+  const bool f32 = options.recipe1D1D;
+  const size_t elementBytes = f32 ? 4 : 2;
+  OperandData a = makeOperand(options.seed, Operand::A, m, k, true);
   DeviceOperand deviceA;
   FGEMM_RETURN_IF_ERROR(upload(a, options.check, /*perToken=*/true, deviceA));
   Shape bKey{0, n, k};
   if (!cachedB || !(*cachedB == bKey)) {
     cachedB.reset();
-    b = makeOperand(options.seed, Operand::B, n, k);
-    FGEMM_RETURN_IF_ERROR(
-        upload(b, options.check, /*perToken=*/false, deviceB));
+    b = makeOperand(options.seed, Operand::B, n, k, f32);
+    FGEMM_RETURN_IF_ERROR(upload(b, options.check, f32, deviceB));
     cachedB = bKey;
   }
-  Expected<DeviceBuffer> d = DeviceBuffer::allocate(cu, size_t(m * n) * 2);
+  Expected<DeviceBuffer> d =
+      DeviceBuffer::allocate(cu, size_t(m * n) * elementBytes);
   if (!d.ok())
     return d.takeStatus();
+  std::vector<float> cHost;
+  Expected<DeviceBuffer> c = DeviceBuffer::allocate(cu, 0);
+  if (f32) {
+    cHost = randnBf16(options.seed, Operand::C, m, n).values;
+    c = DeviceBuffer::allocate(cu, cHost.size() * 4);
+    if (!c.ok())
+      return c.takeStatus();
+    FGEMM_RETURN_IF_ERROR(c->copyFromHost(cHost.data(), cHost.size() * 4));
+  }
+  // Accumulating in place, D starts as C.
+  if (options.cInPlace)
+    FGEMM_RETURN_IF_ERROR(d->copyFromHost(cHost.data(), cHost.size() * 4));
   // A pageable cuMemcpyHtoD may return before its DMA lands, and our stream
   // does not wait for the legacy stream: finish the uploads first.
   FGEMM_CU_CHECK(cu.cuCtxSynchronize());
 
-  // One run on a NaN-poisoned D (0xffff is a bf16 NaN).
-  FGEMM_CU_CHECK(
-      cu.cuMemsetD16Async(d->get(), 0xffff, size_t(m * n), stream.get()));
+  // One run on a NaN-poisoned D (0xffff / 0xffffffff: a bf16 / f32 NaN),
+  // or on D = C.
+  if (f32 && !options.cInPlace)
+    FGEMM_CU_CHECK(cu.cuMemsetD32Async(d->get(), 0xffffffffu, size_t(m * n),
+                                       stream.get()));
+  else if (!f32)
+    FGEMM_CU_CHECK(
+        cu.cuMemsetD16Async(d->get(), 0xffff, size_t(m * n), stream.get()));
   DenseGemmProblem problem;
   problem.a = deviceA.values.get();
   problem.sfa = deviceA.scales.get();
   problem.b = deviceB.values.get();
   problem.sfb = deviceB.scales.get();
+  if (f32)
+    problem.c = options.cInPlace ? d->get() : c->get();
   problem.d = d->get();
   problem.m = m;
   problem.n = n;
@@ -220,19 +248,19 @@ Status Bench::runShape(const Shape &shape, ShapeResult &result) {
 
   if (options.checksum) {
     // Bit-exact fingerprint of D, before any check or timing reruns it.
-    std::vector<uint16_t> bits(size_t(m * n));
-    FGEMM_RETURN_IF_ERROR(d->copyToHost(bits.data(), bits.size() * 2));
+    std::vector<uint8_t> bytes(size_t(m * n) * elementBytes);
+    FGEMM_RETURN_IF_ERROR(d->copyToHost(bytes.data(), bytes.size()));
     uint64_t hash = 0xcbf29ce484222325ull;
-    for (uint16_t v : bits)
-      for (int byte = 0; byte < 2; ++byte)
-        hash = (hash ^ ((v >> (8 * byte)) & 0xff)) * 0x100000001b3ull;
+    for (uint8_t byte : bytes)
+      hash = (hash ^ byte) * 0x100000001b3ull;
     char line[64];
     std::snprintf(line, sizeof(line), "checksum of D: %016llx",
                   (unsigned long long)hash);
     result.notes.push_back(line);
   }
   if (options.check)
-    FGEMM_RETURN_IF_ERROR(check(shape, a, b, deviceA, deviceB, *d, result));
+    FGEMM_RETURN_IF_ERROR(
+        check(shape, a, b, deviceA, deviceB, *c, cHost, *d, result));
   if (options.time)
     FGEMM_RETURN_IF_ERROR(time(*prepared, result));
   if (options.hostLatency)
@@ -242,9 +270,7 @@ Status Bench::runShape(const Shape &shape, ShapeResult &result) {
 
 Status Bench::hostLatency(const DenseGemmProblem &p, ShapeResult &result) {
   using Clock = std::chrono::steady_clock;
-  auto call = [&] {
-    return gemm.run(p.a, p.sfa, p.b, p.sfb, p.d, p.m, p.n, p.k, stream.get());
-  };
+  auto call = [&] { return gemm.run(p, stream.get()); };
   FGEMM_RETURN_IF_ERROR(stream.synchronize());
   auto start = Clock::now();
   FGEMM_RETURN_IF_ERROR(call()); // prepares
@@ -269,7 +295,8 @@ Status Bench::hostLatency(const DenseGemmProblem &p, ShapeResult &result) {
 
 Status Bench::check(const Shape &shape, const OperandData &a,
                     const OperandData &b, const DeviceOperand &da,
-                    const DeviceOperand &db, const DeviceBuffer &d,
+                    const DeviceOperand &db, const DeviceBuffer &c,
+                    const std::vector<float> &cHost, const DeviceBuffer &d,
                     ShapeResult &result) {
   const int64_t m = shape.m, n = shape.n, k = shape.k;
   Expected<DeviceBuffer> ref = DeviceBuffer::allocate(cu, size_t(m * n) * 4);
@@ -286,16 +313,19 @@ Status Bench::check(const Shape &shape, const OperandData &a,
   CUdeviceptr x = da.input.get(), y = db.input.get(), refPtr = ref->get();
   CUdeviceptr aq = da.values.get(), sfa = da.scales.get();
   CUdeviceptr bq = db.values.get(), sfb = db.scales.get();
-  CUdeviceptr dPtr = d.get(), partialPtr = devicePartials->get();
+  CUdeviceptr cPtr = c.get(), dPtr = d.get(),
+              partialPtr = devicePartials->get();
+  const bool f32 = options.recipe1D1D;
   int mi = int(m), ni = int(n), ki = int(k), sfaRows = int(alignedSfaRows(m));
+  int sfbRows = f32 ? int(alignedSfaRows(n)) : 0, dIsF32 = f32 ? 1 : 0;
   double rel = 0x1p-7, absSum = 0x1p-10, absolute = 1e-6;
   FGEMM_RETURN_IF_ERROR(launchRaw(refGemm, uint32_t((n + 63) / 64),
                                   uint32_t((m + 63) / 64),
                                   {&x, &y, &refPtr, &mi, &ni, &ki}));
-  FGEMM_RETURN_IF_ERROR(
-      launchRaw(refCheck, checkX, checkY,
-                {&aq, &sfa, &bq, &sfb, &dPtr, &refPtr, &partialPtr, &mi, &ni,
-                 &ki, &sfaRows, &rel, &absSum, &absolute}));
+  FGEMM_RETURN_IF_ERROR(launchRaw(
+      refCheck, checkX, checkY,
+      {&aq, &sfa, &bq, &sfb, &cPtr, &dPtr, &refPtr, &partialPtr, &mi, &ni, &ki,
+       &sfaRows, &sfbRows, &dIsF32, &rel, &absSum, &absolute}));
   FGEMM_RETURN_IF_ERROR(
       stream.synchronize().withContext("running the reference kernels"));
   FGEMM_RETURN_IF_ERROR(devicePartials->copyToHost(
@@ -343,11 +373,24 @@ Status Bench::check(const Shape &shape, const OperandData &a,
     // Recompute the worst element on the host: it cross-checks the GPU
     // emulation and gives the values for the report.
     int64_t wm = total.worstIndex / n, wn = total.worstIndex % n;
-    uint16_t dBits = 0;
-    FGEMM_RETURN_IF_ERROR(
-        d.copyToHost(&dBits, 2, size_t(total.worstIndex) * 2));
-    double dValue = bf16ToFloat(dBits);
+    double dValue = 0;
+    if (f32) {
+      float value = 0;
+      FGEMM_RETURN_IF_ERROR(
+          d.copyToHost(&value, 4, size_t(total.worstIndex) * 4));
+      dValue = value;
+    } else {
+      uint16_t dBits = 0;
+      FGEMM_RETURN_IF_ERROR(
+          d.copyToHost(&dBits, 2, size_t(total.worstIndex) * 2));
+      dValue = bf16ToFloat(dBits);
+    }
     EmulatedElement emu = emulateElement(a.quantized, b.quantized, wm, wn);
+    if (f32) {
+      double cValue = cHost[size_t(total.worstIndex)];
+      emu.value += cValue;
+      emu.sumAbs += std::fabs(cValue);
+    }
     double tolerance = emulationTolerance(emu.value, emu.sumAbs);
     double hostRatio = std::fabs(dValue - emu.value) / tolerance;
     if (total.maxRatio > 1) {
@@ -528,7 +571,9 @@ int benchMain(const Options &options) {
   Expected<PrimaryContext> context = PrimaryContext::retain(cu, options.device);
   if (!context.ok())
     return fail(context.status());
-  Expected<DenseGemm> gemm = DenseGemm::create(options.kernels);
+  Expected<DenseGemm> gemm = DenseGemm::create(
+      options.kernels,
+      options.recipe1D1D ? DenseRecipe::k1D1D : DenseRecipe::k1D2D);
   if (!gemm.ok())
     return fail(gemm.status());
   std::vector<char> image(kReferenceCubin,
