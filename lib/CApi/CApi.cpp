@@ -34,6 +34,9 @@ struct fgemm_context {
   /// has at least one of the two.
   std::optional<DenseGemm> gemm;
   std::optional<GroupedGemm> grouped;
+  /// The FP32 dense kernels (the 1D1D recipe, D = C + A B^T), where the
+  /// directory or the provider has them.
+  std::optional<DenseGemm> gemmF32;
 };
 
 namespace {
@@ -112,7 +115,8 @@ fgemm_status createContext(
     int device, fgemm_context **out,
     const std::function<Expected<DenseGemm>()> &makeGemm,
     const std::string &groupedDir = "",
-    const std::function<Expected<GroupedGemm>()> &makeGrouped = nullptr) {
+    const std::function<Expected<GroupedGemm>()> &makeGrouped = nullptr,
+    const std::function<Expected<DenseGemm>()> &makeF32 = nullptr) {
   Expected<const Driver *> driver = Driver::get();
   if (!driver.ok())
     return fromStatus(driver.status());
@@ -155,11 +159,21 @@ fgemm_status createContext(
                         "' (compile kernels/*.mlir into it, e.g. with "
                         "fgemm-precompile --pack DIR)")));
   }
+  // FP32 kernels are optional: a directory without them is fine.
+  std::optional<DenseGemm> f32;
+  if (makeF32) {
+    Expected<DenseGemm> made = makeF32();
+    if (made.ok())
+      f32.emplace(std::move(*made));
+    else if (!none(made.status(), "no dense_1d1d kernels"))
+      return restore(fromStatus(made.status()));
+  }
   std::optional<DenseGemm> dense;
   if (gemm.ok())
     dense.emplace(std::move(*gemm));
   *out = new fgemm_context(**driver, std::move(*primary), std::move(dense),
                            std::move(grouped));
+  (*out)->gemmF32 = std::move(f32);
   return restore(FGEMM_SUCCESS);
 }
 
@@ -182,7 +196,9 @@ fgemm_status fgemm_context_create(int device, const char *kernel_dir,
                 "fgemm_context_create: kernel_dir is NULL or empty (a "
                 "directory of NAME.cubin + NAME.meta pairs)");
   return createContext(
-      device, out, [&] { return DenseGemm::create(kernel_dir); }, kernel_dir);
+      device, out, [&] { return DenseGemm::create(kernel_dir); }, kernel_dir,
+      nullptr,
+      [&] { return DenseGemm::create(kernel_dir, DenseRecipe::k1D1D); });
 }
 
 fgemm_status fgemm_context_create_on_demand(int device,
@@ -242,6 +258,14 @@ fgemm_status fgemm_context_create_with_provider(int device,
             [ask](GroupedLayout layout, const DenseConfiguration &config) {
               return ask(groupedVariant(layout), config);
             });
+      },
+      [&] {
+        return DenseGemm::createOnDemand(
+            denseConfigurationSet(DenseRecipe::k1D1D),
+            [ask](const DenseConfiguration &config) {
+              return ask(denseVariant(DenseRecipe::k1D1D), config);
+            },
+            DenseRecipe::k1D1D);
       });
 }
 
@@ -262,6 +286,8 @@ fgemm_status fgemm_context_set_num_sms(fgemm_context *context, int num_sms) {
     status = context->gemm->setSmLimit(num_sms);
   if (status.ok() && context->grouped)
     status = context->grouped->setSmLimit(num_sms);
+  if (status.ok() && context->gemmF32)
+    status = context->gemmF32->setSmLimit(num_sms);
   return fromStatus(status, FGEMM_ERROR_INVALID_ARGUMENT);
 }
 
@@ -274,6 +300,8 @@ fgemm_status fgemm_context_specialize(fgemm_context *context, int enable) {
     status = context->gemm->specializeShapes(enable != 0);
   if (status.ok() && context->grouped)
     status = context->grouped->specializeShapes(enable != 0);
+  if (status.ok() && context->gemmF32)
+    status = context->gemmF32->specializeShapes(enable != 0);
   return fromStatus(status, FGEMM_ERROR_INVALID_ARGUMENT);
 }
 
@@ -326,6 +354,67 @@ fgemm_status fgemm_gemm_fp8_nt(fgemm_context *context, const void *a,
   return fromStatus(context->gemm->run(ptr(a), ptr(sfa), ptr(b), ptr(sfb),
                                        ptr(d), m, n, k,
                                        static_cast<CUstream>(stream)));
+}
+
+fgemm_status fgemm_gemm_fp8_nt_fp32(fgemm_context *context, const void *a,
+                                    const void *sfa, const void *b,
+                                    const void *sfb, const void *c, void *d,
+                                    int64_t m, int64_t n, int64_t k,
+                                    void *stream) {
+  if (!context)
+    return fail(FGEMM_ERROR_INVALID_ARGUMENT,
+                "fgemm_gemm_fp8_nt_fp32: context is NULL");
+  Status shape = validateDenseGemmShape(m, n, k);
+  if (!shape.ok())
+    return fromStatus(shape, FGEMM_ERROR_INVALID_ARGUMENT);
+  if (m == 0 || n == 0)
+    return FGEMM_SUCCESS;
+  const std::pair<const char *, const void *> pointers[] = {
+      {"a", a}, {"sfa", sfa}, {"b", b}, {"sfb", sfb}, {"d", d}};
+  for (const auto &[name, pointer] : pointers) {
+    if (!pointer)
+      return fail(FGEMM_ERROR_INVALID_ARGUMENT,
+                  std::string(name) + " is NULL (M = " + std::to_string(m) +
+                      ", N = " + std::to_string(n) + " needs it)");
+    std::string problem = misaligned(name, pointer, 16);
+    if (!problem.empty())
+      return fail(FGEMM_ERROR_INVALID_ARGUMENT, problem);
+  }
+  if (reinterpret_cast<uintptr_t>(c) % 8 != 0)
+    return fail(FGEMM_ERROR_INVALID_ARGUMENT,
+                "c is not 8-byte aligned (the kernels read C in pairs of "
+                "floats; got " +
+                    std::to_string(reinterpret_cast<uintptr_t>(c)) + ")");
+  if (!context->gemmF32)
+    return fail(FGEMM_ERROR_RUNTIME,
+                "fgemm_gemm_fp8_nt_fp32: the context has no FP32 (1D1D) "
+                "kernels (compile them into its directory: fgemm-precompile "
+                "kernels/sm90_fp8_gemm_1d1d.mlir --set dense_1d1d --pack "
+                "DIR)");
+  auto ptr = [](const void *p) {
+    return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p));
+  };
+  ScopedContext scope(*context->driver, context->primary.get());
+  auto cuStream = static_cast<CUstream>(stream);
+  DenseGemmProblem problem;
+  problem.a = ptr(a);
+  problem.sfa = ptr(sfa);
+  problem.b = ptr(b);
+  problem.sfb = ptr(sfb);
+  problem.d = ptr(d);
+  problem.c = c ? ptr(c) : problem.d;
+  problem.m = m;
+  problem.n = n;
+  problem.k = k;
+  // Without C the kernel accumulates into a zeroed D.
+  if (!c) {
+    CUresult zeroed = context->driver->cuMemsetD32Async(
+        problem.d, 0, size_t(m) * size_t(n), cuStream);
+    if (zeroed != CUDA_SUCCESS)
+      return fromStatus(
+          cuError(zeroed, "cuMemsetD32Async(d, 0)", __FILE__, __LINE__));
+  }
+  return fromStatus(context->gemmF32->run(problem, cuStream));
 }
 
 int fgemm_context_num_grouped_kernels(const fgemm_context *context) {

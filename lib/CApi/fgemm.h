@@ -28,7 +28,7 @@ extern "C" {
  * signature does, or functions are added (2: the M-grouped GEMMs; 3: contexts
  * whose dense and M-grouped kernels are made on first use); callers check
  * fgemm_api_version() == FGEMM_API_VERSION. */
-#define FGEMM_API_VERSION 4
+#define FGEMM_API_VERSION 5
 
 typedef enum fgemm_status {
   FGEMM_SUCCESS = 0,
@@ -144,6 +144,22 @@ FGEMM_EXPORT fgemm_status fgemm_gemm_fp8_nt(fgemm_context *context,
                                             const void *b, const void *sfb,
                                             void *d, int64_t m, int64_t n,
                                             int64_t k, void *stream);
+
+/* The FP32 GEMM with the 1D1D recipe (DeepGEMM's fp8_gemm_nt with an FP32
+ * d and c): D[m, n] (f32) = C[m, n] + sum over K blocks kb of
+ *   sfa[m, kb] * sfb[n, kb] * sum_k a[m, k] * b[n, k]
+ * with sfb FP32 [ceil(k/128)] columns of ceil(n/4)*4 rows (N-major, laid out
+ * like sfa). c [m, n] f32 may be d itself (accumulation in place) or NULL
+ * (D = A B^T: d is zeroed on the stream first). The other arguments and
+ * rules as fgemm_gemm_fp8_nt. The context needs the dense_1d1d kernels
+ * (kernels/sm90_fp8_gemm_1d1d.mlir; a JIT context makes them).
+ * Asynchronous. */
+FGEMM_EXPORT fgemm_status fgemm_gemm_fp8_nt_fp32(fgemm_context *context,
+                                                 const void *a, const void *sfa,
+                                                 const void *b, const void *sfb,
+                                                 const void *c, void *d,
+                                                 int64_t m, int64_t n,
+                                                 int64_t k, void *stream);
 
 /* How many M-grouped kernels (contiguous and masked) the context holds; 0
  * for a context made on demand (grouped kernels come only from a kernel

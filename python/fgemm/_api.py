@@ -68,10 +68,16 @@ def fp8_gemm_nt(a, b, d, c=None, recipe=None, compiled_dims="nk", disable_ue8m0_
     ceil(K/128)] FP32), b = (B [N, K] e4m3, SFB [ceil(N/128), ceil(K/128)] FP32),
     d [M, N] bf16, written in place on the current CUDA stream. SFA may be
     row-major or DeepGEMM's TMA-aligned MN-major layout (the latter avoids a
-    re-layout copy). `compiled_dims` and `disable_ue8m0_cast` are accepted for
-    compatibility (fgemm picks its own specialization; FP32 scales are used as
-    given)."""
+    re-layout copy). With an FP32 d (or recipe (1, 1, 128)), the 1D1D recipe:
+    D = C + A @ B^T with SFB [N, ceil(K/128)] (one scale per row of B, either
+    layout), c [M, N] FP32 or None (then D = A @ B^T), c may be d itself.
+    `compiled_dims` and `disable_ue8m0_cast` are accepted for compatibility
+    (fgemm picks its own specialization; FP32 scales are used as given)."""
     import torch
+
+    if (recipe is not None and tuple(recipe) == (1, 1, 128)) or \
+            (isinstance(d, torch.Tensor) and d.dtype == torch.float32):
+        return _fp8_gemm_nt_fp32(a, b, d, c, recipe)
 
     if c is None and recipe is None and type(a) is tuple and type(b) is tuple \
             and len(a) == 2 and len(b) == 2:
@@ -91,10 +97,11 @@ def fp8_gemm_nt(a, b, d, c=None, recipe=None, compiled_dims="nk", disable_ue8m0_
     for name, t in (("A", A), ("SFA", sfa), ("B", B), ("SFB", sfb), ("D", d)):
         _check_cuda(name, t, device)
     if c is not None:
-        raise ValueError("c must be None: D = C + A @ B^T (the FP32 1D1D recipe) is not "
-                         "implemented yet; the BF16 recipe writes D only")
+        raise ValueError("c is given but D is bf16: D = C + A @ B^T is the FP32 1D1D recipe "
+                         "(an FP32 d and c, SFB [N, ceil(K/128)])")
     if recipe is not None and tuple(recipe) != (1, 128, 128):
-        raise ValueError(f"recipe {tuple(recipe)} is not supported; allowed: None or (1, 128, 128)")
+        raise ValueError(f"recipe {tuple(recipe)} is not supported; allowed: None, (1, 128, 128) "
+                         "(bf16 D) or (1, 1, 128) (FP32 D)")
     _check_dtype("A", A, torch.float8_e4m3fn)
     _check_dtype("B", B, torch.float8_e4m3fn)
     _check_dtype("SFA", sfa, torch.float32)
@@ -161,6 +168,66 @@ def _launch(ctx, index, A, sfa, B, sfb, d, m, n, k, relayout):
         _lib.check(_lib.library().fgemm_gemm_fp8_nt(
             ctx.handle, A.data_ptr(), sfa.data_ptr(), B.data_ptr(), sfb.data_ptr(),
             d.data_ptr(), m, n, k, stream))
+
+
+def _fp8_gemm_nt_fp32(a, b, d, c, recipe):
+    """fp8_gemm_nt's 1D1D recipe: D (FP32) = C + A @ B^T."""
+    import torch
+
+    A, sfa = _unpack("a", a)
+    B, sfb = _unpack("b", b)
+    if not isinstance(A, torch.Tensor):
+        raise TypeError(f"A must be a torch.Tensor, got {type(A).__name__}")
+    device = A.device
+    tensors = [("A", A), ("SFA", sfa), ("B", B), ("SFB", sfb), ("D", d)]
+    if c is not None:
+        tensors.append(("C", c))
+    for name, t in tensors:
+        _check_cuda(name, t, device)
+    if recipe is not None and tuple(recipe) != (1, 1, 128):
+        raise ValueError(f"recipe {tuple(recipe)} with an FP32 D is not supported; allowed: None or "
+                         "(1, 1, 128)")
+    for name, t, dtype in (("A", A, torch.float8_e4m3fn), ("B", B, torch.float8_e4m3fn),
+                           ("SFA", sfa, torch.float32), ("SFB", sfb, torch.float32),
+                           ("D", d, torch.float32)):
+        _check_dtype(name, t, dtype)
+    if c is not None:
+        _check_dtype("C", c, torch.float32)
+    _require(A.dim() == 2, f"A must be 2-D [M, K], got shape {tuple(A.shape)}")
+    _require(B.dim() == 2, f"B must be 2-D [N, K], got shape {tuple(B.shape)}")
+    m, k = A.shape
+    n, kb = B.shape
+    _require(k == kb, f"A is [M, K] = {tuple(A.shape)} and B is [N, K] = {tuple(B.shape)}: K differs")
+    _require(tuple(d.shape) == (m, n), f"D must be [M, N] = ({m}, {n}), got {tuple(d.shape)}")
+    if c is not None:
+        _require(tuple(c.shape) == (m, n), f"C must be [M, N] = ({m}, {n}), got {tuple(c.shape)}")
+        _require(c.is_contiguous(), f"C must be contiguous and N-major (stride (N, 1)), got stride {c.stride()}")
+    _require(tuple(sfa.shape) == (m, ceil_div(k, 128)),
+             f"SFA must be [M, ceil(K/128)] = ({m}, {ceil_div(k, 128)}), got {tuple(sfa.shape)}")
+    _require(tuple(sfb.shape) == (n, ceil_div(k, 128)),
+             f"SFB must be [N, ceil(K/128)] = ({n}, {ceil_div(k, 128)}) with the 1D1D recipe (one scale "
+             f"per row of B), got {tuple(sfb.shape)}")
+    _require(n % 8 == 0, f"N = {n} is not a multiple of 8")
+    _require(k % 16 == 0 and k > 0, f"K = {k} is not a positive multiple of 16 (A's and B's e4m3 rows "
+             "must be a multiple of 16 bytes)")
+    _require(A.is_contiguous(), f"A must be contiguous and K-major (stride (K, 1)), got stride {A.stride()}")
+    _require(B.is_contiguous(), f"B must be contiguous and K-major (stride (K, 1)), got stride {B.stride()}")
+    _require(d.is_contiguous(), f"D must be contiguous and N-major (stride (N, 1)), got stride {d.stride()}")
+    if m == 0 or n == 0:
+        return d
+    if not is_mn_major_tma_aligned(sfa):
+        sfa = get_mn_major_tma_aligned_tensor(sfa)
+    if not is_mn_major_tma_aligned(sfb):
+        sfb = get_mn_major_tma_aligned_tensor(sfb)
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    ctx = _lib.context(index)
+    stream = _current_stream(index)
+    with ctx.lock:
+        ctx.set_num_sms(_num_sms or 0)
+        _lib.check(_lib.library().fgemm_gemm_fp8_nt_fp32(
+            ctx.handle, A.data_ptr(), sfa.data_ptr(), B.data_ptr(), sfb.data_ptr(),
+            c.data_ptr() if c is not None else None, d.data_ptr(), m, n, k, stream))
+    return d
 
 
 def gemm_fp8_fp8_bf16_nt(lhs, rhs, out):

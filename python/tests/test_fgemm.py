@@ -179,7 +179,7 @@ class Gpu(unittest.TestCase):
         # Another layout of D is checked again, and refused.
         with self.assertRaisesRegex(ValueError, "D must be contiguous"):
             fgemm.fp8_gemm_nt(a, b, d.t().contiguous().t())
-        with self.assertRaisesRegex(ValueError, "c must be None"):
+        with self.assertRaisesRegex(ValueError, "c is given but D is bf16"):
             fgemm.fp8_gemm_nt(a, b, d, c=d)
 
     def test_num_sms(self):
@@ -197,6 +197,36 @@ class Gpu(unittest.TestCase):
         finally:
             fgemm.set_num_sms(sms)
 
+    def test_fp32_recipe_accumulates(self):
+        # DeepGEMM's FP32 fp8_gemm_nt: 1x128 scales on A and B, D = C + A B^T;
+        # C apart from D, in place, and absent.
+        for m, n, k in [(1, 64, 128), (65, 2112, 256), (300, 8, 16), (128, 7168, 2048),
+                        (4096, 4096, 7168), (129, 192, 7168)]:
+            with self.subTest(m=m, n=n, k=k):
+                g = torch.Generator(device="cuda").manual_seed(m + n + k)
+                x = torch.randn((m, k), device="cuda", dtype=torch.bfloat16, generator=g)
+                y = torch.randn((n, k), device="cuda", dtype=torch.bfloat16, generator=g)
+                c = torch.randn((m, n), device="cuda", dtype=torch.float32, generator=g)
+                a = fgemm.per_token_cast_to_fp8(x)
+                b = fgemm.per_token_cast_to_fp8(y)
+                ref = x.float() @ y.float().t()
+                limit = 1e-3 if m * n >= 4096 else 2e-3
+                d = torch.full((m, n), float("nan"), device="cuda")
+                fgemm.fp8_gemm_nt(a, b, d, c=c)
+                self.check(d - c, ref, limit)
+                inplace = c.clone()
+                fgemm.fp8_gemm_nt(a, b, inplace, c=inplace, recipe=(1, 1, 128))
+                self.assertTrue(torch.equal(inplace, d))
+                alone = torch.full((m, n), float("nan"), device="cuda")
+                fgemm.fp8_gemm_nt(a, b, alone)
+                self.check(alone, ref, limit)
+        d = torch.empty((64, 64), device="cuda")
+        a = fgemm.per_token_cast_to_fp8(torch.randn((64, 128), device="cuda"))
+        with self.assertRaisesRegex(ValueError, "recipe \\(1, 128, 128\\) with an FP32 D"):
+            fgemm.fp8_gemm_nt(a, a, d, recipe=(1, 128, 128))
+        with self.assertRaisesRegex(ValueError, "C must be torch.float32"):
+            fgemm.fp8_gemm_nt(a, a, d, c=d.bfloat16())
+
     def test_argument_errors(self):
         a, b, _ = make_inputs(128, 256, 512)
         d = poisoned(128, 256)
@@ -207,13 +237,13 @@ class Gpu(unittest.TestCase):
             (((a[0].cpu(), a[1]), b, d), "A is on cpu"),
             ((a, b, d.t().contiguous().t()), "D must be contiguous"),
             ((a, (b[0], b[1][:1]), d), r"SFB must be \[ceil\(N/128\), ceil\(K/128\)\]"),
-            ((a, b, d.float()), "D must be torch.bfloat16"),
+            ((a, b, d.float()), r"SFB must be \[N, ceil\(K/128\)\] = \(256, 4\) with the 1D1D recipe"),
         ]
         for args, pattern in cases:
             with self.subTest(pattern=pattern):
                 with self.assertRaisesRegex(ValueError, pattern):
                     fgemm.fp8_gemm_nt(*args)
-        with self.assertRaisesRegex(ValueError, "c must be None"):
+        with self.assertRaisesRegex(ValueError, "c is given but D is bf16"):
             fgemm.fp8_gemm_nt(a, b, d, c=d.float())
         with self.assertRaisesRegex(ValueError, "not a multiple of 8"):
             x = torch.empty((128, 100), device="cuda", dtype=torch.bfloat16)

@@ -113,3 +113,31 @@ TEST(JitCApiMock, CompilesGroupedKernelsOnFirstUse) {
   fgemm_context_destroy(context);
   fs::remove_all(cache);
 }
+
+TEST(JitCApiMock, CompilesTheFp32KernelOnFirstUse) {
+  if (!mlir::fgemm::ptxasVersion(""))
+    GTEST_SKIP() << "no ptxas";
+  fgemmMockSetComputeCapability(9, 0);
+  fs::path cache = fs::path(::testing::TempDir()) / "fgemm_jit_fp32_cache";
+  fs::remove_all(cache);
+  fgemm_context *context = nullptr;
+  ASSERT_EQ(fgemm_jit_context_create(0, cache.c_str(), &context), FGEMM_SUCCESS)
+      << fgemm_last_error();
+  auto p = [](uintptr_t v) { return reinterpret_cast<void *>(v); };
+  int launches = fgemmMockLaunchCount();
+  // C apart from D, then in place: one compile, two launches.
+  ASSERT_EQ(fgemm_gemm_fp8_nt_fp32(context, p(0x10000), p(0x20000), p(0x30000),
+                                   p(0x40000), p(0x60000), p(0x50000), 256,
+                                   2112, 1024, nullptr),
+            FGEMM_SUCCESS)
+      << fgemm_last_error();
+  ASSERT_EQ(fgemm_gemm_fp8_nt_fp32(context, p(0x10000), p(0x20000), p(0x30000),
+                                   p(0x40000), p(0x50000), p(0x50000), 256,
+                                   2112, 1024, nullptr),
+            FGEMM_SUCCESS);
+  EXPECT_EQ(cacheEntries(cache), 1);
+  EXPECT_EQ(fgemmMockLaunchCount(), launches + 2);
+  EXPECT_STREQ(fgemmMockLastLaunch()->function, "sm90_fp8_gemm_1d1d");
+  fgemm_context_destroy(context);
+  fs::remove_all(cache);
+}

@@ -241,6 +241,24 @@ TEST_F(CApiMock, ArgumentErrors) {
                               nullptr, 1, 8, 16, nullptr),
             FGEMM_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(fgemmMockLaunchCount(), before);
+  // The FP32 entry point: a context without 1D1D kernels says how to get
+  // them; C is read in float pairs.
+  auto p = [](uintptr_t v) { return reinterpret_cast<void *>(v); };
+  EXPECT_EQ(fgemm_gemm_fp8_nt_fp32(context, p(0x10000), p(0x20000), p(0x30000),
+                                   p(0x40000), p(0x50004), p(0x60000), 128, 128,
+                                   128, nullptr),
+            FGEMM_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(fgemm_last_error()).find("c is not 8-byte aligned"),
+            std::string::npos)
+      << fgemm_last_error();
+  EXPECT_EQ(fgemm_gemm_fp8_nt_fp32(context, p(0x10000), p(0x20000), p(0x30000),
+                                   p(0x40000), nullptr, p(0x60000), 128, 128,
+                                   128, nullptr),
+            FGEMM_ERROR_RUNTIME);
+  EXPECT_NE(std::string(fgemm_last_error()).find("--set dense_1d1d"),
+            std::string::npos)
+      << fgemm_last_error();
+  EXPECT_EQ(fgemmMockLaunchCount(), before);
 }
 
 TEST_F(CApiMock, NumSms) {
