@@ -172,7 +172,8 @@ constexpr const char *k1D1DDescription =
     "param.2=tensor_map arg=2 box=128x1 swizzle=none\n"
     "param.3=tensor_map arg=3 box=64x1 swizzle=none\n"
     "param.4=tensor_map arg=5 box=32x128 swizzle=128b\n"
-    "param.5=pointer arg=4\nparam.6=dim m\nparam.7=dim n\nparam.8=dim k\n"
+    "param.5=pointer arg=4\nparam.6=pointer arg=5\nparam.7=dim m\n"
+    "param.8=dim n\nparam.9=dim k\n"
     "tiles=n/64,m/128\n";
 
 TEST_F(DenseGemmMock, Recipe1D1DBindsCAndAnF32Output) {
@@ -180,7 +181,7 @@ TEST_F(DenseGemmMock, Recipe1D1DBindsCAndAnF32Output) {
   {
     std::ofstream cubin(dir / "f32.cubin", std::ios::binary);
     cubin << "\x7f"
-             "ELFFAKE\nsm90_fp8_gemm_1d1d 128,128,128,128,128,8,4,4,4\n\n";
+             "ELFFAKE\nsm90_fp8_gemm_1d1d 128,128,128,128,128,8,8,4,4,4\n\n";
     std::ofstream(dir / "f32.meta") << k1D1DDescription;
   }
   // Each recipe loads its own kernels and skips the other's.
@@ -210,14 +211,15 @@ TEST_F(DenseGemmMock, Recipe1D1DBindsCAndAnF32Output) {
   EXPECT_STREQ(launch.function, "sm90_fp8_gemm_1d1d");
   EXPECT_EQ(launch.grid[0], 4u);
   EXPECT_EQ(launch.grid[1], 2u);
-  ASSERT_EQ(launch.paramCount, 9u);
+  ASSERT_EQ(launch.paramCount, 10u);
   // SFB is N-major like SFA (N padded to 4), D an f32 map in 32-column
-  // slabs, C a pointer.
+  // slabs, C a pointer and so is D (the kernel compares the two).
   expectMap(launch, 3, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, problem.sfb, 200, 2,
             200 * 4, 64, 1, CU_TENSOR_MAP_SWIZZLE_NONE);
   expectMap(launch, 4, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, problem.d, n, m, n * 4,
             32, 128, CU_TENSOR_MAP_SWIZZLE_128B);
   EXPECT_EQ(mockParam<uint64_t>(launch, 5), problem.c);
+  EXPECT_EQ(mockParam<uint64_t>(launch, 6), problem.d);
 
   // C is the recipe's addend: null is refused (D itself accumulates in
   // place), and the 1D2D recipe takes none.

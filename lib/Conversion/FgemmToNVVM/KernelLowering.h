@@ -162,6 +162,8 @@ private:
   LogicalResult lowerRingCreate(RingCreateOp op);
   LogicalResult lowerWarpSpecialize(WarpSpecializeOp op);
   LogicalResult lowerKLoop(KLoopOp op);
+  /// L2 prefetches of the tiles the epilogue after math loop `op` reads.
+  void prefetchEpilogueReads(KLoopOp op);
   /// The producer's last wait for every slot of a cluster's ring, after
   /// `numBlocks` puts.
   void drainClusterRing(Value numBlocks);
@@ -216,8 +218,10 @@ private:
   /// of w columns.
   void stageBf16Tile(Value acc, int64_t w);
   void stageF32Tile(Value acc, int64_t w);
-  /// fgemm.read_tile: this thread's elements of the tile or vector.
+  /// fgemm.read_tile: this thread's elements of the tile or vector (zeros
+  /// where the store accumulates into the tile's own buffer).
   LogicalResult lowerReadTile(ReadTileOp op);
+  LogicalResult loadReadTile(ReadTileOp op);
   /// fgemm.add / fgemm.mul, field by field (a vector rhs broadcast).
   LogicalResult lowerElementwise(Operation *op, Value lhs, Value rhs,
                                  bool multiply);
@@ -300,6 +304,10 @@ private:
     std::optional<int64_t> offset;
   };
   DenseMap<Value, BlockScales> blockScales;
+  /// Stores of `x + read_tile(C)` -> whether C is the destination's buffer
+  /// (i1): then the addend read as zeros and the tile goes out by TMA
+  /// reduce-add.
+  DenseMap<Operation *, Value> accumulatingStores;
   /// Per-block scales whose tile's offset inside a 128-row scale block is
   /// known where they are lowered (the K loop copy for that offset).
   DenseMap<Value, int64_t> knownScaleOffsets;

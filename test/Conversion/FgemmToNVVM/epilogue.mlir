@@ -4,11 +4,18 @@
 
 // 1D1D, FP32 C and D: SFB's per-row scales come by TMA like SFA's (box
 // 64 x 1); D is stored in 32-column f32 slabs (128-byte swizzle); C is a
-// pointer without noalias (it may be D itself).
+// pointer without noalias (it may be D itself), and so is D (only compared
+// with C).
 // CHECK-LABEL: llvm.func @sm90_fp8_gemm_1d1d(
-// CHECK-SAME: %[[C:arg5]]: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32)
-// CHECK-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 64], swizzle = 128>, #fgemm.tensor_map_param<arg = 2, box = [128, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 3, box = [64, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 5, box = [32, 128], swizzle = 128>, #fgemm.pointer_param<arg = 4>, #fgemm.dim_param<"m">, #fgemm.dim_param<"n">, #fgemm.dim_param<"k">]
+// CHECK-SAME: %[[C:arg5]]: !llvm.ptr<1>, %[[D:arg6]]: !llvm.ptr<1> {llvm.noalias}, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32)
+// CHECK-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 64], swizzle = 128>, #fgemm.tensor_map_param<arg = 2, box = [128, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 3, box = [64, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 5, box = [32, 128], swizzle = 128>, #fgemm.pointer_param<arg = 4>, #fgemm.pointer_param<arg = 5>, #fgemm.dim_param<"m">, #fgemm.dim_param<"n">, #fgemm.dim_param<"k">]
 // CHECK-SAME: fgemm.variant = "dense_1d1d"
+
+// A plain grid brings this thread's lines of the C tile into L2 before the
+// main loop (two rows of 64 floats: lines at columns 0 and 32, and 63).
+// CHECK: nvvm.prefetch level =  L2, %{{.*}} : !llvm.ptr<1>
+// CHECK: nvvm.prefetch level =  L2, %{{.*}} : !llvm.ptr<1>
+// CHECK-NOT: nvvm.prefetch level
 
 // Promotion: this thread's column scales of the 8 fragments (columns 8i +
 // 2 (lane % 4) + {0, 1}) are read from the ring slot before it is
@@ -20,10 +27,16 @@
 // CHECK-NOT: llvm.load
 // CHECK: llvm.fmul
 
-// Epilogue after the K loop: C[r, c..c+1] read as pairs (element 0 read
-// for pairs past M or N, then replaced by 0), added to the accumulator,
-// staged with 8-byte shared stores and TMA-stored in two 32-column slabs.
+// Epilogue after the K loop: where C is D's buffer, C reads as zeros and
+// the tile is added into D by TMA reduce-add; else C[r, c..c+1] is read as
+// pairs (element 0 read for pairs past M or N, then replaced by 0), added to
+// the accumulator, staged with 8-byte shared stores and TMA-stored in two
+// 32-column slabs.
 // CHECK: scf.for
+// CHECK: %[[ALIASED:.*]] = llvm.icmp "eq" %[[C]], %[[D]] : !llvm.ptr<1>
+// CHECK-NEXT: scf.if %[[ALIASED]]
+// CHECK-NEXT: scf.yield %{{.*}} : !llvm.struct
+// CHECK-NEXT: } else {
 // CHECK: arith.select %[[INSIDE:.*]], %{{.*}}, %c0_i64 : i64
 // CHECK-NEXT: %[[P:.*]] = llvm.getelementptr %[[C]][%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
 // CHECK-NEXT: %[[PAIR:.*]] = llvm.load %[[P]] {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xf32>
@@ -33,8 +46,11 @@
 // CHECK-COUNT-32: llvm.fadd
 // CHECK-COUNT-16: llvm.store %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: scf.if %[[ALIASED]] {
+// CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.reduce %{{.*}} {redKind = #nvvm.tma_redux_kind<add>}
+// CHECK: } else {
 // CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.global.shared.cta
-// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+// CHECK: nvvm.cp.async.bulk.commit.group
 
 // A row vector multiplies each row, a column vector (the bias) adds to each
 // column: [bm] gives this thread's rows r0 and r0 + 8 (scalar loads), [bn]
