@@ -124,7 +124,8 @@ int64_t fgemm::launchedTiles(const KernelMeta &meta, int64_t tilesM,
 
 Expected<size_t>
 fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
-                         int64_t n, int64_t k, int smCount) {
+                         int64_t n, int64_t k, int smCount,
+                         DenseEpilogue epilogue) {
   if (kernels.empty())
     return Status::error("no kernels loaded");
   const int64_t sms = std::max(smCount, 1);
@@ -154,8 +155,20 @@ fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
     // at K >= 7168 (docs/PERF.md). In clusters of two sharing B, 128x192
     // tiles ran 1.4-4.6% faster than the plain grid at M = 4096 at every K
     // measured (H100, docs/PERF.md, 2026-11-24).
+    // With the 1D1D recipe's FP32 output (H100, docs/PERF.md 2026-11-24,
+    // 128 x 128 at M = 4096): reading C apart from D, the tile loop waits
+    // for C's loads (1.0-1.45x the plain grid's time, which prefetches C);
+    // accumulating in place by reduce-add, persistent grids ran 0.86-1.0x
+    // the plain grid's time up to K = 7168 (1.24x at K = 512, 1.02x at
+    // K = 16384).
     if (meta.persistent() && meta.cluster > 1 && waves > 1)
       time *= 0.97;
+    else if (meta.persistent() && waves > 1 &&
+             epilogue == DenseEpilogue::kReadAddend)
+      time *= 1.3;
+    else if (meta.persistent() && waves > 1 &&
+             epilogue == DenseEpilogue::kAccumulate)
+      time *= k <= 8192 ? 1.0 / 1.1 : 1.02;
     else if (meta.persistent() && waves > 1)
       time *= k <= 4096 ? 1.0 / 1.2 : 1.05;
     int isPersistent =
@@ -509,8 +522,12 @@ DenseGemm::prepare(const DenseGemmProblem &problem) const {
     prepared.launch.empty = true;
     return prepared;
   }
-  Expected<size_t> index =
-      selectDenseKernel(metas, problem.m, problem.n, problem.k, smCount());
+  DenseEpilogue epilogue =
+      recipeServed == DenseRecipe::k1D2D ? DenseEpilogue::kStore
+      : problem.c == problem.d           ? DenseEpilogue::kAccumulate
+                                         : DenseEpilogue::kReadAddend;
+  Expected<size_t> index = selectDenseKernel(metas, problem.m, problem.n,
+                                             problem.k, smCount(), epilogue);
   if (!index.ok())
     return index.takeStatus();
   prepared.kernel = *index;

@@ -136,15 +136,24 @@ denseConfigurationSet(DenseRecipe recipe = DenseRecipe::k1D2D);
 /// their loads and math.
 int64_t launchedTiles(const KernelMeta &meta, int64_t tilesM, int64_t tilesN);
 
+/// What a dense kernel's epilogue does at a launch, which the configuration
+/// choice weighs.
+enum class DenseEpilogue {
+  kStore,      ///< writes D (the 1D2D recipe)
+  kReadAddend, ///< reads C apart from D, then writes D (1D1D)
+  kAccumulate, ///< adds into D by TMA reduce-add (1D1D with C = D)
+};
+
 /// Index into `kernels` of the kernel to run an M x N x K problem on a device
 /// with `smCount` SMs. Kernels specialized for another N or K are never
 /// chosen. Preference: block_m 64 for M <= 64 and 128 otherwise, then kernels
 /// specialized for this N/K, then fewer waves of tiles over the SMs, then
 /// more tiles in the last wave, then persistent kernels when a CTA gets
 /// several tiles, then wider block_n, then more stages.
-Expected<size_t> selectDenseKernel(const std::vector<KernelMeta> &kernels,
-                                   int64_t m, int64_t n, int64_t k,
-                                   int smCount);
+Expected<size_t>
+selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m, int64_t n,
+                  int64_t k, int smCount,
+                  DenseEpilogue epilogue = DenseEpilogue::kStore);
 
 /// The NAMEs of the NAME.cubin + NAME.meta pairs in `directory`, sorted; an
 /// error for an unreadable directory, a file without its pair, or no pairs.

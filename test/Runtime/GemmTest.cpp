@@ -313,3 +313,24 @@ TEST(GemmDevice, NeedsHopper) {
   device.major = 10;
   EXPECT_NE(checkHopper(device).message().find("is sm_100"), std::string::npos);
 }
+
+TEST(GemmConfig, Fp32EpiloguesWeighPersistentGrids) {
+  // The 1D1D set's 128 x 128 plain and persistent grids: reading C apart
+  // from D favours the plain grid (which prefetches C), accumulating in
+  // place the persistent one up to K = 8192 (docs/PERF.md).
+  std::vector<KernelMeta> kernels = {kernel(128, 128), kernel(128, 128)};
+  kernels[0].kernel = "plain";
+  kernels[1].kernel = "persistent";
+  kernels[1].schedule = "persistent";
+  auto pick = [&](int64_t k, DenseEpilogue epilogue) {
+    Expected<size_t> index =
+        selectDenseKernel(kernels, 4096, 7168, k, 132, epilogue);
+    return index.ok() ? kernels[*index].kernel : index.status().message();
+  };
+  EXPECT_EQ(pick(2048, DenseEpilogue::kStore), "persistent");
+  EXPECT_EQ(pick(2048, DenseEpilogue::kReadAddend), "plain");
+  EXPECT_EQ(pick(7168, DenseEpilogue::kReadAddend), "plain");
+  EXPECT_EQ(pick(7168, DenseEpilogue::kStore), "plain");
+  EXPECT_EQ(pick(7168, DenseEpilogue::kAccumulate), "persistent");
+  EXPECT_EQ(pick(16384, DenseEpilogue::kAccumulate), "plain");
+}

@@ -179,7 +179,10 @@ Status Bench::runShape(const Shape &shape, ShapeResult &result) {
     return Status::success();
   }
   Expected<size_t> choice =
-      selectDenseKernel(gemm.kernels(), m, n, k, gemm.smCount());
+      selectDenseKernel(gemm.kernels(), m, n, k, gemm.smCount(),
+                        !options.recipe1D1D ? DenseEpilogue::kStore
+                        : options.cInPlace  ? DenseEpilogue::kAccumulate
+                                            : DenseEpilogue::kReadAddend);
   if (!choice.ok())
     return choice.takeStatus();
   result.kernel = describeKernel(gemm.kernels()[*choice]);
