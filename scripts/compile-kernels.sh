@@ -13,6 +13,7 @@ fgemmc=$build/bin/fgemmc
 
 for kernel in "$root"/kernels/*.mlir; do
   name=$(basename "$kernel" .mlir)
+  unset stage_tag stage_flags
   mkdir -p "$out/$name"
   # The runtime's configuration set (denseConfigurationSet in
   # lib/Runtime/Gemm.h: 256- and 128-row tiles for large M, 64-row ones for
@@ -25,6 +26,8 @@ for kernel in "$root"/kernels/*.mlir; do
   grep -q 'tile_space grouped_contiguous_psum' "$kernel" && set=contiguous_psum
   grep -q 'tile_space grouped_contiguous_unpadded' "$kernel" && set=contiguous_unpadded
   grep -q 'tile_space grouped_masked' "$kernel" && set=masked
+  # A kernel that names its variant (the FP32 1D1D kernel) has that set.
+  grep -q 'variant = "dense_1d1d"' "$kernel" && set=dense_1d1d
   "$build/bin/fgemm-precompile" "$kernel" --set "$set" --cache-dir "$out/.cache" --pack "$out/$name" >/dev/null
   rm -rf "$out/.cache"
   # Each one's PTX and ptxas report, by fgemmc with the same knobs.
@@ -33,13 +36,17 @@ for kernel in "$root"/kernels/*.mlir; do
     config=$(grep '^# config:' "$meta")
     knob() { sed -E "s/.*[<, ]$1 = ([a-z0-9]+).*/\1/" <<<"$config"; }
     flags=(--block-m="$(knob block_m)" --block-n="$(knob block_n)" --stages=0
-           --schedule="$(knob schedule)" --raster-group="$(knob raster_group)")
+           --schedule="$(knob schedule)" --raster-group="$(knob raster_group)"
+           --cluster="$(knob cluster)" --multicast="$(knob multicast)")
     "$fgemmc" "$kernel" "${flags[@]}" --emit=ptx -o "$out/$name/$tag.ptx"
     "$fgemmc" "$kernel" "${flags[@]}" -v -o "$out/$name/$tag.check.cubin" >"$out/$name/$tag.ptxas.log"
+    [[ -v stage_tag ]] || { stage_tag=$tag; stage_flags=("${flags[@]}"); }
     cmp -s "$out/$name/$tag.check.cubin" "$out/$name/$tag.cubin" ||
       { echo "compile-kernels: fgemmc and fgemm-precompile disagree on $tag" >&2; exit 1; }
     rm -f "$out/$name/$tag.check.cubin" "$out/$name/$tag.check.meta"
   done
-  "$fgemmc" "$kernel" --dump-dir="$out/$name/stages" -o "$out/$name/stages/default.cubin"
+  # Every stage of the set's first configuration (fgemmc's defaults are not
+  # valid for every kernel: the unpadded layout is persistent only).
+  "$fgemmc" "$kernel" "${stage_flags[@]}" --dump-dir="$out/$name/stages" -o "$out/$name/stages/$stage_tag.cubin"
 done
 echo "$out"
