@@ -177,6 +177,43 @@ fgemm_status createContext(
   return restore(FGEMM_SUCCESS);
 }
 
+CUdeviceptr devicePointer(const void *p) {
+  return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p));
+}
+
+/// The dense entry points' checks before a launch: a context, the shape,
+/// and every pointer non-null and aligned (16 bytes for TMA's operands,
+/// `sfbAlignment` for sfb). `empty`: M or N is 0, nothing to launch.
+fgemm_status checkDenseCall(const char *function, const fgemm_context *context,
+                            const void *a, const void *sfa, const void *b,
+                            const void *sfb, const void *d, int64_t m,
+                            int64_t n, int64_t k, uintptr_t sfbAlignment,
+                            bool &empty) {
+  empty = false;
+  if (!context)
+    return fail(FGEMM_ERROR_INVALID_ARGUMENT,
+                std::string(function) + ": context is NULL");
+  Status shape = validateDenseGemmShape(m, n, k);
+  if (!shape.ok())
+    return fromStatus(shape, FGEMM_ERROR_INVALID_ARGUMENT);
+  empty = m == 0 || n == 0;
+  if (empty)
+    return FGEMM_SUCCESS;
+  const std::pair<const char *, const void *> pointers[] = {
+      {"a", a}, {"sfa", sfa}, {"b", b}, {"sfb", sfb}, {"d", d}};
+  for (const auto &[name, pointer] : pointers) {
+    if (!pointer)
+      return fail(FGEMM_ERROR_INVALID_ARGUMENT,
+                  std::string(name) + " is NULL (M = " + std::to_string(m) +
+                      ", N = " + std::to_string(n) + " needs it)");
+    std::string problem =
+        misaligned(name, pointer, pointer == sfb ? sfbAlignment : 16);
+    if (!problem.empty())
+      return fail(FGEMM_ERROR_INVALID_ARGUMENT, problem);
+  }
+  return FGEMM_SUCCESS;
+}
+
 } // namespace
 
 extern "C" {
@@ -321,29 +358,12 @@ fgemm_status fgemm_gemm_fp8_nt(fgemm_context *context, const void *a,
                                const void *sfa, const void *b, const void *sfb,
                                void *d, int64_t m, int64_t n, int64_t k,
                                void *stream) {
-  if (!context)
-    return fail(FGEMM_ERROR_INVALID_ARGUMENT,
-                "fgemm_gemm_fp8_nt: context is NULL");
-  Status shape = validateDenseGemmShape(m, n, k);
-  if (!shape.ok())
-    return fromStatus(shape, FGEMM_ERROR_INVALID_ARGUMENT);
-  if (m == 0 || n == 0)
-    return FGEMM_SUCCESS;
-  const std::pair<const char *, const void *> pointers[] = {
-      {"a", a}, {"sfa", sfa}, {"b", b}, {"sfb", sfb}, {"d", d}};
-  for (const auto &[name, pointer] : pointers) {
-    if (!pointer)
-      return fail(FGEMM_ERROR_INVALID_ARGUMENT,
-                  std::string(name) + " is NULL (M = " + std::to_string(m) +
-                      ", N = " + std::to_string(n) + " needs it)");
-    // sfb is read with 4-byte loads by the math threads, the rest by TMA.
-    std::string problem = misaligned(name, pointer, pointer == sfb ? 4 : 16);
-    if (!problem.empty())
-      return fail(FGEMM_ERROR_INVALID_ARGUMENT, problem);
-  }
-  auto ptr = [](const void *p) {
-    return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p));
-  };
+  // sfb is read with 4-byte loads by the math threads, the rest by TMA.
+  bool empty;
+  if (fgemm_status status = checkDenseCall("fgemm_gemm_fp8_nt", context, a, sfa,
+                                           b, sfb, d, m, n, k, 4, empty);
+      status != FGEMM_SUCCESS || empty)
+    return status;
   if (!context->gemm)
     return fail(FGEMM_ERROR_RUNTIME,
                 "fgemm_gemm_fp8_nt: the context has no dense kernels "
@@ -351,8 +371,9 @@ fgemm_status fgemm_gemm_fp8_nt(fgemm_context *context, const void *a,
                 "directory: fgemm-precompile kernels/sm90_fp8_gemm_1d2d.mlir "
                 "--pack DIR)");
   ScopedContext scope(*context->driver, context->primary.get());
-  return fromStatus(context->gemm->run(ptr(a), ptr(sfa), ptr(b), ptr(sfb),
-                                       ptr(d), m, n, k,
+  return fromStatus(context->gemm->run(devicePointer(a), devicePointer(sfa),
+                                       devicePointer(b), devicePointer(sfb),
+                                       devicePointer(d), m, n, k,
                                        static_cast<CUstream>(stream)));
 }
 
@@ -361,25 +382,12 @@ fgemm_status fgemm_gemm_fp8_nt_fp32(fgemm_context *context, const void *a,
                                     const void *sfb, const void *c, void *d,
                                     int64_t m, int64_t n, int64_t k,
                                     void *stream) {
-  if (!context)
-    return fail(FGEMM_ERROR_INVALID_ARGUMENT,
-                "fgemm_gemm_fp8_nt_fp32: context is NULL");
-  Status shape = validateDenseGemmShape(m, n, k);
-  if (!shape.ok())
-    return fromStatus(shape, FGEMM_ERROR_INVALID_ARGUMENT);
-  if (m == 0 || n == 0)
-    return FGEMM_SUCCESS;
-  const std::pair<const char *, const void *> pointers[] = {
-      {"a", a}, {"sfa", sfa}, {"b", b}, {"sfb", sfb}, {"d", d}};
-  for (const auto &[name, pointer] : pointers) {
-    if (!pointer)
-      return fail(FGEMM_ERROR_INVALID_ARGUMENT,
-                  std::string(name) + " is NULL (M = " + std::to_string(m) +
-                      ", N = " + std::to_string(n) + " needs it)");
-    std::string problem = misaligned(name, pointer, 16);
-    if (!problem.empty())
-      return fail(FGEMM_ERROR_INVALID_ARGUMENT, problem);
-  }
+  // SFB comes by TMA here, like SFA.
+  bool empty;
+  if (fgemm_status status = checkDenseCall("fgemm_gemm_fp8_nt_fp32", context, a,
+                                           sfa, b, sfb, d, m, n, k, 16, empty);
+      status != FGEMM_SUCCESS || empty)
+    return status;
   if (reinterpret_cast<uintptr_t>(c) % 8 != 0)
     return fail(FGEMM_ERROR_INVALID_ARGUMENT,
                 "c is not 8-byte aligned (the kernels read C in pairs of "
@@ -391,18 +399,15 @@ fgemm_status fgemm_gemm_fp8_nt_fp32(fgemm_context *context, const void *a,
                 "kernels (compile them into its directory: fgemm-precompile "
                 "kernels/sm90_fp8_gemm_1d1d.mlir --set dense_1d1d --pack "
                 "DIR)");
-  auto ptr = [](const void *p) {
-    return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p));
-  };
   ScopedContext scope(*context->driver, context->primary.get());
   auto cuStream = static_cast<CUstream>(stream);
   DenseGemmProblem problem;
-  problem.a = ptr(a);
-  problem.sfa = ptr(sfa);
-  problem.b = ptr(b);
-  problem.sfb = ptr(sfb);
-  problem.d = ptr(d);
-  problem.c = c ? ptr(c) : problem.d;
+  problem.a = devicePointer(a);
+  problem.sfa = devicePointer(sfa);
+  problem.b = devicePointer(b);
+  problem.sfb = devicePointer(sfb);
+  problem.d = devicePointer(d);
+  problem.c = c ? devicePointer(c) : problem.d;
   problem.m = m;
   problem.n = n;
   problem.k = k;
@@ -467,10 +472,6 @@ fgemm_status runGrouped(const char *function, fgemm_context *context,
                     "kernel directory: fgemm-precompile --pack)");
   ScopedContext scope(*context->driver, context->primary.get());
   return fromStatus(context->grouped->run(problem, stream));
-}
-
-CUdeviceptr devicePointer(const void *p) {
-  return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p));
 }
 
 /// A grouped problem from the C arguments (`m`: the masked layout's rows per

@@ -63,6 +63,27 @@ def _unpack(name, pair):
     return pair
 
 
+def _dense_shape(A, B, d):
+    """(M, N, K) of a dense call, checking A [M, K], B [N, K] and D [M, N]."""
+    _require(A.dim() == 2, f"A must be 2-D [M, K], got shape {tuple(A.shape)}")
+    _require(B.dim() == 2, f"B must be 2-D [N, K], got shape {tuple(B.shape)}")
+    m, k = A.shape
+    n, kb = B.shape
+    _require(k == kb, f"A is [M, K] = {tuple(A.shape)} and B is [N, K] = {tuple(B.shape)}: K differs")
+    _require(tuple(d.shape) == (m, n), f"D must be [M, N] = ({m}, {n}), got {tuple(d.shape)}")
+    return m, n, k
+
+
+def _check_dense_layout(A, B, d, n, k):
+    """TMA's row rules and the K-major / N-major layouts of a dense call."""
+    _require(n % 8 == 0, f"N = {n} is not a multiple of 8 (D's rows must be a multiple of 16 bytes)")
+    _require(k % 16 == 0 and k > 0, f"K = {k} is not a positive multiple of 16 (A's and B's e4m3 rows "
+             "must be a multiple of 16 bytes)")
+    _require(A.is_contiguous(), f"A must be contiguous and K-major (stride (K, 1)), got stride {A.stride()}")
+    _require(B.is_contiguous(), f"B must be contiguous and K-major (stride (K, 1)), got stride {B.stride()}")
+    _require(d.is_contiguous(), f"D must be contiguous and N-major (stride (N, 1)), got stride {d.stride()}")
+
+
 def fp8_gemm_nt(a, b, d, c=None, recipe=None, compiled_dims="nk", disable_ue8m0_cast=False):
     """D = A @ B^T with DeepGEMM's 1D2D recipe: a = (A [M, K] e4m3, SFA [M,
     ceil(K/128)] FP32), b = (B [N, K] e4m3, SFB [ceil(N/128), ceil(K/128)] FP32),
@@ -107,23 +128,13 @@ def fp8_gemm_nt(a, b, d, c=None, recipe=None, compiled_dims="nk", disable_ue8m0_
     _check_dtype("SFA", sfa, torch.float32)
     _check_dtype("SFB", sfb, torch.float32)
     _check_dtype("D", d, torch.bfloat16)
-    _require(A.dim() == 2, f"A must be 2-D [M, K], got shape {tuple(A.shape)}")
-    _require(B.dim() == 2, f"B must be 2-D [N, K], got shape {tuple(B.shape)}")
-    m, k = A.shape
-    n, kb = B.shape
-    _require(k == kb, f"A is [M, K] = {tuple(A.shape)} and B is [N, K] = {tuple(B.shape)}: K differs")
-    _require(tuple(d.shape) == (m, n), f"D must be [M, N] = ({m}, {n}), got {tuple(d.shape)}")
+    m, n, k = _dense_shape(A, B, d)
     _require(tuple(sfa.shape) == (m, ceil_div(k, 128)),
              f"SFA must be [M, ceil(K/128)] = ({m}, {ceil_div(k, 128)}), got {tuple(sfa.shape)}")
     _require(tuple(sfb.shape) == (ceil_div(n, 128), ceil_div(k, 128)),
              f"SFB must be [ceil(N/128), ceil(K/128)] = ({ceil_div(n, 128)}, {ceil_div(k, 128)}), "
              f"got {tuple(sfb.shape)}")
-    _require(n % 8 == 0, f"N = {n} is not a multiple of 8 (D's bf16 rows must be a multiple of 16 bytes)")
-    _require(k % 16 == 0 and k > 0, f"K = {k} is not a positive multiple of 16 (A's and B's e4m3 rows "
-             "must be a multiple of 16 bytes)")
-    _require(A.is_contiguous(), f"A must be contiguous and K-major (stride (K, 1)), got stride {A.stride()}")
-    _require(B.is_contiguous(), f"B must be contiguous and K-major (stride (K, 1)), got stride {B.stride()}")
-    _require(d.is_contiguous(), f"D must be contiguous and N-major (stride (N, 1)), got stride {d.stride()}")
+    _check_dense_layout(A, B, d, n, k)
     _require(sfb.is_contiguous(), f"SFB must be contiguous (row-major), got stride {sfb.stride()}")
     if m == 0 or n == 0:
         return d
@@ -193,12 +204,7 @@ def _fp8_gemm_nt_fp32(a, b, d, c, recipe):
         _check_dtype(name, t, dtype)
     if c is not None:
         _check_dtype("C", c, torch.float32)
-    _require(A.dim() == 2, f"A must be 2-D [M, K], got shape {tuple(A.shape)}")
-    _require(B.dim() == 2, f"B must be 2-D [N, K], got shape {tuple(B.shape)}")
-    m, k = A.shape
-    n, kb = B.shape
-    _require(k == kb, f"A is [M, K] = {tuple(A.shape)} and B is [N, K] = {tuple(B.shape)}: K differs")
-    _require(tuple(d.shape) == (m, n), f"D must be [M, N] = ({m}, {n}), got {tuple(d.shape)}")
+    m, n, k = _dense_shape(A, B, d)
     if c is not None:
         _require(tuple(c.shape) == (m, n), f"C must be [M, N] = ({m}, {n}), got {tuple(c.shape)}")
         _require(c.is_contiguous(), f"C must be contiguous and N-major (stride (N, 1)), got stride {c.stride()}")
@@ -207,12 +213,7 @@ def _fp8_gemm_nt_fp32(a, b, d, c, recipe):
     _require(tuple(sfb.shape) == (n, ceil_div(k, 128)),
              f"SFB must be [N, ceil(K/128)] = ({n}, {ceil_div(k, 128)}) with the 1D1D recipe (one scale "
              f"per row of B), got {tuple(sfb.shape)}")
-    _require(n % 8 == 0, f"N = {n} is not a multiple of 8")
-    _require(k % 16 == 0 and k > 0, f"K = {k} is not a positive multiple of 16 (A's and B's e4m3 rows "
-             "must be a multiple of 16 bytes)")
-    _require(A.is_contiguous(), f"A must be contiguous and K-major (stride (K, 1)), got stride {A.stride()}")
-    _require(B.is_contiguous(), f"B must be contiguous and K-major (stride (K, 1)), got stride {B.stride()}")
-    _require(d.is_contiguous(), f"D must be contiguous and N-major (stride (N, 1)), got stride {d.stride()}")
+    _check_dense_layout(A, B, d, n, k)
     if m == 0 or n == 0:
         return d
     if not is_mn_major_tma_aligned(sfa):

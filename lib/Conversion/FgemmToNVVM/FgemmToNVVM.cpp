@@ -517,6 +517,23 @@ LogicalResult KernelLowering::lowerWarpSpecialize(WarpSpecializeOp op) {
   return lowerBlock(op.getConsumer().front());
 }
 
+/// How a tile of the epilogue is held by each math thread.
+enum class FragmentLayout { kTile, kPerColumn, kPerRow, kOther };
+
+/// [bm, bn]: the accumulator's fields; [bn]: the thread's columns 8i +
+/// 2 (lane % 4) + k at field 2i + k; [bm]: its rows r0 + 8h of wave w at
+/// field 2w + h.
+static FragmentLayout getFragmentLayout(TileType tile) {
+  ArrayRef<StringAttr> d = tile.getDims();
+  if (d.size() == 2 && d[0].getValue() == "bm" && d[1].getValue() == "bn")
+    return FragmentLayout::kTile;
+  if (d.size() == 1 && d[0].getValue() == "bn")
+    return FragmentLayout::kPerColumn;
+  if (d.size() == 1 && d[0].getValue() == "bm")
+    return FragmentLayout::kPerRow;
+  return FragmentLayout::kOther;
+}
+
 /// The 2-D fgemm.read_tile ops after the math loop `op` (C of D = C +
 /// A B^T) whose indices are known before it: each math thread brings the
 /// lines of its rows of the tile into L2 now, so that the epilogue's loads
@@ -528,6 +545,9 @@ void KernelLowering::prefetchEpilogueReads(KLoopOp op) {
   for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
     auto read = dyn_cast<ReadTileOp>(next);
     if (!read || read.getResult().getType().getDims().size() != 2 ||
+        !argPointers.lookup(read.getSource()) ||
+        getFragmentLayout(read.getResult().getType()) !=
+            FragmentLayout::kTile ||
         !llvm::all_of(read.getIndices(), [&](Value v) { return lookup(v); }))
       continue;
     ArrayRef<StringAttr> srcDims = read.getSource().getType().getDims();
@@ -1568,34 +1588,21 @@ LogicalResult KernelLowering::lowerZeroRows(ZeroRowsOp op) {
   return success();
 }
 
-/// How a tile of the epilogue is held by each math thread.
-enum class FragmentLayout { kTile, kPerColumn, kPerRow, kOther };
-
-/// [bm, bn]: the accumulator's fields; [bn]: the thread's columns 8i +
-/// 2 (lane % 4) + k at field 2i + k; [bm]: its rows r0 + 8h of wave w at
-/// field 2w + h.
-static FragmentLayout getFragmentLayout(TileType tile) {
-  ArrayRef<StringAttr> d = tile.getDims();
-  if (d.size() == 2 && d[0].getValue() == "bm" && d[1].getValue() == "bn")
-    return FragmentLayout::kTile;
-  if (d.size() == 1 && d[0].getValue() == "bn")
-    return FragmentLayout::kPerColumn;
-  if (d.size() == 1 && d[0].getValue() == "bm")
-    return FragmentLayout::kPerRow;
-  return FragmentLayout::kOther;
-}
-
 /// Each math thread loads the elements of its fragments; elements past the
 /// tensor read as zero (their loads read element 0 instead). Column pairs
 /// are 8-byte loads: the innermost dimension must be even.
 LogicalResult KernelLowering::lowerReadTile(ReadTileOp op) {
+  if (!llvm::all_of(op.getIndices(), [&](Value v) { return lookup(v); }))
+    return op.emitError("indices must be computed before the epilogue");
   // An addend the store accumulates into the same buffer reads as zeros
   // there: the store adds the rest by TMA reduce-add.
-  if (auto add = dyn_cast<AddOp>(*op->getUsers().begin())) {
+  auto add =
+      op->hasOneUse() ? dyn_cast<AddOp>(*op->getUsers().begin()) : AddOp();
+  if (add && add->hasOneUse()) {
     auto store = dyn_cast<StoreOp>(*add->getUsers().begin());
-    if (store && getAccumulatedRead(store) == op) {
-      Value source = argPointers.lookup(op.getSource());
-      Value dest = argPointers.lookup(store.getDest());
+    Value source = argPointers.lookup(op.getSource());
+    Value dest = store ? argPointers.lookup(store.getDest()) : Value();
+    if (store && source && dest && getAccumulatedRead(store) == op) {
       Value aliased =
           source == dest
               ? arith::ConstantIntOp::create(b, loc, 1, 1).getResult()
@@ -1733,6 +1740,20 @@ LogicalResult KernelLowering::lowerElementwise(Operation *op, Value lhs,
            << lhsType << " and " << rhsType;
   int64_t bn = config.getBlockN();
   Value x = lookup(lhs), y = lookup(rhs), result = x;
+  // Each operand holds this thread's fragments (lowerReadTile's layouts).
+  auto fields = [](Value v) -> size_t {
+    auto type = v ? dyn_cast<LLVM::LLVMStructType>(v.getType()) : nullptr;
+    return type ? type.getBody().size() : 0;
+  };
+  size_t tileFields = size_t(config.getWaves() * bn / 2);
+  size_t rhsFields = layout == FragmentLayout::kTile ? tileFields
+                     : layout == FragmentLayout::kPerColumn
+                         ? size_t(bn / 4)
+                         : size_t(2 * config.getWaves());
+  if (fields(x) < tileFields || fields(y) < rhsFields)
+    return op->emitError("operands must be epilogue values (the K loop's "
+                         "result, fgemm.read_tile, fgemm.zeros or "
+                         "elementwise results)");
   for (int64_t f = 0; f < config.getWaves() * bn / 2; ++f) {
     int64_t wave = f / (bn / 2), j = f % (bn / 2);
     int64_t i = j / 4, half = (j % 4) / 2, k = j % 2;

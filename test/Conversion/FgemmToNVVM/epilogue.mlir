@@ -1,5 +1,6 @@
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_fp8_gemm_1d1d.mlir --fgemm-specialize="block-m=128 block-n=64" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s
 // RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense-bias.mlir --fgemm-specialize="block-m=64 block-n=16" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=BIAS
+// RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/unused-read-tile.mlir --convert-fgemm-to-nvvm | FileCheck %s --check-prefix=UNUSED
 // Epilogues written in the DSL, and the 1D1D recipe's per-column B scales.
 
 // 1D1D, FP32 C and D: SFB's per-row scales come by TMA like SFA's (box
@@ -79,3 +80,7 @@
 // BIAS-NEXT: llvm.fadd %[[A2]], %[[V0]] : f32
 // BIAS-NEXT: llvm.fadd %[[A3]], %[[V1]] : f32
 // BIAS: nvvm.stmatrix
+
+// A read nobody uses still lowers (to its loads).
+// UNUSED-LABEL: llvm.func @sm90_fp8_gemm_1d1d(
+// UNUSED: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xf32>
