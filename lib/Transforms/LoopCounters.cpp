@@ -13,8 +13,9 @@
 // such values; computed from the K block they cost ptxas a multiply-high,
 // shifts and three multiplies at the top of every K block, on the path from
 // the last promotion to the next barrier wait and wgmma (docs/PERF.md). The
-// counters are ready one iteration early. Powers of two are left alone: a
-// shift or a mask is as cheap as the counter update.
+// counters are ready one iteration early. Powers of two are left alone (a
+// shift or a mask is as cheap as the counter update) except in loops of
+// constant bounds (counterDivisor says why).
 //
 // Assumes x does not wrap around (fgemm's indices are below 2^31).
 //
@@ -112,13 +113,20 @@ FailureOr<SmallVector<Value>> matchIvPlusInvariant(scf::ForOp loop, Value x) {
   return leaves;
 }
 
-/// The constant divisor of a div/rem when it is worth a counter.
-std::optional<int64_t> counterDivisor(Value divisor) {
+/// The constant divisor of a div/rem when it is worth a counter: not a power
+/// of two, except in a loop of constant bounds (`constantTrips`). There
+/// LLVM unrolls and folds a power-of-two stage into masks such as
+/// (i + 1) & 5, and kernels with K compiled in, a peeled first block and the
+/// loop unrolled by 4 faulted on the H100 at their first wgmma (an
+/// out-of-range shared address) while the PTX was right; with the stage
+/// carried as a counter they passed (docs/PERF.md, 2026-11-24).
+std::optional<int64_t> counterDivisor(Value divisor, bool constantTrips) {
   APInt value;
   if (!matchPattern(divisor, m_ConstantInt(&value)) || value.getBitWidth() > 64)
     return std::nullopt;
   uint64_t c = value.getZExtValue();
-  if (c < 2 || llvm::isPowerOf2_64(c) || c > (uint64_t(1) << 30))
+  if (c < 2 || (llvm::isPowerOf2_64(c) && !constantTrips) ||
+      c > (uint64_t(1) << 30))
     return std::nullopt;
   return int64_t(c);
 }
@@ -149,6 +157,8 @@ void countLoop(scf::ForOp loop) {
     counted.push_back(Counted{key, llvm::to_vector(offset), {}, {}});
     return counted.back();
   };
+  bool constantTrips = matchPattern(loop.getLowerBound(), m_Constant()) &&
+                       matchPattern(loop.getUpperBound(), m_Constant());
   // Only this loop's own index (nested loops are visited on their own).
   loop.getBody()->walk([&](Operation *op) {
     if (op->getParentOfType<scf::ForOp>() != loop)
@@ -160,7 +170,7 @@ void countLoop(scf::ForOp loop) {
       x = div.getLhs(), divisor = div.getRhs();
     else
       return;
-    std::optional<int64_t> c = counterDivisor(divisor);
+    std::optional<int64_t> c = counterDivisor(divisor, constantTrips);
     FailureOr<SmallVector<Value>> offset = matchIvPlusInvariant(loop, x);
     if (!c || failed(offset))
       return;

@@ -187,3 +187,26 @@ llvm.func @variant_term(%n: i32, %p: !llvm.ptr) {
   }
   llvm.return
 }
+
+// -----
+
+// In a loop of constant bounds (K compiled in) a power-of-two divisor gets
+// counters too: unrolled and folded, its mask made ptxas fault (the pass's
+// comment says which kernels).
+// CHECK-LABEL: llvm.func @constant_trips
+// CHECK: scf.for %{{.*}} = %c0_i32 to %c56_i32 step %c1_i32 iter_args(%[[R:.*]] = %c0_i32, %[[Q:.*]] = %c0_i32) -> (i32, i32)  : i32 {
+// CHECK-NOT: arith.remui
+// CHECK: llvm.call @use(%[[R]], %[[Q]])
+llvm.func @use(i32, i32)
+llvm.func @constant_trips() {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c56 = arith.constant 56 : i32
+  %c8 = arith.constant 8 : i32
+  scf.for %i = %c0 to %c56 step %c1 : i32 {
+    %stage = arith.remui %i, %c8 : i32
+    %round = arith.divui %i, %c8 : i32
+    llvm.call @use(%stage, %round) : (i32, i32) -> ()
+  }
+  llvm.return
+}

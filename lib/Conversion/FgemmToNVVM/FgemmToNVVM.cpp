@@ -806,16 +806,10 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
     scf::YieldOp::create(b, loc, *results);
     return SmallVector<Value>(forOp.getResults());
   };
-  // Not with K compiled in (fixed_k): 128x64 kernels with 4 or 8 stages, a
-  // peeled first block and the loop unrolled by 4 faulted on the H100 (an
-  // out-of-range shared address at the first wgmma, every fixed K tried;
-  // unrolled by 1 or 2, 7 stages, generic K and the other tiles were fine).
-  // There LLVM turns the stage (kb + 1) mod 8 of a copy into (i + 1) & 5
-  // (i a multiple of 4) and the PTX is right; with fgemm-loop-counters
-  // carrying power-of-two stages too (no `& 5` left) the same kernels
-  // passed, so ptxas is the suspect. Until that is settled and measured,
-  // those kernels keep the zeroed accumulator.
-  if (op.getBody().getOps<ScaledDotOp>().empty() || config.getFixedK() != 0)
+  // With K compiled in, fgemm-loop-counters carries power-of-two stages
+  // too: without that, 128x64 kernels with 4 or 8 stages, this peeled block
+  // and the loop unrolled by 4 faulted on the H100 (LoopCounters.cpp).
+  if (op.getBody().getOps<ScaledDotOp>().empty())
     return buildLoop(0, inits);
 
   // The math loop's first K block runs before the loop and promotes with
