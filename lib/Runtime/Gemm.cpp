@@ -79,11 +79,13 @@ const char *fgemm::denseVariant(DenseRecipe recipe) {
 const std::vector<DenseConfiguration> &
 fgemm::denseConfigurationSet(DenseRecipe recipe) {
   // f32 staging of a 128 x 128 tile is 64 KiB: 4 stages fit beside it, and
-  // 256 x 128 would keep 2. Not fitted to measurements yet.
+  // 256 x 128 would keep 2 (and spills).
+  // 64x64 persistent: in place at M = 64 and K <= 2048, 0.74-0.96x the
+  // plain grids' time (H100, docs/PERF.md).
   static const std::vector<DenseConfiguration> f32Set = {
       {128, 128, false, 16}, {128, 128, true, 0}, {128, 64, false, 16},
       {128, 32, false, 16},  {64, 128, false, 0}, {64, 64, false, 0},
-      {64, 32, false, 0},    {64, 16, false, 0}};
+      {64, 64, true, 0},     {64, 32, false, 0},  {64, 16, false, 0}};
   if (recipe == DenseRecipe::k1D1D)
     return f32Set;
   // 256- and 128-row plain grids walk raster groups of 8 and 16 tile rows
