@@ -220,6 +220,10 @@ class Gpu(unittest.TestCase):
                 alone = torch.full((m, n), float("nan"), device="cuda")
                 fgemm.fp8_gemm_nt(a, b, alone)
                 self.check(alone, ref, limit)
+                # The same tensors again: checked once, then launched only.
+                d.fill_(float("nan"))
+                fgemm.fp8_gemm_nt(a, b, d, c=c)
+                self.check(d - c, ref, limit)
         d = torch.empty((64, 64), device="cuda")
         a = fgemm.per_token_cast_to_fp8(torch.randn((64, 128), device="cuda"))
         with self.assertRaisesRegex(ValueError, "recipe \\(1, 128, 128\\) with an FP32 D"):
