@@ -25,9 +25,10 @@ using namespace fgemm;
 struct fgemm_context {
   fgemm_context(const Driver &driver, PrimaryContext primary,
                 std::optional<DenseGemm> gemm,
-                std::optional<GroupedGemm> grouped)
+                std::optional<GroupedGemm> grouped,
+                std::optional<DenseGemm> gemmF32)
       : driver(&driver), primary(std::move(primary)), gemm(std::move(gemm)),
-        grouped(std::move(grouped)) {}
+        grouped(std::move(grouped)), gemmF32(std::move(gemmF32)) {}
   const Driver *driver;
   PrimaryContext primary;
   /// The dense kernels, and the directory's M-grouped kernels: a context
@@ -172,8 +173,7 @@ fgemm_status createContext(
   if (gemm.ok())
     dense.emplace(std::move(*gemm));
   *out = new fgemm_context(**driver, std::move(*primary), std::move(dense),
-                           std::move(grouped));
-  (*out)->gemmF32 = std::move(f32);
+                           std::move(grouped), std::move(f32));
   return restore(FGEMM_SUCCESS);
 }
 

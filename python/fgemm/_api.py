@@ -170,15 +170,20 @@ def _current_stream(index):
     return raw(index) if raw is not None else torch.cuda.current_stream(index).cuda_stream
 
 
-def _launch(ctx, index, A, sfa, B, sfb, d, m, n, k, relayout):
-    if relayout:
-        sfa = get_mn_major_tma_aligned_tensor(sfa)
+def _run(ctx, index, function, *args):
+    """Calls the C entry point `function(handle, *args, stream)` on torch's
+    current stream of device `index`, with the SM cap set_num_sms chose."""
     stream = _current_stream(index)
     with ctx.lock:
         ctx.set_num_sms(_num_sms or 0)
-        _lib.check(_lib.library().fgemm_gemm_fp8_nt(
-            ctx.handle, A.data_ptr(), sfa.data_ptr(), B.data_ptr(), sfb.data_ptr(),
-            d.data_ptr(), m, n, k, stream))
+        _lib.check(function(ctx.handle, *args, stream))
+
+
+def _launch(ctx, index, A, sfa, B, sfb, d, m, n, k, relayout):
+    if relayout:
+        sfa = get_mn_major_tma_aligned_tensor(sfa)
+    _run(ctx, index, _lib.library().fgemm_gemm_fp8_nt, A.data_ptr(), sfa.data_ptr(), B.data_ptr(),
+         sfb.data_ptr(), d.data_ptr(), m, n, k)
 
 
 def _fp8_gemm_nt_fp32(a, b, d, c, recipe):
@@ -244,12 +249,8 @@ def _launch_fp32(ctx, index, m, n, k, relayout_a, relayout_b, A, sfa, B, sfb, c,
         sfa = get_mn_major_tma_aligned_tensor(sfa)
     if relayout_b:
         sfb = get_mn_major_tma_aligned_tensor(sfb)
-    stream = _current_stream(index)
-    with ctx.lock:
-        ctx.set_num_sms(_num_sms or 0)
-        _lib.check(_lib.library().fgemm_gemm_fp8_nt_fp32(
-            ctx.handle, A.data_ptr(), sfa.data_ptr(), B.data_ptr(), sfb.data_ptr(),
-            c.data_ptr() if c is not None else None, d.data_ptr(), m, n, k, stream))
+    _run(ctx, index, _lib.library().fgemm_gemm_fp8_nt_fp32, A.data_ptr(), sfa.data_ptr(), B.data_ptr(),
+         sfb.data_ptr(), c.data_ptr() if c is not None else None, d.data_ptr(), m, n, k)
 
 
 def gemm_fp8_fp8_bf16_nt(lhs, rhs, out):
@@ -349,11 +350,8 @@ def m_grouped_fp8_gemm_nt_contiguous(a, b, d, m_indices, recipe=None, compiled_d
                 _lib.check(lib.fgemm_m_grouped_validate_m_indices(ctx.handle, m_indices.data_ptr(), m, groups))
     run = lib.fgemm_m_grouped_gemm_fp8_nt_contiguous_psum if psum else \
         lib.fgemm_m_grouped_gemm_fp8_nt_contiguous
-    stream = _current_stream(index)
-    with ctx.lock:
-        ctx.set_num_sms(_num_sms or 0)
-        _lib.check(run(ctx.handle, A.data_ptr(), sfa.data_ptr(), B.data_ptr(), sfb.data_ptr(),
-                       d.data_ptr(), m_indices.data_ptr(), m, n, k, groups, stream))
+    _run(ctx, index, run, A.data_ptr(), sfa.data_ptr(), B.data_ptr(), sfb.data_ptr(), d.data_ptr(),
+         m_indices.data_ptr(), m, n, k, groups)
     return d
 
 
@@ -371,12 +369,8 @@ def m_grouped_fp8_gemm_nt_contiguous_unpadded(a, b, d, group_ends, validate=Fals
     if validate:
         with ctx.lock:
             _lib.check(lib.fgemm_m_grouped_validate_group_ends(ctx.handle, group_ends.data_ptr(), groups, m, 1))
-    stream = _current_stream(index)
-    with ctx.lock:
-        ctx.set_num_sms(_num_sms or 0)
-        _lib.check(lib.fgemm_m_grouped_gemm_fp8_nt_contiguous_unpadded(
-            ctx.handle, A.data_ptr(), sfa.data_ptr(), B.data_ptr(), sfb.data_ptr(), d.data_ptr(),
-            group_ends.data_ptr(), m, n, k, groups, stream))
+    _run(ctx, index, lib.fgemm_m_grouped_gemm_fp8_nt_contiguous_unpadded, A.data_ptr(), sfa.data_ptr(),
+         B.data_ptr(), sfb.data_ptr(), d.data_ptr(), group_ends.data_ptr(), m, n, k, groups)
     return d
 
 
@@ -398,13 +392,9 @@ def m_grouped_fp8_gemm_nt_masked(a, b, d, masked_m, expected_m, recipe=None, com
         raise TypeError(f"expected_m must be an int, got {type(expected_m).__name__}")
     _require(expected_m > 0, f"expected_m = {expected_m} must be > 0 (the expected rows per group)")
     A, sfa, B, sfb, index, (m, n, k, groups) = _check_grouped(a, b, d, masked_m, "masked_m", True)
-    ctx = _lib.context(index)
-    stream = _current_stream(index)
-    with ctx.lock:
-        ctx.set_num_sms(_num_sms or 0)
-        _lib.check(_lib.library().fgemm_m_grouped_gemm_fp8_nt_masked(
-            ctx.handle, A.data_ptr(), sfa.data_ptr(), B.data_ptr(), sfb.data_ptr(), d.data_ptr(),
-            masked_m.data_ptr(), groups, m, n, k, expected_m, stream))
+    _run(_lib.context(index), index, _lib.library().fgemm_m_grouped_gemm_fp8_nt_masked, A.data_ptr(),
+         sfa.data_ptr(), B.data_ptr(), sfb.data_ptr(), d.data_ptr(), masked_m.data_ptr(), groups, m, n, k,
+         expected_m)
     return d
 
 

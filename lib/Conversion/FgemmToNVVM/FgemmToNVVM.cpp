@@ -560,12 +560,9 @@ void KernelLowering::prefetchEpilogueReads(KLoopOp op) {
     int64_t bn = extent(read.getResult().getType().getDims()[1]);
     Value firstCol = mulI32(toI32(lookup(read.getIndices()[1])), bn);
     // A row of the tile spans bn x 4 bytes: its lines are prefetched at
-    // every 32nd element and at its last, split among the 4 lanes that
-    // share the row.
-    SmallVector<int64_t> offsets;
-    for (int64_t col = 0; col < bn; col += 32)
-      offsets.push_back(col);
-    offsets.push_back(bn - 1);
+    // every 32nd element and at its last (prefetch i at min(32 i, bn - 1)),
+    // split among the 4 lanes that share the row.
+    int64_t prefetches = llvm::divideCeil(bn, 32) + 1;
     Value quad = arith::RemUIOp::create(b, loc, lane, constI32(4));
     auto globalPtr = LLVM::LLVMPointerType::get(b.getContext(), 1);
     for (int64_t wave = 0; wave < config.getWaves(); ++wave)
@@ -577,18 +574,12 @@ void KernelLowering::prefetchEpilogueReads(KLoopOp op) {
                                                         accumulatorRow0(wave),
                                                         constI32(8 * half))),
             lastRow);
-        for (size_t j = 0; j < offsets.size(); j += 4) {
-          // Lane q of the row's four takes offset j + q.
-          Value index = arith::MinUIOp::create(
-              b, loc, arith::AddIOp::create(b, loc, quad, constI32(j)),
-              constI32(offsets.size() - 1));
-          Value offset = constI32(offsets.back());
-          for (int64_t o = int64_t(offsets.size()) - 2; o >= 0; --o)
-            offset = arith::SelectOp::create(
-                b, loc,
-                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, index,
-                                      constI32(o)),
-                constI32(offsets[o]), offset);
+        for (int64_t j = 0; j < prefetches; j += 4) {
+          // Lane q of the row's four takes prefetch j + q.
+          Value offset = arith::MinUIOp::create(
+              b, loc,
+              mulI32(arith::AddIOp::create(b, loc, quad, constI32(j)), 32),
+              constI32(bn - 1));
           Value col = arith::MinUIOp::create(
               b, loc, arith::AddIOp::create(b, loc, firstCol, offset), lastCol);
           Value element = arith::AddIOp::create(
