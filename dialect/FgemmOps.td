@@ -241,8 +241,8 @@ def Fgemm_LoadScalesOp : Fgemm_Op<"load_scales", [MemoryEffects<[MemRead]>]> {
 def Fgemm_StoreOp : Fgemm_Op<"store", [MemoryEffects<[MemWrite]>, AttrSizedOperandSegments]> {
   let summary = "converts an accumulator tile and stores it to a global tensor";
   let description = [{
-    Rounds `value` to the destination's element type (round to nearest even)
-    and writes it at block indices `(row, col)` (a 3-D destination takes a
+    Rounds `value` (an f32 or bf16 tile) to the destination's element type
+    (round to nearest even; exact for a bf16 tile) and writes it at block indices `(row, col)` (a 3-D destination takes a
     leading group index). Elements past the tensor's end are not written.
     `rows(%begin, %end)` writes only the rows `[begin, end)` of the row
     dimension and leaves the tile's other rows untouched. On sm_90:
@@ -265,12 +265,14 @@ def Fgemm_StoreOp : Fgemm_Op<"store", [MemoryEffects<[MemWrite]>, AttrSizedOpera
 }
 
 def Fgemm_ReadTileOp : Fgemm_Op<"read_tile", [MemoryEffects<[MemRead]>]> {
-  let summary = "reads a tile, or a per-row or per-column vector, of an f32 tensor for the epilogue";
+  let summary = "reads a tile, or a per-row or per-column vector, of an f32 or bf16 tensor for the epilogue";
   let description = [{
     From a 2-D tensor `[d0, d1]` at block indices `(row, col)`: the
     `[b0, b1]` tile, as `fgemm.load` would give it. From a 1-D tensor `[d]`
     at block index `i`: the `[b]` vector of elements `[i*b, (i+1)*b)`, a
     value per tile row (`%tm`) or per tile column (`%tn`, e.g. a bias).
+    The tile has the tensor's element type (f32 or bf16; `fgemm.cast` a bf16
+    one to f32 for arithmetic).
     Elements past the tensor's end read as zero. Only after the K loop:
     each math thread reads the elements of its own accumulator fragments
     from global memory (no shared memory, no TMA), so the source may be the
@@ -419,6 +421,24 @@ class Fgemm_ElementwiseOp<string mnemonic, string what> : Fgemm_Op<mnemonic, [Pu
 
 def Fgemm_AddOp : Fgemm_ElementwiseOp<"add", "sum">;
 def Fgemm_MulOp : Fgemm_ElementwiseOp<"mul", "product">;
+
+def Fgemm_CastOp : Fgemm_Op<"cast", [Pure]> {
+  let summary = "converts an epilogue tile or vector between f32 and bf16";
+  let description = [{
+    f32 -> bf16 rounds each element to nearest even (as a bf16 store does);
+    bf16 -> f32 is exact. The shape stays. Elementwise ops take f32, so a
+    bf16 operand (a bias read from a bf16 tensor) is cast first; a cast to
+    bf16 and back rounds an intermediate to bf16 precision. On sm_90 a
+    bf16 value stays in an FP32 register: f32 -> bf16 is one `cvt.rn`
+    pair per element, bf16 -> f32 is free.
+
+    Example: `%b = fgemm.cast %bias : !fgemm.tile<[bn], bf16> -> !fgemm.tile<[bn], f32>`
+  }];
+  let arguments = (ins Fgemm_TileType:$value);
+  let results = (outs Fgemm_TileType:$result);
+  let assemblyFormat = "$value attr-dict `:` type($value) `->` type($result)";
+  let hasVerifier = 1;
+}
 
 def Fgemm_ScaledDotOp : Fgemm_Op<"scaled_dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let summary = "acc + (scale_a x scale_b) * (a . b^T), one K block, promoted in FP32";

@@ -40,9 +40,11 @@ def Fgemm_ScalesType : Fgemm_Type<"Scales", "scales"> {
     A, `[128, 128]` its per-block scaling of B. `mn_major` stores the scales
     transposed (the M dimension contiguous, padded to a multiple of 4 for TMA's
     16-byte rule), which is how A's scales are read by TMA; otherwise they are
-    row-major `[ceil(d0/b0), ceil(d1/b1)]`.
+    row-major `[ceil(d0/b0), ceil(d1/b1)]`. `per_tensor` (no block) is one
+    scale for the whole operand (one per group of a grouped operand).
 
-    Example: `!fgemm.scales<[m, k], f32, block = [1, 128], mn_major>`
+    Example: `!fgemm.scales<[m, k], f32, block = [1, 128], mn_major>`,
+    `!fgemm.scales<[n, k], f32, per_tensor>`
   }];
   let parameters = (ins ArrayRefParameter<"::mlir::StringAttr">:$dims,
                         "::mlir::Type":$elementType,
@@ -50,6 +52,10 @@ def Fgemm_ScalesType : Fgemm_Type<"Scales", "scales"> {
                         "bool":$mnMajor);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// One scale for the whole operand (`per_tensor`: no block).
+    bool isPerTensor() const { return getBlock().empty(); }
+  }];
 }
 
 def Fgemm_TileType : Fgemm_Type<"Tile", "tile"> {

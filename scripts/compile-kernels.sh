@@ -26,8 +26,10 @@ for kernel in "$root"/kernels/*.mlir; do
   grep -q 'tile_space grouped_contiguous_psum' "$kernel" && set=contiguous_psum
   grep -q 'tile_space grouped_contiguous_unpadded' "$kernel" && set=contiguous_unpadded
   grep -q 'tile_space grouped_masked' "$kernel" && set=masked
-  # A kernel that names its variant (the FP32 1D1D kernel) has that set.
-  grep -q 'variant = "dense_1d1d"' "$kernel" && set=dense_1d1d
+  # A dense kernel that names its variant (dense_1d1d, dense_bias,
+  # dense_per_tensor) has that variant's set.
+  variant=$(sed -nE 's/.*variant = "(dense_[a-z0-9_]+)".*/\1/p' "$kernel")
+  [[ -n $variant ]] && set=$variant
   "$build/bin/fgemm-precompile" "$kernel" --set "$set" --cache-dir "$out/.cache" --pack "$out/$name" >/dev/null
   rm -rf "$out/.cache"
   # Each one's PTX and ptxas report, by fgemmc with the same knobs.

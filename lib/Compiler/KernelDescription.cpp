@@ -116,8 +116,12 @@ mlir::fgemm::takeKernelDescription(ModuleOp module) {
     } else if (auto scales = dyn_cast<ScalesType>(type)) {
       ArrayRef<int64_t> block = scales.getBlock();
       os << "scales " << elementName(scales.getElementType()) << " "
-         << joinDims(scales.getDims()) << " block=" << block[0] << "x"
-         << block[1] << (scales.getMnMajor() ? " mn_major" : "") << "\n";
+         << joinDims(scales.getDims());
+      if (scales.isPerTensor())
+        os << " per_tensor";
+      else
+        os << " block=" << block[0] << "x" << block[1];
+      os << (scales.getMnMajor() ? " mn_major" : "") << "\n";
     } else {
       return describeError("argument #" + llvm::Twine(i) +
                            " is neither a tensor nor scales");

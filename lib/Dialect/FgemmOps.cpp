@@ -440,8 +440,8 @@ LogicalResult LoadScalesOp::verify() {
 LogicalResult StoreOp::verify() {
   auto dest = getDest().getType();
   auto tile = getValue().getType();
-  if (!tile.getElementType().isF32())
-    return emitOpError("stores f32 accumulator tiles; got ")
+  if (!tile.getElementType().isF32() && !tile.getElementType().isBF16())
+    return emitOpError("stores f32 or bf16 tiles; got ")
            << tile.getElementType();
   if (!dest.getElementType().isBF16() && !dest.getElementType().isF32())
     return emitOpError("stores to bf16 or f32 tensors; got ")
@@ -512,9 +512,12 @@ LogicalResult DimOp::verify() {
 LogicalResult ReadTileOp::verify() {
   auto src = getSource().getType();
   TileType tile = getResult().getType();
-  if (!src.getElementType().isF32() || !tile.getElementType().isF32())
-    return emitOpError("reads f32 tensors into f32 tiles; got ")
-           << src.getElementType() << " -> " << tile.getElementType();
+  Type element = src.getElementType();
+  if ((!element.isF32() && !element.isBF16()) ||
+      tile.getElementType() != element)
+    return emitOpError("reads f32 or bf16 tensors into tiles of the same "
+                       "element type; got ")
+           << element << " -> " << tile.getElementType();
   if (src.getDims().size() > 2)
     return emitOpError("reads 1-D or 2-D tensors; got ")
            << formatDims(src.getDims())
@@ -532,7 +535,8 @@ LogicalResult ReadTileOp::verify() {
 static LogicalResult verifyElementwise(Operation *op, TileType lhs,
                                        TileType rhs) {
   if (!lhs.getElementType().isF32() || !rhs.getElementType().isF32())
-    return op->emitOpError("takes f32 tiles; got ")
+    return op->emitOpError("takes f32 tiles (fgemm.cast a bf16 one first); "
+                           "got ")
            << lhs.getElementType() << " and " << rhs.getElementType();
   if (lhs.getDims().size() != 2)
     return op->emitOpError("lhs must be a 2-D tile [b0, b1]; got ")
@@ -553,6 +557,19 @@ LogicalResult MulOp::verify() {
   return verifyElementwise(*this, getLhs().getType(), getRhs().getType());
 }
 
+LogicalResult CastOp::verify() {
+  TileType from = getValue().getType(), to = getResult().getType();
+  auto epilogueType = [](Type t) { return t.isF32() || t.isBF16(); };
+  if (!epilogueType(from.getElementType()) ||
+      !epilogueType(to.getElementType()))
+    return emitOpError("converts between f32 and bf16 tiles; got ")
+           << from.getElementType() << " -> " << to.getElementType();
+  if (from.getDims() != to.getDims())
+    return emitOpError("keeps the shape: ")
+           << formatDims(from.getDims()) << " -> " << formatDims(to.getDims());
+  return success();
+}
+
 LogicalResult ZeroRowsOp::verify() {
   auto indices = getIndices().getType();
   TileType tile = getValue().getType();
@@ -568,6 +585,35 @@ LogicalResult ZeroRowsOp::verify() {
            << formatDims(indices.getDims()) << " (" << rows << ")";
   return verifyIndices(*this, getIndices(), indices.getDims(),
                        ValueRange{getRow()});
+}
+
+/// The scale layouts the compiler lowers, checked where a dot's scales come
+/// straight from fgemm.load_scales (after warp specialization they come from
+/// the ring): A per row (`[1, 128], mn_major`, TMA-loaded with the tile) or
+/// per tensor; B the same, or per 128x128 block (row-major, read by the math
+/// threads).
+static LogicalResult verifyScaleRecipe(Operation *dot, Value scales, bool isA) {
+  auto load = scales.getDefiningOp<LoadScalesOp>();
+  if (!load)
+    return success();
+  ScalesType type = load.getSource().getType();
+  if (type.isPerTensor())
+    return success();
+  ArrayRef<int64_t> block = type.getBlock();
+  bool perRow = block[0] == 1 && type.getMnMajor();
+  bool perBlock = block[0] == 128 && !type.getMnMajor();
+  if (perRow || (perBlock && !isA))
+    return success();
+  auto diag = dot->emitOpError("scale ")
+              << (isA ? "a" : "b") << " is " << type << ", which ";
+  if (block[0] == 1)
+    return diag << "is read by TMA with the operand tile, so it must be "
+                   "stored M/N-major: add mn_major";
+  if (type.getMnMajor())
+    return diag << "the math threads read row-major: drop mn_major";
+  return diag << "is not a layout for A: A's scales are per row "
+                 "(block = [1, 128], mn_major) or per_tensor (B also takes "
+                 "block = [128, 128])";
 }
 
 LogicalResult ScaledDotOp::verify() {
@@ -595,6 +641,9 @@ LogicalResult ScaledDotOp::verify() {
            << formatDims(b.getDims().take_front());
   if (!sa.getElementType().isF32() || !sb.getElementType().isF32())
     return emitOpError("scales must be f32");
+  if (failed(verifyScaleRecipe(*this, getScaleA(), /*isA=*/true)) ||
+      failed(verifyScaleRecipe(*this, getScaleB(), /*isA=*/false)))
+    return failure();
   if (getResult().use_empty())
     return emitOpError("result is never used: yield it from the fgemm.k_loop "
                        "(an unused dot would store zeros)");

@@ -127,9 +127,10 @@ GlobalTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
                          << dims.size() << " dimensions";
     return success();
   }
-  if (dims.size() == 1 && !elementType.isF32())
-    return emitError() << "1-D tensors are i32 index arrays or f32 vectors "
-                          "(per-row or per-column epilogue operands); got "
+  if (dims.size() == 1 && !elementType.isF32() && !elementType.isBF16())
+    return emitError() << "1-D tensors are i32 index arrays or f32 / bf16 "
+                          "vectors (per-row or per-column epilogue "
+                          "operands); got "
                        << elementType;
   if (!isFp8(elementType) && !elementType.isBF16() && !elementType.isF32())
     return emitError()
@@ -148,11 +149,14 @@ Type ScalesType::parse(AsmParser &parser) {
   SmallVector<StringAttr> dims;
   Type elementType;
   SmallVector<int64_t> block;
-  if (parseDimsAndElement(parser, dims, elementType) || parser.parseComma() ||
-      parser.parseKeyword("block") || parser.parseEqual() ||
-      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() {
-        return parser.parseInteger(block.emplace_back());
-      }))
+  if (parseDimsAndElement(parser, dims, elementType) || parser.parseComma())
+    return {};
+  // `per_tensor` is the empty block: one scale for the whole operand.
+  if (failed(parser.parseOptionalKeyword("per_tensor")) &&
+      (parser.parseKeyword("block") || parser.parseEqual() ||
+       parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() {
+         return parser.parseInteger(block.emplace_back());
+       })))
     return {};
   bool mnMajor = succeeded(parser.parseOptionalComma());
   if (mnMajor && parser.parseKeyword("mn_major"))
@@ -166,9 +170,14 @@ Type ScalesType::parse(AsmParser &parser) {
 void ScalesType::print(AsmPrinter &printer) const {
   printer << "<";
   printSymbolList(printer, getDims());
-  printer << ", " << getElementType() << ", block = [";
-  llvm::interleaveComma(getBlock(), printer);
-  printer << "]";
+  printer << ", " << getElementType();
+  if (isPerTensor()) {
+    printer << ", per_tensor";
+  } else {
+    printer << ", block = [";
+    llvm::interleaveComma(getBlock(), printer);
+    printer << "]";
+  }
   if (getMnMajor())
     printer << ", mn_major";
   printer << ">";
@@ -183,9 +192,16 @@ LogicalResult ScalesType::verify(function_ref<InFlightDiagnostic()> emitError,
                        << dims.size() << " dimensions";
   if (!elementType.isF32())
     return emitError() << "scales must be f32, got " << elementType;
+  if (block.empty()) {
+    if (mnMajor)
+      return emitError() << "per_tensor scales are one value, so they have "
+                            "no major order: drop mn_major";
+    return success();
+  }
   if (block.size() != 2 || block[0] <= 0 || block[1] <= 0)
     return emitError()
-           << "scale block must be two positive sizes, e.g. [1, 128]";
+           << "scale block must be two positive sizes, e.g. [1, 128], or "
+              "per_tensor";
   if (block[1] != 128)
     return emitError()
            << "scale blocks must be 128 wide along K (the K block the "

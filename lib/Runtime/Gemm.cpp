@@ -73,7 +73,17 @@ std::string DenseConfiguration::stem() const {
 }
 
 const char *fgemm::denseVariant(DenseRecipe recipe) {
-  return recipe == DenseRecipe::k1D1D ? "dense_1d1d" : "dense";
+  switch (recipe) {
+  case DenseRecipe::k1D2D:
+    return "dense";
+  case DenseRecipe::k1D1D:
+    return "dense_1d1d";
+  case DenseRecipe::kBias1D2D:
+    return "dense_bias";
+  case DenseRecipe::kPerTensor:
+    return "dense_per_tensor";
+  }
+  return "dense";
 }
 
 const std::vector<DenseConfiguration> &
@@ -88,6 +98,9 @@ fgemm::denseConfigurationSet(DenseRecipe recipe) {
       {64, 64, true, 0},     {64, 32, false, 0},  {64, 16, false, 0}};
   if (recipe == DenseRecipe::k1D1D)
     return f32Set;
+  // The bias and per-tensor recipes have the 1D2D kernel's main loop and
+  // bf16 output (the bias costs registers only after the loop), so they
+  // share its set.
   // 256- and 128-row plain grids walk raster groups of 8 and 16 tile rows
   // (2048 rows of A either way), the 256-row persistent grid groups of 8;
   // measured on the H100 (docs/PERF.md).
@@ -224,7 +237,30 @@ static const std::vector<DenseArgSpec> &denseArgs(DenseRecipe recipe) {
       {"SFB", "scales f32 n,k block=1x128 mn_major"},
       {"C", "tensor f32 m,n"},
       {"D", "tensor f32 m,n"}};
-  return recipe == DenseRecipe::k1D1D ? args1D1D : args1D2D;
+  static const std::vector<DenseArgSpec> argsBias = {
+      {"A", "tensor e4m3 m,k"},
+      {"B", "tensor e4m3 n,k"},
+      {"SFA", "scales f32 m,k block=1x128 mn_major"},
+      {"SFB", "scales f32 n,k block=128x128"},
+      {"BIAS", "tensor bf16 n"},
+      {"D", "tensor bf16 m,n"}};
+  static const std::vector<DenseArgSpec> argsPerTensor = {
+      {"A", "tensor e4m3 m,k"},
+      {"B", "tensor e4m3 n,k"},
+      {"SFA", "scales f32 m,k per_tensor"},
+      {"SFB", "scales f32 n,k per_tensor"},
+      {"D", "tensor bf16 m,n"}};
+  switch (recipe) {
+  case DenseRecipe::k1D2D:
+    return args1D2D;
+  case DenseRecipe::k1D1D:
+    return args1D1D;
+  case DenseRecipe::kBias1D2D:
+    return argsBias;
+  case DenseRecipe::kPerTensor:
+    return argsPerTensor;
+  }
+  return args1D2D;
 }
 
 Status fgemm::checkDenseKernel(const KernelMeta &meta, DenseRecipe recipe) {
@@ -269,6 +305,8 @@ KernelBindings fgemm::denseBindings(const DenseGemmProblem &problem,
   bindings.args = {problem.a, problem.b, problem.sfa, problem.sfb};
   if (recipe == DenseRecipe::k1D1D)
     bindings.args.push_back(problem.c);
+  if (recipe == DenseRecipe::kBias1D2D)
+    bindings.args.push_back(problem.bias);
   bindings.args.push_back(problem.d);
   bindings.dims = {{"m", problem.m}, {"n", problem.n}, {"k", problem.k}};
   for (const DenseArgSpec &spec : denseArgs(recipe))
@@ -511,9 +549,18 @@ Expected<DenseGemm::Prepared>
 DenseGemm::prepare(const DenseGemmProblem &problem) const {
   FGEMM_RETURN_IF_ERROR(
       validateDenseGemmShape(problem.m, problem.n, problem.k));
-  if (recipeServed == DenseRecipe::k1D2D && problem.c)
-    return Status::error("C is given, but the 1D2D recipe computes D = A B^T "
-                         "(a C operand needs the 1D1D recipe's FP32 output)");
+  const std::string variant = denseVariant(recipeServed);
+  if (recipeServed != DenseRecipe::k1D1D && problem.c)
+    return Status::error("C is given, but a " + variant +
+                         " kernel has no C operand (D = C + A B^T needs the "
+                         "1D1D recipe's FP32 output)");
+  if (recipeServed != DenseRecipe::kBias1D2D && problem.bias)
+    return Status::error("a bias is given, but a " + variant +
+                         " kernel adds none (the bias recipe's does)");
+  if (recipeServed == DenseRecipe::kBias1D2D && !problem.bias &&
+      !isEmptyGemm(problem))
+    return Status::error("the bias is null: a dense_bias kernel computes "
+                         "D = A B^T + bias[n] (bf16, N elements)");
   if (recipeServed == DenseRecipe::k1D1D && !problem.c && !isEmptyGemm(problem))
     return Status::error("C is null: the 1D1D recipe computes D = C + A B^T "
                          "(pass D as C to accumulate in place; zero it first "
@@ -525,7 +572,7 @@ DenseGemm::prepare(const DenseGemmProblem &problem) const {
     return prepared;
   }
   DenseEpilogue epilogue =
-      recipeServed == DenseRecipe::k1D2D ? DenseEpilogue::kStore
+      recipeServed != DenseRecipe::k1D1D ? DenseEpilogue::kStore
       : problem.c == problem.d           ? DenseEpilogue::kAccumulate
                                          : DenseEpilogue::kReadAddend;
   Expected<size_t> index = selectDenseKernel(metas, problem.m, problem.n,

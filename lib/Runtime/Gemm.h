@@ -49,19 +49,26 @@ enum class DenseRecipe {
   /// 1x128 scales on A and on B; D f32 = C + A B^T, C f32 and possibly D
   /// itself (variant `dense_1d1d`; DeepGEMM's FP32 path).
   k1D1D,
+  /// The 1D2D recipe plus a bf16 bias per column: D bf16 = A B^T + bias
+  /// (variant `dense_bias`).
+  kBias1D2D,
+  /// One f32 scale per operand: D bf16 = sa sb A B^T (variant
+  /// `dense_per_tensor`).
+  kPerTensor,
 };
 /// The description's `variant` of a recipe's kernels.
 const char *denseVariant(DenseRecipe recipe);
 
 /// A dense GEMM problem: device pointers and sizes (docs/ABI.md data
-/// contract). `c` is the 1D1D recipe's addend (0 for the 1D2D recipe).
+/// contract). `c` is the 1D1D recipe's addend, `bias` the bias recipe's
+/// vector (0 for the recipes without them).
 struct DenseGemmProblem {
-  CUdeviceptr a = 0, sfa = 0, b = 0, sfb = 0, c = 0, d = 0;
+  CUdeviceptr a = 0, sfa = 0, b = 0, sfb = 0, c = 0, d = 0, bias = 0;
   int64_t m = 0, n = 0, k = 0;
 
   bool operator==(const DenseGemmProblem &o) const {
     return a == o.a && sfa == o.sfa && b == o.b && sfb == o.sfb && c == o.c &&
-           d == o.d && m == o.m && n == o.n && k == o.k;
+           d == o.d && bias == o.bias && m == o.m && n == o.n && k == o.k;
   }
 };
 
@@ -75,7 +82,7 @@ inline int64_t alignedSfaRows(int64_t m) { return (m + 3) / 4 * 4; }
 inline int64_t scaleBlocks(int64_t x) { return (x + 127) / 128; }
 
 /// The dense variants' arguments, by index (`arg.I` of their descriptions):
-/// A, B, SFA, SFB, then D (1D2D) or C, D (1D1D).
+/// A, B, SFA, SFB, then D (1D2D, per tensor), C, D (1D1D) or BIAS, D (bias).
 enum DenseArg : size_t { kDenseA, kDenseB, kDenseSfa, kDenseSfb };
 
 /// Checks that `meta` is a kernel of `recipe` with the argument list

@@ -90,8 +90,9 @@ std::string fgemm::formatKernelArg(const KernelArg &arg) {
       arg.kind == KernelArg::Kind::Tensor ? "tensor " : "scales ";
   text += std::string(elementTypeName(arg.element)) + " " + joinList(arg.dims);
   if (arg.kind == KernelArg::Kind::Scales) {
-    text += " block=" + std::to_string(arg.block[0]) + "x" +
-            std::to_string(arg.block[1]);
+    text += arg.perTensor ? std::string(" per_tensor")
+                          : " block=" + std::to_string(arg.block[0]) + "x" +
+                                std::to_string(arg.block[1]);
     if (arg.mnMajor)
       text += " mn_major";
   }
@@ -219,8 +220,8 @@ static std::string parseSymbolList(std::string_view text,
 static std::string parseArg(std::string_view value, KernelArg &arg) {
   std::vector<std::string_view> tokens = words(value);
   if (tokens.size() < 3)
-    return "expected 'tensor ELEM DIMS' or 'scales ELEM DIMS block=B0xB1 "
-           "[mn_major]', got '" +
+    return "expected 'tensor ELEM DIMS' or 'scales ELEM DIMS "
+           "block=B0xB1|per_tensor [mn_major]', got '" +
            std::string(value) + "'";
   if (tokens[0] == "tensor")
     arg.kind = KernelArg::Kind::Tensor;
@@ -251,6 +252,8 @@ static std::string parseArg(std::string_view value, KernelArg &arg) {
              "' after a tensor's dimensions";
     if (token == "mn_major" && !haveMnMajor) {
       arg.mnMajor = haveMnMajor = true;
+    } else if (token == "per_tensor" && !haveBlock) {
+      arg.perTensor = haveBlock = true;
     } else if (token.substr(0, 6) == "block=" && !haveBlock) {
       haveBlock = true;
       if (!parsePair(token.substr(6), arg.block) || arg.block[0] == 0 ||
@@ -259,11 +262,14 @@ static std::string parseArg(std::string_view value, KernelArg &arg) {
                "' needs two positive integers (block=B0xB1)";
     } else {
       return "unexpected or repeated '" + std::string(token) +
-             "' (scales take block=B0xB1 and optionally mn_major)";
+             "' (scales take block=B0xB1 or per_tensor, and optionally "
+             "mn_major)";
     }
   }
   if (!tensor && !haveBlock)
-    return "scales need block=B0xB1";
+    return "scales need block=B0xB1 or per_tensor";
+  if (arg.perTensor && arg.mnMajor)
+    return "per_tensor scales have no mn_major layout";
   return "";
 }
 

@@ -47,7 +47,8 @@ const char *elementTypeName(ElementType type);
 struct KernelArg {
   enum class Kind {
     Tensor, ///< `tensor ELEM D0[,D1[,D2]]`: last dimension contiguous
-    Scales, ///< `scales ELEM D0,D1[,D2] block=B0xB1 [mn_major]`
+    Scales, ///< `scales ELEM D0,D1[,D2] block=B0xB1 [mn_major]` or
+            ///< `scales ELEM D0,D1[,D2] per_tensor`
   };
   Kind kind = Kind::Tensor;
   ElementType element = ElementType::E4M3;
@@ -57,6 +58,9 @@ struct KernelArg {
   /// Scales only: one scale per block[0] x block[1] elements of the last two
   /// dimensions of the operand.
   uint32_t block[2] = {1, 1};
+  /// Scales only: one scale for the whole operand (per group of a 3-D one);
+  /// `block` is unused.
+  bool perTensor = false;
   /// Scales only: stored transposed (the second-to-last dimension
   /// contiguous, padded to 4 entries), as the kernel's TMA reads them.
   bool mnMajor = false;

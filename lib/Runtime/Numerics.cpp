@@ -141,6 +141,25 @@ QuantizedMatrix fgemm::quantizePerBlock(const std::vector<float> &x,
   return quantizeGroups(x, rows, cols, kScaleBlock);
 }
 
+QuantizedMatrix fgemm::quantizePerTensor(const std::vector<float> &x,
+                                         int64_t rows, int64_t cols) {
+  QuantizedMatrix q;
+  q.rows = rows;
+  q.cols = cols;
+  q.scaleRows = q.scaleCols = 1;
+  float amax = 0;
+  for (float v : x)
+    amax = std::max(amax, std::fabs(v));
+  float scale = quantScale(amax), inverse = 1.0f / scale;
+  q.scales = {scale};
+  q.values.resize(x.size());
+  parallelFor(rows, [&](int64_t first, int64_t last) {
+    for (int64_t i = first * cols; i < last * cols; ++i)
+      q.values[size_t(i)] = floatToE4m3(x[size_t(i)] * inverse);
+  });
+  return q;
+}
+
 std::vector<float> fgemm::toSfaLayout(const QuantizedMatrix &a, float padding) {
   int64_t alignedRows = (a.rows + 3) / 4 * 4;
   std::vector<float> sfa(static_cast<size_t>(alignedRows * a.scaleCols),
@@ -174,15 +193,20 @@ double fgemm::emulationTolerance(double emulated, double sumAbsProducts) {
 EmulatedElement fgemm::emulateElement(const QuantizedMatrix &a,
                                       const QuantizedMatrix &b, int64_t m,
                                       int64_t n) {
+  // Per-tensor (one scale), per-token (a row each) or per-block scales.
+  auto scaleOf = [](const QuantizedMatrix &q, int64_t row, int64_t kb) {
+    if (q.scales.size() == 1)
+      return q.scales[0];
+    int64_t scaleRow = q.scaleRows == q.rows ? row : row / kScaleBlock;
+    return q.scales[scaleRow * q.scaleCols + kb];
+  };
   EmulatedElement result;
   for (int64_t k = 0; k < a.cols; ++k) {
     int64_t kb = k / kScaleBlock;
-    double x = double(e4m3ToFloat(a.values[m * a.cols + k])) *
-               a.scales[m * a.scaleCols + kb];
-    // Per-token scales (a row each) or per-block ones.
-    int64_t scaleRow = b.scaleRows == b.rows ? n : n / kScaleBlock;
-    double y = double(e4m3ToFloat(b.values[n * b.cols + k])) *
-               b.scales[scaleRow * b.scaleCols + kb];
+    double x =
+        double(e4m3ToFloat(a.values[m * a.cols + k])) * scaleOf(a, m, kb);
+    double y =
+        double(e4m3ToFloat(b.values[n * b.cols + k])) * scaleOf(b, n, kb);
     result.value += x * y;
     result.sumAbs += std::fabs(x * y);
   }

@@ -57,6 +57,10 @@ QuantizedMatrix quantizePerToken(const std::vector<float> &x, int64_t rows,
 /// B's quantizer: one scale per 128x128 block (partial blocks likewise).
 QuantizedMatrix quantizePerBlock(const std::vector<float> &x, int64_t rows,
                                  int64_t cols);
+/// The per-tensor quantizer: one scale for the whole matrix (scaleRows =
+/// scaleCols = 1).
+QuantizedMatrix quantizePerTensor(const std::vector<float> &x, int64_t rows,
+                                  int64_t cols);
 
 /// SFA in the kernel's layout: element (m, kb) at [kb * align(M, 4) + m].
 /// The padding rows m in [M, align(M, 4)) hold `padding`.

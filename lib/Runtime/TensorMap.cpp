@@ -76,6 +76,9 @@ static std::string missingRule(const KernelArg &arg) {
   if (arg.element != ElementType::F32)
     return std::string("no tensor-map rule for ") +
            elementTypeName(arg.element) + " scales (allowed: f32)";
+  if (arg.perTensor)
+    return "no tensor-map rule for per_tensor scales (one value: pass them "
+           "as `pointer`)";
   if (arg.mnMajor && arg.block[0] != 1)
     return "no tensor-map rule for M-major scales with block " +
            std::to_string(arg.block[0]) + "x" + std::to_string(arg.block[1]) +

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 using namespace fgemm;
 using namespace fgemm::bench;
@@ -102,6 +103,23 @@ TEST(BenchOptions, SweepIsUntimedUnlessAsked) {
   EXPECT_TRUE(timed->time);
 }
 
+TEST(BenchOptions, Recipes) {
+  for (auto [name, recipe] :
+       {std::pair{"1d2d", DenseRecipe::k1D2D},
+        std::pair{"1d1d", DenseRecipe::k1D1D},
+        std::pair{"bias", DenseRecipe::kBias1D2D},
+        std::pair{"per-tensor", DenseRecipe::kPerTensor}}) {
+    Expected<Options> options = parse({"--kernels", "k", "--recipe", name});
+    ASSERT_TRUE(options.ok()) << options.status().message();
+    EXPECT_EQ(options->recipe, recipe) << name;
+  }
+  EXPECT_EQ(errorOf({"--kernels", "k", "--recipe", "2d2d"}),
+            "--recipe is 1d2d, 1d1d, bias or per-tensor, got '2d2d'");
+  EXPECT_NE(errorOf({"--kernels", "k", "--recipe", "bias", "--c-in-place"})
+                .find("--c-in-place needs --recipe 1d1d"),
+            std::string::npos);
+}
+
 TEST(BenchOptions, ListDevicesNeedsNoKernels) {
   Expected<Options> options = parse({"--list-devices"});
   ASSERT_TRUE(options.ok()) << options.status().message();
@@ -149,10 +167,10 @@ TEST(BenchInputs, DeterministicNormalBf16) {
 }
 
 TEST(BenchInputs, OperandsAreQuantizedPerContract) {
-  OperandData a = makeOperand(1, Operand::A, 3, 256, /*perToken=*/true);
+  OperandData a = makeOperand(1, Operand::A, 3, 256, Quantization::kPerToken);
   EXPECT_EQ(a.quantized.scaleRows, 3);
   EXPECT_EQ(a.quantized.scaleCols, 2);
-  OperandData b = makeOperand(1, Operand::B, 200, 256, /*perToken=*/false);
+  OperandData b = makeOperand(1, Operand::B, 200, 256, Quantization::kPerBlock);
   EXPECT_EQ(b.quantized.scaleRows, 2);
   EXPECT_EQ(b.quantized.scaleCols, 2);
   // Row 0's first block: scale = amax / 448 of the bf16 inputs.
@@ -160,4 +178,32 @@ TEST(BenchInputs, OperandsAreQuantizedPerContract) {
   for (int c = 0; c < 128; ++c)
     amax = std::max(amax, std::fabs(a.input.values[c]));
   EXPECT_EQ(a.quantized.scales[0], amax / 448.0f);
+}
+
+TEST(BenchInputs, PerTensorQuantizationHasOneScale) {
+  OperandData x =
+      makeOperand(1, Operand::A, 300, 384, Quantization::kPerTensor);
+  ASSERT_EQ(x.quantized.scales.size(), 1u);
+  float amax = 0;
+  for (float v : x.input.values)
+    amax = std::max(amax, std::fabs(v));
+  EXPECT_EQ(x.quantized.scales[0], amax / 448.0f);
+  // The largest magnitude maps to +-448, every value round-trips within
+  // e4m3's half ulp (2^-4 relative for normal values).
+  for (size_t i = 0; i < x.input.values.size(); ++i) {
+    float back = e4m3ToFloat(x.quantized.values[i]) * x.quantized.scales[0];
+    EXPECT_LE(std::fabs(back - x.input.values[i]),
+              std::fabs(x.input.values[i]) / 16 + x.quantized.scales[0]);
+  }
+  // The host emulation reads the one scale for every row and K block.
+  OperandData y =
+      makeOperand(2, Operand::B, 130, 384, Quantization::kPerTensor);
+  EmulatedElement e = emulateElement(x.quantized, y.quantized, 299, 129);
+  double expected = 0;
+  for (int k = 0; k < 384; ++k)
+    expected += double(e4m3ToFloat(x.quantized.values[299 * 384 + k])) *
+                x.quantized.scales[0] *
+                e4m3ToFloat(y.quantized.values[129 * 384 + k]) *
+                y.quantized.scales[0];
+  EXPECT_NEAR(e.value, expected, 1e-9 * std::fabs(expected) + 1e-12);
 }

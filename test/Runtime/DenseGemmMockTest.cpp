@@ -24,6 +24,7 @@
 #include <fstream>
 #include <iterator>
 #include <optional>
+#include <tuple>
 
 using namespace fgemm;
 using fgemm::test::DenseConfig;
@@ -236,6 +237,106 @@ TEST_F(DenseGemmMock, Recipe1D1DBindsCAndAnF32Output) {
   inPlace.c = problem.d;
   ASSERT_TRUE(gemm->run(inPlace, nullptr).ok());
   EXPECT_EQ(mockParam<uint64_t>(*fgemmMockLastLaunch(), 5), problem.d);
+}
+
+/// `fgemmc kernels/sm90_fp8_gemm_bias_1d2d.mlir --block-n=64`'s and
+/// `fgemmc kernels/sm90_fp8_gemm_per_tensor.mlir --block-n=64`'s
+/// descriptions (their kernel names shortened).
+constexpr const char *kBiasDescription =
+    "abi_version=2\nkernel=k_bias\nvariant=dense_bias\n"
+    "block_m=128\nblock_n=64\nblock_k=128\nstages=4\nmath_warpgroups=2\n"
+    "threads=384\nsmem_bytes=117312\ncluster=1\nschedule=plain\n"
+    "fixed_n=0\nfixed_k=0\ndims=m,n,k\n"
+    "arg.0=tensor e4m3 m,k\narg.1=tensor e4m3 n,k\n"
+    "arg.2=scales f32 m,k block=1x128 mn_major\n"
+    "arg.3=scales f32 n,k block=128x128\n"
+    "arg.4=tensor bf16 n\narg.5=tensor bf16 m,n\n"
+    "param.0=tensor_map arg=0 box=128x128 swizzle=128b\n"
+    "param.1=tensor_map arg=1 box=128x64 swizzle=128b\n"
+    "param.2=tensor_map arg=2 box=128x1 swizzle=none\n"
+    "param.3=tensor_map arg=5 box=64x128 swizzle=128b\n"
+    "param.4=pointer arg=3\nparam.5=pointer arg=4\nparam.6=dim m\n"
+    "param.7=dim n\nparam.8=dim k\ntiles=n/64,m/128\n";
+constexpr const char *kPerTensorDescription =
+    "abi_version=2\nkernel=k_per_tensor\nvariant=dense_per_tensor\n"
+    "block_m=128\nblock_n=64\nblock_k=128\nstages=4\nmath_warpgroups=2\n"
+    "threads=384\nsmem_bytes=115776\ncluster=1\nschedule=plain\n"
+    "fixed_n=0\nfixed_k=0\ndims=m,n,k\n"
+    "arg.0=tensor e4m3 m,k\narg.1=tensor e4m3 n,k\n"
+    "arg.2=scales f32 m,k per_tensor\narg.3=scales f32 n,k per_tensor\n"
+    "arg.4=tensor bf16 m,n\n"
+    "param.0=tensor_map arg=0 box=128x128 swizzle=128b\n"
+    "param.1=tensor_map arg=1 box=128x64 swizzle=128b\n"
+    "param.2=tensor_map arg=4 box=64x128 swizzle=128b\n"
+    "param.3=pointer arg=2\nparam.4=pointer arg=3\nparam.5=dim m\n"
+    "param.6=dim n\nparam.7=dim k\ntiles=n/64,m/128\n";
+
+TEST_F(DenseGemmMock, BiasAndPerTensorRecipesBindTheirOperands) {
+  writeKernel(dir, "bf16", "k_bf16", 128, 128, 165952);
+  // The fake cubins list each kernel's parameter sizes (maps, pointers,
+  // dims).
+  for (auto [stem, name, params, description] :
+       {std::tuple{"bias", "k_bias", "128,128,128,128,8,8,4,4,4",
+                   kBiasDescription},
+        std::tuple{"per_tensor", "k_per_tensor", "128,128,128,8,8,4,4,4",
+                   kPerTensorDescription}}) {
+    std::ofstream cubin(dir / (std::string(stem) + ".cubin"), std::ios::binary);
+    cubin << "\x7f"
+             "ELFFAKE\n"
+          << name << " " << params << "\n\n";
+    std::ofstream(dir / (std::string(stem) + ".meta")) << description;
+  }
+  Expected<DenseGemm> bias =
+      DenseGemm::create(dir.string(), DenseRecipe::kBias1D2D);
+  ASSERT_TRUE(bias.ok()) << bias.status().message();
+  ASSERT_EQ(bias->kernels().size(), 1u);
+  EXPECT_EQ(bias->skipped().size(), 2u);
+  Expected<DenseGemm> perTensor =
+      DenseGemm::create(dir.string(), DenseRecipe::kPerTensor);
+  ASSERT_TRUE(perTensor.ok()) << perTensor.status().message();
+  ASSERT_EQ(perTensor->kernels().size(), 1u);
+
+  const int64_t m = 130, n = 200, k = 256;
+  DenseGemmProblem problem;
+  problem.a = allocate(m * k);
+  problem.sfa = allocate(132 * 2 * 4);
+  problem.b = allocate(n * k);
+  problem.sfb = allocate(2 * 2 * 4);
+  problem.bias = allocate(n * 2);
+  problem.d = allocate(m * n * 2);
+  problem.m = m;
+  problem.n = n;
+  problem.k = k;
+  Status status = bias->run(problem, nullptr);
+  ASSERT_TRUE(status.ok()) << status.message();
+  const MockLaunch &launch = *fgemmMockLastLaunch();
+  EXPECT_STREQ(launch.function, "k_bias");
+  ASSERT_EQ(launch.paramCount, 9u);
+  EXPECT_EQ(mockParam<uint64_t>(launch, 4), problem.sfb);
+  EXPECT_EQ(mockParam<uint64_t>(launch, 5), problem.bias);
+
+  // The bias is the recipe's operand: null is refused, and the other
+  // recipes take none.
+  int before = fgemmMockLaunchCount();
+  DenseGemmProblem noBias = problem;
+  noBias.bias = 0;
+  EXPECT_NE(bias->run(noBias, nullptr).message().find("the bias is null"),
+            std::string::npos);
+  EXPECT_NE(perTensor->run(problem, nullptr).message().find("a bias is given"),
+            std::string::npos);
+  EXPECT_EQ(fgemmMockLaunchCount(), before);
+
+  // Per tensor: SFA and SFB are one f32 each, passed as pointers.
+  DenseGemmProblem scalar = noBias;
+  scalar.sfa = allocate(4);
+  scalar.sfb = allocate(4);
+  status = perTensor->run(scalar, nullptr);
+  ASSERT_TRUE(status.ok()) << status.message();
+  const MockLaunch &scaled = *fgemmMockLastLaunch();
+  EXPECT_STREQ(scaled.function, "k_per_tensor");
+  ASSERT_EQ(scaled.paramCount, 8u);
+  EXPECT_EQ(mockParam<uint64_t>(scaled, 3), scalar.sfa);
+  EXPECT_EQ(mockParam<uint64_t>(scaled, 4), scalar.sfb);
 }
 
 TEST_F(DenseGemmMock, ClusterPairsShareA) {
@@ -452,7 +553,11 @@ TEST_F(DenseGemmMock, OnDemandKernelsSpecializedPerShape) {
   // The generic kernel was never made; the prepared launch names the one
   // that runs.
   EXPECT_EQ(gemm->kernelPath(0), "");
-  DenseGemmProblem problem{p, p, p, p, 0, p, 64, 7168, 2048};
+  DenseGemmProblem problem;
+  problem.a = problem.sfa = problem.b = problem.sfb = problem.d = p;
+  problem.m = 64;
+  problem.n = 7168;
+  problem.k = 2048;
   Expected<DenseGemm::Prepared> prepared = gemm->prepare(problem);
   ASSERT_TRUE(prepared.ok());
   ASSERT_NE(prepared->specialized, nullptr);

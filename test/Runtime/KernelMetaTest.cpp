@@ -317,6 +317,15 @@ TEST(KernelMeta, VariantIsAFreeIdentifier) {
   EXPECT_EQ(meta->variant, "grouped_masked");
 }
 
+TEST(KernelMeta, PerTensorScalesRoundTrip) {
+  KernelArg arg;
+  arg.kind = KernelArg::Kind::Scales;
+  arg.element = ElementType::F32;
+  arg.dims = {"n", "k"};
+  arg.perTensor = true;
+  EXPECT_EQ(formatKernelArg(arg), "scales f32 n,k per_tensor");
+}
+
 TEST(KernelMeta, Schedule) {
   Expected<KernelMeta> persistent =
       parseKernelMeta(replaced("schedule=persistent"), "k.meta");
@@ -337,7 +346,12 @@ TEST(KernelMeta, MalformedArguments) {
       {"arg.0=tensor e4m3 g,h,m,k", "tensor of 4 dimensions (allowed: 1 to 3"},
       {"arg.0=tensor e4m3 m,k block=1x128",
        "unexpected 'block=1x128' after a tensor's dimensions"},
-      {"arg.2=scales f32 m,k mn_major", "scales need block=B0xB1"},
+      {"arg.2=scales f32 m,k mn_major", "scales need block=B0xB1 or "
+                                        "per_tensor"},
+      {"arg.2=scales f32 m,k per_tensor block=1x128",
+       "unexpected or repeated 'block=1x128'"},
+      {"arg.2=scales f32 m,k per_tensor mn_major",
+       "per_tensor scales have no mn_major layout"},
       {"arg.2=scales f32 m,k block=0x128", "'block=0x128' needs two positive"},
       {"arg.2=scales f32 m,k block=128", "'block=128' needs two positive"},
       {"arg.2=scales f32 m block=1x128",
@@ -389,6 +403,10 @@ TEST(KernelMeta, TensorMapRulesAndBoxes) {
             "k.meta:24: param.2 (tensor_map over arg.2 'scales bf16 m,k "
             "block=1x128 mn_major', box=128x1 swizzle=none): no tensor-map "
             "rule for bf16 scales (allowed: f32)");
+  EXPECT_NE(parseError(replaced("arg.2=scales f32 m,k per_tensor"))
+                .find("no tensor-map rule for per_tensor scales (one value: "
+                      "pass them as `pointer`)"),
+            std::string::npos);
   EXPECT_NE(parseError(replaced("arg.2=scales f32 m,k block=128x128 mn_major"))
                 .find("k.meta:24: param.2 (tensor_map over arg.2 'scales f32 "
                       "m,k block=128x128 mn_major', box=128x1 swizzle=none): "

@@ -4,8 +4,11 @@
 
 #include "BenchOptions.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <iterator>
+#include <utility>
 
 using namespace fgemm;
 using namespace fgemm::bench;
@@ -14,8 +17,8 @@ std::string fgemm::bench::usage() {
   return "usage: fgemm-bench --kernels DIR [--shapes dense|sweep|M,N,K;...]\n"
          "                   [--iters N] [--seed S] [--device N] [--sms N]\n"
          "                   [--no-check] [--no-time] [--time] [--checksum]\n"
-         "                   [--host-latency] [--recipe 1d2d|1d1d] "
-         "[--c-in-place]\n"
+         "                   [--host-latency] "
+         "[--recipe 1d2d|1d1d|bias|per-tensor] [--c-in-place]\n"
          "       fgemm-bench --list-devices\n"
          "       fgemm-bench --describe FILE.meta [--describe ...]\n"
          "\n"
@@ -33,7 +36,10 @@ std::string fgemm::bench::usage() {
          "  --recipe R       1d2d (default): D bf16 = A B^T, 128x128 scales on "
          "B;\n"
          "                   1d1d: D f32 = C + A B^T, 1x128 scales on B, C\n"
-         "                   random f32 (the dense_1d1d kernels)\n"
+         "                   random f32 (the dense_1d1d kernels);\n"
+         "                   bias: the 1d2d recipe plus a random bf16 bias\n"
+         "                   per column (dense_bias); per-tensor: one scale\n"
+         "                   per operand (dense_per_tensor)\n"
          "  --c-in-place     1d1d: C and D are one tensor (accumulate in "
          "place)\n"
          "  --no-check       skip the accuracy checks\n"
@@ -194,9 +200,18 @@ fgemm::bench::parseOptions(const std::vector<std::string> &args) {
     } else if (flag == "--recipe") {
       if (!takeValue())
         return needsValue();
-      if (value != "1d2d" && value != "1d1d")
-        return Status::error("--recipe is 1d2d or 1d1d, got '" + value + "'");
-      options.recipe1D1D = value == "1d1d";
+      static const std::pair<const char *, DenseRecipe> recipes[] = {
+          {"1d2d", DenseRecipe::k1D2D},
+          {"1d1d", DenseRecipe::k1D1D},
+          {"bias", DenseRecipe::kBias1D2D},
+          {"per-tensor", DenseRecipe::kPerTensor}};
+      auto it = std::find_if(std::begin(recipes), std::end(recipes),
+                             [&](const auto &r) { return value == r.first; });
+      if (it == std::end(recipes))
+        return Status::error("--recipe is 1d2d, 1d1d, bias or per-tensor, "
+                             "got '" +
+                             value + "'");
+      options.recipe = it->second;
     } else if (flag == "--c-in-place") {
       FGEMM_RETURN_IF_ERROR(noValue());
       options.cInPlace = true;
@@ -223,7 +238,7 @@ fgemm::bench::parseOptions(const std::vector<std::string> &args) {
   }
   if (noTime && timeGiven)
     return Status::error("--time and --no-time contradict each other");
-  if (options.cInPlace && !options.recipe1D1D)
+  if (options.cInPlace && options.recipe != DenseRecipe::k1D1D)
     return Status::error("--c-in-place needs --recipe 1d1d (the 1d2d recipe "
                          "has no C)");
   if (options.help || options.listDevices || !options.describe.empty())

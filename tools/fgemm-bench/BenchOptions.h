@@ -10,6 +10,7 @@
 #ifndef FGEMM_BENCH_BENCHOPTIONS_H
 #define FGEMM_BENCH_BENCHOPTIONS_H
 
+#include "Runtime/Gemm.h"
 #include "Runtime/Status.h"
 
 #include <cstdint>
@@ -40,8 +41,9 @@ struct Options {
   bool checksum = false; ///< --checksum: print a hash of D per shape
   /// --host-latency: host time of DenseGemm::run per call, cold and warm.
   bool hostLatency = false;
-  /// --recipe 1d1d: the FP32 kernels, D = C + A B^T (else 1d2d, bf16 D).
-  bool recipe1D1D = false;
+  /// --recipe: which dense kernels (1d2d: bf16 D = A B^T; 1d1d: FP32
+  /// D = C + A B^T; bias: bf16 D = A B^T + bias; per-tensor).
+  DenseRecipe recipe = DenseRecipe::k1D2D;
   bool cInPlace = false; ///< --c-in-place: C is D (1d1d)
   bool help = false;     ///< --help
 };

@@ -63,10 +63,14 @@ Bf16Matrix fgemm::bench::randnBf16(uint64_t seed, Operand operand, int64_t rows,
 
 OperandData fgemm::bench::makeOperand(uint64_t seed, Operand operand,
                                       int64_t rows, int64_t cols,
-                                      bool perToken) {
+                                      Quantization quantization) {
   OperandData data;
   data.input = randnBf16(seed, operand, rows, cols);
-  data.quantized = perToken ? quantizePerToken(data.input.values, rows, cols)
-                            : quantizePerBlock(data.input.values, rows, cols);
+  const std::vector<float> &x = data.input.values;
+  data.quantized = quantization == Quantization::kPerToken
+                       ? quantizePerToken(x, rows, cols)
+                   : quantization == Quantization::kPerBlock
+                       ? quantizePerBlock(x, rows, cols)
+                       : quantizePerTensor(x, rows, cols);
   return data;
 }

@@ -29,7 +29,7 @@ struct Bf16Matrix {
 };
 
 /// Which operand a stream of samples is for (part of the counter key).
-enum class Operand : uint64_t { A = 1, B = 2, C = 3 };
+enum class Operand : uint64_t { A = 1, B = 2, C = 3, Bias = 4 };
 
 /// randn(rows, cols) in bf16 for `operand`, from `seed`.
 Bf16Matrix randnBf16(uint64_t seed, Operand operand, int64_t rows,
@@ -41,12 +41,14 @@ struct OperandData {
   QuantizedMatrix quantized;
 };
 
-/// x = randn(M, K) quantized per token (A), or y = randn(N, K) quantized per
-/// 128x128 block (B).
-/// Random bf16 values quantized per token (one scale per row and 128-wide K
-/// block: A, and B of the 1D1D recipe) or per 128x128 block (B of 1D2D).
+/// How an operand is quantized: one scale per row and 128-wide K block (A,
+/// and B of the 1D1D recipe), per 128x128 block (B of 1D2D), or one scale
+/// for the whole operand.
+enum class Quantization { kPerToken, kPerBlock, kPerTensor };
+
+/// Random bf16 values, quantized.
 OperandData makeOperand(uint64_t seed, Operand operand, int64_t rows,
-                        int64_t cols, bool perToken);
+                        int64_t cols, Quantization quantization);
 
 } // namespace fgemm::bench
 

@@ -11,7 +11,7 @@
 //   fgemm_ref_gemm_bf16  ref = x * y^T of the unquantized bf16 inputs, FP32
 //                        accumulation (DeepGEMM's reference)
 //   fgemm_ref_check      the exact emulation of the quantized math in FP64
-//                        (plus C for the 1D1D recipe), compared with D
+//                        (plus C or a bias), compared with D
 //                        element-wise and against ref + C (calc_diff sums);
 //                        one CheckPartial per block
 //
@@ -104,14 +104,17 @@ extern "C" __global__ void __launch_bounds__(kThreads)
 /// sumAbs = sum_kb |sfa sfb| sum_k |a b|, all in FP64 (the per-block sums of
 /// e4m3 products are exact in FP64). Then compares with d and ref and
 /// reduces per block. sfa is M-major with `sfaRows` = align(M, 4) rows per K
-/// block; sfb is row-major [ceil(N/128), ceil(K/128)] when `sfbRows` is 0,
-/// else N-major with `sfbRows` = align(N, 4) rows per K block (1D1D). `c`
-/// (or null) is added to emu and ref; d is f32 when `dIsF32`, else bf16.
+/// block, or one scale when `sfaRows` is 0; sfb is row-major [ceil(N/128),
+/// ceil(K/128)] when `sfbRows` is 0, N-major with `sfbRows` = align(N, 4)
+/// rows per K block (1D1D) when positive, one scale when -1. `c` (or null)
+/// and the bf16 `bias` (or null, one per column) are added to emu and ref; d
+/// is f32 when `dIsF32`, else bf16.
 extern "C" __global__ void __launch_bounds__(kThreads)
     fgemm_ref_check(const uint8_t *__restrict__ a,
                     const float *__restrict__ sfa,
                     const uint8_t *__restrict__ b,
                     const float *__restrict__ sfb, const float *__restrict__ c,
+                    const uint16_t *__restrict__ bias,
                     const void *__restrict__ d, const float *__restrict__ ref,
                     CheckPartial *__restrict__ partials, int M, int N, int K,
                     int sfaRows, int sfbRows, int dIsF32, double relTolerance,
@@ -152,9 +155,11 @@ extern "C" __global__ void __launch_bounds__(kThreads)
         int64_t m = rowBase + ty + 16 * i, n = colBase + tx + 16 * j;
         if (m >= M || n >= N)
           continue;
-        double scale = double(sfa[int64_t(kb) * sfaRows + m]) *
-                       double(sfbRows ? sfb[int64_t(kb) * sfbRows + n]
-                                      : sfb[(n / 128) * kBlocks + kb]);
+        double scaleA = sfaRows ? sfa[int64_t(kb) * sfaRows + m] : sfa[0];
+        double scaleB = sfbRows > 0    ? sfb[int64_t(kb) * sfbRows + n]
+                        : sfbRows == 0 ? sfb[(n / 128) * kBlocks + kb]
+                                       : sfb[0];
+        double scale = scaleA * scaleB;
         emu[i][j] += scale * blockSum[i][j];
         sumAbs[i][j] += fabs(scale) * blockAbs[i][j];
       }
@@ -169,8 +174,9 @@ extern "C" __global__ void __launch_bounds__(kThreads)
       int64_t index = m * N + n;
       double dv = dIsF32 ? static_cast<const float *>(d)[index]
                          : bf16ToFloat(static_cast<const uint16_t *>(d)[index]);
-      // C enters exactly (FP64); D adds it with one FP32 rounding.
-      double cv = c ? c[index] : 0.0;
+      // C and the bias enter exactly (FP64); D adds them with one FP32
+      // rounding.
+      double cv = (c ? c[index] : 0.0) + (bias ? bf16ToFloat(bias[n]) : 0.0);
       emu[i][j] += cv;
       sumAbs[i][j] += fabs(cv);
       double rv = ref[index] + cv;

@@ -82,6 +82,14 @@ struct DeviceOperand {
   DeviceBuffer values, scales, input;
 };
 
+/// What the recipe adds to A B^T, on the GPU and on the host: the 1D1D
+/// recipe's C [M, N] f32, the bias recipe's bias [N] (bf16 values); empty
+/// buffers otherwise.
+struct Addends {
+  DeviceBuffer c, bias;
+  std::vector<float> cHost, biasHost;
+};
+
 std::string describeKernel(const KernelMeta &meta) {
   return meta.kernel + "(" + std::to_string(meta.blockM) + "x" +
          std::to_string(meta.blockN) + ", " + std::to_string(meta.stages) +
@@ -104,11 +112,10 @@ public:
 private:
   Status upload(const OperandData &data, bool withInput, bool perToken,
                 DeviceOperand &device);
-  /// `c` and `cHost`: the 1D1D recipe's C (empty otherwise).
   Status check(const Shape &shape, const OperandData &a, const OperandData &b,
                const DeviceOperand &da, const DeviceOperand &db,
-               const DeviceBuffer &c, const std::vector<float> &cHost,
-               const DeviceBuffer &d, ShapeResult &result);
+               const Addends &addends, const DeviceBuffer &d,
+               ShapeResult &result);
   Status time(const DenseGemm::Prepared &prepared, ShapeResult &result);
   Status hostLatency(const DenseGemmProblem &problem, ShapeResult &result);
   Status launchRaw(CUfunction function, uint32_t gridX, uint32_t gridY,
@@ -178,11 +185,11 @@ Status Bench::runShape(const Shape &shape, ShapeResult &result) {
     result.notes.push_back("empty output: nothing launched");
     return Status::success();
   }
-  Expected<size_t> choice =
-      selectDenseKernel(gemm.kernels(), m, n, k, gemm.smCount(),
-                        !options.recipe1D1D ? DenseEpilogue::kStore
-                        : options.cInPlace  ? DenseEpilogue::kAccumulate
-                                            : DenseEpilogue::kReadAddend);
+  Expected<size_t> choice = selectDenseKernel(
+      gemm.kernels(), m, n, k, gemm.smCount(),
+      options.recipe != DenseRecipe::k1D1D ? DenseEpilogue::kStore
+      : options.cInPlace                   ? DenseEpilogue::kAccumulate
+                                           : DenseEpilogue::kReadAddend);
   if (!choice.ok())
     return choice.takeStatus();
   result.kernel = describeKernel(gemm.kernels()[*choice]);
@@ -190,16 +197,25 @@ Status Bench::runShape(const Shape &shape, ShapeResult &result) {
   // Inputs. The check kernel's grid has ceil(M/32) rows.
   if ((m + 31) / 32 > 65535)
     return Status::error("the reference check handles M up to 2097120");
-  // The 1D1D recipe quantizes B per token too, and adds a random f32 C.
-  const bool f32 = options.recipe1D1D;
+  // The 1D1D recipe quantizes B per token too, and adds a random f32 C; the
+  // bias recipe adds a random bf16 bias; per-tensor quantizes each operand
+  // with one scale.
+  const DenseRecipe recipe = options.recipe;
+  const bool f32 = recipe == DenseRecipe::k1D1D;
+  const bool perTensor = recipe == DenseRecipe::kPerTensor;
   const size_t elementBytes = f32 ? 4 : 2;
-  OperandData a = makeOperand(options.seed, Operand::A, m, k, true);
+  OperandData a = makeOperand(options.seed, Operand::A, m, k,
+                              perTensor ? Quantization::kPerTensor
+                                        : Quantization::kPerToken);
   DeviceOperand deviceA;
-  FGEMM_RETURN_IF_ERROR(upload(a, options.check, /*perToken=*/true, deviceA));
+  FGEMM_RETURN_IF_ERROR(upload(a, options.check, !perTensor, deviceA));
   Shape bKey{0, n, k};
   if (!cachedB || !(*cachedB == bKey)) {
     cachedB.reset();
-    b = makeOperand(options.seed, Operand::B, n, k, f32);
+    b = makeOperand(options.seed, Operand::B, n, k,
+                    f32         ? Quantization::kPerToken
+                    : perTensor ? Quantization::kPerTensor
+                                : Quantization::kPerBlock);
     FGEMM_RETURN_IF_ERROR(upload(b, options.check, f32, deviceB));
     cachedB = bKey;
   }
@@ -207,18 +223,31 @@ Status Bench::runShape(const Shape &shape, ShapeResult &result) {
       DeviceBuffer::allocate(cu, size_t(m * n) * elementBytes);
   if (!d.ok())
     return d.takeStatus();
-  std::vector<float> cHost;
-  Expected<DeviceBuffer> c = DeviceBuffer::allocate(cu, 0);
+  Addends addends;
   if (f32) {
-    cHost = randnBf16(options.seed, Operand::C, m, n).values;
-    c = DeviceBuffer::allocate(cu, cHost.size() * 4);
+    addends.cHost = randnBf16(options.seed, Operand::C, m, n).values;
+    Expected<DeviceBuffer> c =
+        DeviceBuffer::allocate(cu, addends.cHost.size() * 4);
     if (!c.ok())
       return c.takeStatus();
-    FGEMM_RETURN_IF_ERROR(c->copyFromHost(cHost.data(), cHost.size() * 4));
+    addends.c = std::move(*c);
+    FGEMM_RETURN_IF_ERROR(
+        addends.c.copyFromHost(addends.cHost.data(), addends.cHost.size() * 4));
+  }
+  if (recipe == DenseRecipe::kBias1D2D) {
+    Bf16Matrix bias = randnBf16(options.seed, Operand::Bias, 1, n);
+    addends.biasHost = bias.values;
+    Expected<DeviceBuffer> buffer = DeviceBuffer::allocate(cu, size_t(n) * 2);
+    if (!buffer.ok())
+      return buffer.takeStatus();
+    addends.bias = std::move(*buffer);
+    FGEMM_RETURN_IF_ERROR(
+        addends.bias.copyFromHost(bias.bits.data(), size_t(n) * 2));
   }
   // Accumulating in place, D starts as C.
   if (options.cInPlace)
-    FGEMM_RETURN_IF_ERROR(d->copyFromHost(cHost.data(), cHost.size() * 4));
+    FGEMM_RETURN_IF_ERROR(
+        d->copyFromHost(addends.cHost.data(), addends.cHost.size() * 4));
   // A pageable cuMemcpyHtoD may return before its DMA lands, and our stream
   // does not wait for the legacy stream: finish the uploads first.
   FGEMM_CU_CHECK(cu.cuCtxSynchronize());
@@ -237,7 +266,8 @@ Status Bench::runShape(const Shape &shape, ShapeResult &result) {
   problem.b = deviceB.values.get();
   problem.sfb = deviceB.scales.get();
   if (f32)
-    problem.c = options.cInPlace ? d->get() : c->get();
+    problem.c = options.cInPlace ? d->get() : addends.c.get();
+  problem.bias = addends.bias.get();
   problem.d = d->get();
   problem.m = m;
   problem.n = n;
@@ -263,7 +293,7 @@ Status Bench::runShape(const Shape &shape, ShapeResult &result) {
   }
   if (options.check)
     FGEMM_RETURN_IF_ERROR(
-        check(shape, a, b, deviceA, deviceB, *c, cHost, *d, result));
+        check(shape, a, b, deviceA, deviceB, addends, *d, result));
   if (options.time)
     FGEMM_RETURN_IF_ERROR(time(*prepared, result));
   if (options.hostLatency)
@@ -298,9 +328,8 @@ Status Bench::hostLatency(const DenseGemmProblem &p, ShapeResult &result) {
 
 Status Bench::check(const Shape &shape, const OperandData &a,
                     const OperandData &b, const DeviceOperand &da,
-                    const DeviceOperand &db, const DeviceBuffer &c,
-                    const std::vector<float> &cHost, const DeviceBuffer &d,
-                    ShapeResult &result) {
+                    const DeviceOperand &db, const Addends &addends,
+                    const DeviceBuffer &d, ShapeResult &result) {
   const int64_t m = shape.m, n = shape.n, k = shape.k;
   Expected<DeviceBuffer> ref = DeviceBuffer::allocate(cu, size_t(m * n) * 4);
   if (!ref.ok())
@@ -316,19 +345,26 @@ Status Bench::check(const Shape &shape, const OperandData &a,
   CUdeviceptr x = da.input.get(), y = db.input.get(), refPtr = ref->get();
   CUdeviceptr aq = da.values.get(), sfa = da.scales.get();
   CUdeviceptr bq = db.values.get(), sfb = db.scales.get();
-  CUdeviceptr cPtr = c.get(), dPtr = d.get(),
-              partialPtr = devicePartials->get();
-  const bool f32 = options.recipe1D1D;
-  int mi = int(m), ni = int(n), ki = int(k), sfaRows = int(alignedSfaRows(m));
-  int sfbRows = f32 ? int(alignedSfaRows(n)) : 0, dIsF32 = f32 ? 1 : 0;
+  CUdeviceptr cPtr = addends.c.get(), biasPtr = addends.bias.get(),
+              dPtr = d.get(), partialPtr = devicePartials->get();
+  const bool f32 = options.recipe == DenseRecipe::k1D1D;
+  const bool perTensor = options.recipe == DenseRecipe::kPerTensor;
+  // The reference's scale layouts: SFA M-major (0: one scale); SFB 128x128
+  // blocks (0), N-major per row (align(N, 4) rows) or one scale (-1).
+  int mi = int(m), ni = int(n), ki = int(k),
+      sfaRows = perTensor ? 0 : int(alignedSfaRows(m));
+  int sfbRows = f32         ? int(alignedSfaRows(n))
+                : perTensor ? -1
+                            : 0,
+      dIsF32 = f32 ? 1 : 0;
   double rel = 0x1p-7, absSum = 0x1p-10, absolute = 1e-6;
   FGEMM_RETURN_IF_ERROR(launchRaw(refGemm, uint32_t((n + 63) / 64),
                                   uint32_t((m + 63) / 64),
                                   {&x, &y, &refPtr, &mi, &ni, &ki}));
   FGEMM_RETURN_IF_ERROR(launchRaw(
       refCheck, checkX, checkY,
-      {&aq, &sfa, &bq, &sfb, &cPtr, &dPtr, &refPtr, &partialPtr, &mi, &ni, &ki,
-       &sfaRows, &sfbRows, &dIsF32, &rel, &absSum, &absolute}));
+      {&aq, &sfa, &bq, &sfb, &cPtr, &biasPtr, &dPtr, &refPtr, &partialPtr, &mi,
+       &ni, &ki, &sfaRows, &sfbRows, &dIsF32, &rel, &absSum, &absolute}));
   FGEMM_RETURN_IF_ERROR(
       stream.synchronize().withContext("running the reference kernels"));
   FGEMM_RETURN_IF_ERROR(devicePartials->copyToHost(
@@ -389,11 +425,13 @@ Status Bench::check(const Shape &shape, const OperandData &a,
       dValue = bf16ToFloat(dBits);
     }
     EmulatedElement emu = emulateElement(a.quantized, b.quantized, wm, wn);
-    if (f32) {
-      double cValue = cHost[size_t(total.worstIndex)];
-      emu.value += cValue;
-      emu.sumAbs += std::fabs(cValue);
-    }
+    double addend = 0;
+    if (!addends.cHost.empty())
+      addend += addends.cHost[size_t(total.worstIndex)];
+    if (!addends.biasHost.empty())
+      addend += addends.biasHost[size_t(wn)];
+    emu.value += addend;
+    emu.sumAbs += std::fabs(addend);
     double tolerance = emulationTolerance(emu.value, emu.sumAbs);
     double hostRatio = std::fabs(dValue - emu.value) / tolerance;
     if (total.maxRatio > 1) {
@@ -574,9 +612,7 @@ int benchMain(const Options &options) {
   Expected<PrimaryContext> context = PrimaryContext::retain(cu, options.device);
   if (!context.ok())
     return fail(context.status());
-  Expected<DenseGemm> gemm = DenseGemm::create(
-      options.kernels,
-      options.recipe1D1D ? DenseRecipe::k1D1D : DenseRecipe::k1D2D);
+  Expected<DenseGemm> gemm = DenseGemm::create(options.kernels, options.recipe);
   if (!gemm.ok())
     return fail(gemm.status());
   std::vector<char> image(kReferenceCubin,

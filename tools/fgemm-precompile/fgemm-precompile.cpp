@@ -33,6 +33,7 @@
 #include <chrono>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 using namespace llvm;
 using namespace mlir::fgemm;
@@ -54,9 +55,10 @@ static cl::list<std::string> configs(
 static cl::opt<std::string> configurationSet(
     "set",
     cl::desc("The runtime's configuration set to compile without --config: "
-             "dense (default), dense_1d1d (the FP32 1D1D kernel), contiguous, "
-             "contiguous_psum, contiguous_unpadded or masked (the M-grouped "
-             "kernels); all but dense are packed as SET_NAME"),
+             "dense (default), dense_1d1d (the FP32 1D1D kernel), dense_bias, "
+             "dense_per_tensor, contiguous, contiguous_psum, "
+             "contiguous_unpadded or masked (the M-grouped kernels); all but "
+             "dense are packed as SET_NAME"),
     cl::init("dense"), cl::cat(category));
 static cl::opt<std::string> shapes(
     "shapes",
@@ -173,24 +175,24 @@ int main(int argc, char **argv) {
   }
   std::vector<Job> work;
   const std::vector<fgemm::DenseConfiguration> *set = nullptr;
-  if (configurationSet == "dense")
-    set = &fgemm::denseConfigurationSet();
-  else if (configurationSet == "dense_1d1d")
-    set = &fgemm::denseConfigurationSet(fgemm::DenseRecipe::k1D1D);
-  else if (configurationSet == "contiguous")
-    set = &fgemm::groupedConfigurationSet(fgemm::GroupedLayout::Contiguous);
-  else if (configurationSet == "contiguous_unpadded")
-    set = &fgemm::groupedConfigurationSet(
-        fgemm::GroupedLayout::ContiguousUnpadded);
-  else if (configurationSet == "contiguous_psum")
-    set = &fgemm::groupedConfigurationSet(fgemm::GroupedLayout::ContiguousPsum);
-  else if (configurationSet == "masked")
-    set = &fgemm::groupedConfigurationSet(fgemm::GroupedLayout::Masked);
+  for (fgemm::DenseRecipe recipe :
+       {fgemm::DenseRecipe::k1D2D, fgemm::DenseRecipe::k1D1D,
+        fgemm::DenseRecipe::kBias1D2D, fgemm::DenseRecipe::kPerTensor})
+    if (configurationSet == fgemm::denseVariant(recipe))
+      set = &fgemm::denseConfigurationSet(recipe);
+  for (auto [name, layout] :
+       {std::pair{"contiguous", fgemm::GroupedLayout::Contiguous},
+        std::pair{"contiguous_unpadded",
+                  fgemm::GroupedLayout::ContiguousUnpadded},
+        std::pair{"contiguous_psum", fgemm::GroupedLayout::ContiguousPsum},
+        std::pair{"masked", fgemm::GroupedLayout::Masked}})
+    if (configurationSet == name)
+      set = &fgemm::groupedConfigurationSet(layout);
   if (!set) {
     errs() << "fgemm-precompile: --set " << configurationSet
            << " is not a configuration set (allowed: dense, dense_1d1d, "
-              "contiguous, "
-              "contiguous_psum, contiguous_unpadded, masked)\n";
+              "dense_bias, dense_per_tensor, contiguous, contiguous_psum, "
+              "contiguous_unpadded, masked)\n";
     return 2;
   }
   // Grouped kernels' packed names say their layout, so one directory holds

@@ -401,6 +401,7 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
       .Case([&](AddOp a) {
         return lowerElementwise(a, a.getLhs(), a.getRhs(), /*multiply=*/false);
       })
+      .Case([&](CastOp c) { return lowerCast(c); })
       .Case([&](MulOp m) {
         return lowerElementwise(m, m.getLhs(), m.getRhs(), /*multiply=*/true);
       })
@@ -618,6 +619,8 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
   if (failed(numBlocksOr))
     return failure();
   Value numBlocks = *numBlocksOr;
+  if (failed(preloadTensorScales(op)))
+    return failure();
   int64_t accumulatorRegs = 3 * config.getBlockN() / 2;
   if (config.getOverlapPromotion() && config.getWaves() == 1 && stages >= 2 &&
       accumulatorRegs + kOverlapRegisterReserve <= consumerRegs)
@@ -649,7 +652,8 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
   // K block: staged in shared memory by buildKLoop.
   SmallVector<LoadScalesOp> staged;
   for (auto scales : body.getOps<LoadScalesOp>())
-    if (!isTmaLoad(scales) && scales.getKb() == kbArg &&
+    if (!isTmaLoad(scales) && !preloaded.contains(scales) &&
+        scales.getKb() == kbArg &&
         !op->isAncestor(scales.getIndex().getParentRegion()->getParentOp()))
       staged.push_back(scales);
 
@@ -1630,27 +1634,36 @@ LogicalResult KernelLowering::loadReadTile(ReadTileOp op) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
   };
   Type f32 = b.getF32Type();
-  auto v2f32 = VectorType::get({2}, f32);
+  // f32 or bf16 elements; a bf16 value is held widened to f32 (exact).
+  Type element = op.getSource().getType().getElementType();
+  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+  auto pairType = VectorType::get({2}, element);
   Value zero = LLVM::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(0.0f));
   auto globalPtr = LLVM::LLVMPointerType::get(b.getContext(), 1);
-  // `count` f32 at `element` (i64), or zeros where `inside` is false.
-  auto load = [&](Value element, Value inside,
+  // `count` elements at `element` (i64) as f32, or zeros where `inside` is
+  // false.
+  auto load = [&](Value index, Value inside,
                   int64_t count) -> SmallVector<Value> {
     Value at = arith::SelectOp::create(
-        b, loc, inside, element, arith::ConstantIntOp::create(b, loc, 0, 64));
-    Value ptr =
-        LLVM::GEPOp::create(b, loc, globalPtr, f32, pointer, ValueRange{at});
+        b, loc, inside, index, arith::ConstantIntOp::create(b, loc, 0, 64));
+    Value ptr = LLVM::GEPOp::create(b, loc, globalPtr, element, pointer,
+                                    ValueRange{at});
     SmallVector<Value> values;
     if (count == 1) {
-      values.push_back(LLVM::LoadOp::create(b, loc, f32, ptr, /*alignment=*/4));
+      values.push_back(
+          LLVM::LoadOp::create(b, loc, element, ptr, elementBytes));
     } else {
-      Value pair = LLVM::LoadOp::create(b, loc, v2f32, ptr, /*alignment=*/8);
+      Value pair =
+          LLVM::LoadOp::create(b, loc, pairType, ptr, 2 * elementBytes);
       for (int64_t k = 0; k < 2; ++k)
         values.push_back(
             LLVM::ExtractElementOp::create(b, loc, pair, constI32(k)));
     }
-    for (Value &v : values)
+    for (Value &v : values) {
+      if (element != f32)
+        v = arith::ExtFOp::create(b, loc, f32, v);
       v = arith::SelectOp::create(b, loc, inside, v, zero);
+    }
     return values;
   };
   Value column0 = arith::AddIOp::create(
@@ -1752,6 +1765,30 @@ LogicalResult KernelLowering::lowerElementwise(Operation *op, Value lhs,
     result = LLVM::InsertValueOp::create(b, loc, result, v, f);
   }
   mapping[op->getResult(0)] = result;
+  return success();
+}
+
+/// Epilogue values live in FP32 registers whatever their element type: a
+/// cast to bf16 rounds each field to nearest even and widens it back (exact),
+/// so a later bf16 store converts without a second rounding; a cast to f32
+/// keeps the fields.
+LogicalResult KernelLowering::lowerCast(CastOp op) {
+  Value value = lookup(op.getValue());
+  auto type = value ? dyn_cast<LLVM::LLVMStructType>(value.getType()) : nullptr;
+  if (!type)
+    return op.emitError("casts epilogue values (the K loop's result, "
+                        "fgemm.read_tile or elementwise results)");
+  Value result = value;
+  if (op.getResult().getType().getElementType().isBF16() &&
+      !op.getValue().getType().getElementType().isBF16())
+    for (size_t j = 0; j < type.getBody().size(); ++j) {
+      Value field = LLVM::ExtractValueOp::create(b, loc, value, j);
+      Value rounded = arith::ExtFOp::create(
+          b, loc, b.getF32Type(),
+          arith::TruncFOp::create(b, loc, b.getBF16Type(), field).getResult());
+      result = LLVM::InsertValueOp::create(b, loc, result, rounded, j);
+    }
+  mapping[op.getResult()] = result;
   return success();
 }
 

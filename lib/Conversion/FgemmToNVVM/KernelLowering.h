@@ -181,6 +181,8 @@ private:
   LogicalResult lowerRingGet(RingGetOp op);
   LogicalResult lowerRingRelease(Value stage);
   LogicalResult lowerLoadScales(LoadScalesOp op);
+  /// Loads `op`'s per-tensor scales before the loop (marked preloaded).
+  LogicalResult preloadTensorScales(KLoopOp op);
   /// Where a tile's per-block scales are in global memory (lowerLoadScales).
   struct BlockScaleSource {
     Value kBlocks, groupBase, lastBlock, firstRow, firstBlock; // i32
@@ -222,6 +224,7 @@ private:
   /// where the store accumulates into the tile's own buffer).
   LogicalResult lowerReadTile(ReadTileOp op);
   LogicalResult loadReadTile(ReadTileOp op);
+  LogicalResult lowerCast(CastOp op);
   /// fgemm.add / fgemm.mul, field by field (a vector rhs broadcast).
   LogicalResult lowerElementwise(Operation *op, Value lhs, Value rhs,
                                  bool multiply);

@@ -209,6 +209,35 @@ KernelLowering::blockScaleSource(LoadScalesOp op) {
   return source;
 }
 
+/// Per-tensor scales are one value for every K block (per group of a grouped
+/// operand): each math thread loads it once, before the K loop, and the
+/// promotion multiplies by it like by a per-block scale that spans the tile.
+LogicalResult KernelLowering::preloadTensorScales(KLoopOp op) {
+  for (auto scales : op.getBody().getOps<LoadScalesOp>()) {
+    if (!scales.getSource().getType().isPerTensor())
+      continue;
+    Value group = scales.getGroup();
+    if (group && op->isAncestor(group.getParentRegion()->getParentOp()))
+      return scales.emitError("a per-tensor scale's group index must be "
+                              "known before the K loop");
+    Value pointer = argPointers.lookup(scales.getSource());
+    if (!pointer)
+      return scales.emitError("per-tensor scales must be passed as a pointer");
+    Value element = group ? toI32(lookup(group)) : constI32(0);
+    Value ptr = LLVM::GEPOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), b.getF32Type(),
+        pointer, ValueRange{element});
+    Value value = LLVM::LoadOp::create(b, loc, b.getF32Type(), ptr,
+                                       /*alignment=*/4, /*isVolatile=*/false,
+                                       /*isNonTemporal=*/false,
+                                       /*isInvariant=*/true);
+    mapping[scales] = value;
+    blockScales[scales.getResult()] = BlockScales{constI32(0), {value}, 0};
+    preloaded.insert(scales);
+  }
+  return success();
+}
+
 /// Per-block scales of a [128, 128]-blocked operand, read from the row-major
 /// [ceil(rows/128), ceil(K/128)] array by every math thread. A tile of `b`
 /// rows starting at row r0 spans the 128-row blocks r0/128 .. (r0+b-1)/128
@@ -388,8 +417,12 @@ FailureOr<Value> KernelLowering::issueDot(ScaledDotOp op, int64_t wave,
 FailureOr<std::pair<Value, Value>> KernelLowering::loadRowScales(ScaledDotOp op,
                                                                  int64_t wave) {
   Value scaleA = lookup(op.getScaleA());
+  // A per-tensor scale applies to every row.
+  if (scaleA && scaleA.getType().isF32() && blockScales.count(op.getScaleA()))
+    return std::make_pair(scaleA, scaleA);
   if (!scaleA || !isa<LLVM::LLVMPointerType>(scaleA.getType()))
-    return op.emitError("row scales must come from the producer's ring");
+    return op.emitError("row scales must come from the producer's ring, or "
+                        "be per tensor");
   Value row0 = accumulatorRow0(wave);
   auto loadScale = [&](Value row) -> Value {
     Value p = LLVM::GEPOp::create(b, loc, scaleA.getType(), b.getF32Type(),

@@ -1,6 +1,9 @@
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_fp8_gemm_1d1d.mlir --fgemm-specialize="block-m=128 block-n=64" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s
 // RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense-bias.mlir --fgemm-specialize="block-m=64 block-n=16" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=BIAS
 // RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/unused-read-tile.mlir --convert-fgemm-to-nvvm | FileCheck %s --check-prefix=UNUSED
+// RUN: fgemm-opt %fgemm_src_root/kernels/sm90_fp8_gemm_bias_1d2d.mlir --fgemm-specialize="block-m=128 block-n=64" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=BFB
+// RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/epilogue-cast.mlir --fgemm-specialize="block-m=64 block-n=16" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=CAST
+// RUN: fgemm-opt %fgemm_src_root/kernels/sm90_fp8_gemm_per_tensor.mlir --fgemm-specialize="block-m=128 block-n=64" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=PERTENSOR
 // Epilogues written in the DSL, and the 1D1D recipe's per-column B scales.
 
 // 1D1D, FP32 C and D: SFB's per-row scales come by TMA like SFA's (box
@@ -84,3 +87,51 @@
 // A read nobody uses still lowers (to its loads).
 // UNUSED-LABEL: llvm.func @sm90_fp8_gemm_1d1d(
 // UNUSED: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xf32>
+
+// A bf16 bias per column: each thread reads its column pairs as two bf16
+// (4-byte loads), widens them to f32 (exact) and adds them; the sum is
+// rounded to bf16 once, by the store.
+// BFB-LABEL: llvm.func @sm90_fp8_gemm_bias_1d2d(
+// BFB-SAME: %arg4: !llvm.ptr<1> {llvm.noalias}, %[[BVEC:arg5]]: !llvm.ptr<1>, %arg6: i32,
+// BFB-SAME: #fgemm.pointer_param<arg = 3>, #fgemm.pointer_param<arg = 4>
+// BFB-SAME: fgemm.variant = "dense_bias"
+// BFB: scf.for
+// BFB: llvm.getelementptr %[[BVEC]][%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, bf16
+// BFB-NEXT: %[[PAIR:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> vector<2xbf16>
+// BFB-NEXT: %[[X0:.*]] = llvm.extractelement %[[PAIR]][%c0_i32 : i32] : vector<2xbf16>
+// BFB-NEXT: %[[X1:.*]] = llvm.extractelement %[[PAIR]][%c1_i32 : i32] : vector<2xbf16>
+// BFB-NEXT: %[[W0:.*]] = arith.extf %[[X0]] : bf16 to f32
+// BFB-NEXT: %[[V0:.*]] = arith.select %{{.*}}, %[[W0]], %{{.*}} : f32
+// BFB-NEXT: arith.extf %[[X1]] : bf16 to f32
+// BFB-NOT: arith.truncf
+// BFB: llvm.fadd %{{.*}}, %[[V0]] : f32
+// BFB: nvvm.stmatrix
+
+// fgemm.cast: f32 -> bf16 rounds each field (truncf) and widens it back;
+// bf16 -> f32 is free. A bf16 per-row vector is read one element at a time.
+// CAST-LABEL: llvm.func @gemm_cast(
+// CAST: scf.for
+// CAST: %[[H:.*]] = arith.truncf %{{.*}} : f32 to bf16
+// CAST-NEXT: %[[R:.*]] = arith.extf %[[H]] : bf16 to f32
+// CAST-COUNT-7: arith.truncf
+// CAST: %[[S:.*]] = llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr<1> -> bf16
+// CAST-NEXT: arith.extf %[[S]] : bf16 to f32
+// CAST: llvm.fmul %[[R]], %{{.*}} : f32
+// CAST-NOT: arith.truncf
+// CAST: nvvm.cp.async.bulk.tensor.global.shared.cta
+
+// Per-tensor scales: no TMA descriptor (pointers), each math thread loads
+// both once before the K loop, and the promotion multiplies every fragment
+// by their product.
+// PERTENSOR-LABEL: llvm.func @sm90_fp8_gemm_per_tensor(
+// PERTENSOR-SAME: %[[SA:arg3]]: !llvm.ptr<1> {llvm.noalias}, %[[SB:arg4]]: !llvm.ptr<1> {llvm.noalias}
+// PERTENSOR-SAME: #fgemm.tensor_map_param<arg = 4, box = [64, 128], swizzle = 128>, #fgemm.pointer_param<arg = 2>, #fgemm.pointer_param<arg = 3>
+// PERTENSOR-SAME: fgemm.variant = "dense_per_tensor"
+// PERTENSOR: %[[VA:.*]] = llvm.load %[[SA]] invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// PERTENSOR-NEXT: %[[VB:.*]] = llvm.load %[[SB]] invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// PERTENSOR: nvvm.wgmma.wait.group.sync.aligned 0
+// PERTENSOR: %[[S:.*]] = arith.mulf %[[VA]], %[[VB]] : f32
+// PERTENSOR-COUNT-32: llvm.fmul %{{.*}}, %[[S]] : f32
+// PERTENSOR: scf.for
+// PERTENSOR-NOT: llvm.load %[[SA]]
+// PERTENSOR: llvm.intr.fma

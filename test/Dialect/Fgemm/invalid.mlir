@@ -178,7 +178,7 @@ fgemm.kernel @bad_variant(%d: !fgemm.tensor<[m, n], f32>) attributes {dims = ["m
 
 fgemm.kernel @read_tile_bf16(%c: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"]} {
   %c0 = arith.constant 0 : index
-  // expected-error @below {{'fgemm.read_tile' op reads f32 tensors into f32 tiles; got 'bf16' -> 'f32'}}
+  // expected-error @below {{'fgemm.read_tile' op reads f32 or bf16 tensors into tiles of the same element type; got 'bf16' -> 'f32'}}
   %t = fgemm.read_tile %c[%c0, %c0] : !fgemm.tensor<[m, n], bf16> -> !fgemm.tile<[bm, bn], f32>
   fgemm.return
 }
@@ -235,7 +235,43 @@ fgemm.kernel @mul_vector_lhs(%d: !fgemm.tensor<[m, n], f32>) attributes {dims = 
 
 // -----
 
-// expected-error @below {{1-D tensors are i32 index arrays or f32 vectors (per-row or per-column epilogue operands); got 'bf16'}}
-fgemm.kernel @bf16_vector(%bias: !fgemm.tensor<[n], bf16>) attributes {dims = ["n"]} {
+// expected-error @below {{1-D tensors are i32 index arrays or f32 / bf16 vectors (per-row or per-column epilogue operands); got 'f8E4M3FN'}}
+fgemm.kernel @fp8_vector(%bias: !fgemm.tensor<[n], f8E4M3FN>) attributes {dims = ["n"]} {
+  fgemm.return
+}
+
+// -----
+
+fgemm.kernel @add_bf16(%bias: !fgemm.tensor<[n], bf16>) attributes {dims = ["n"]} {
+  %c0 = arith.constant 0 : index
+  %acc = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+  %b = fgemm.read_tile %bias[%c0] : !fgemm.tensor<[n], bf16> -> !fgemm.tile<[bn], bf16>
+  // expected-error @below {{'fgemm.add' op takes f32 tiles (fgemm.cast a bf16 one first); got 'f32' and 'bf16'}}
+  %r = fgemm.add %acc, %b : !fgemm.tile<[bm, bn], f32>, !fgemm.tile<[bn], bf16>
+  fgemm.return
+}
+
+// -----
+
+fgemm.kernel @cast_shape(%d: !fgemm.tensor<[m, n], f32>) attributes {dims = ["m", "n"]} {
+  %acc = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+  // expected-error @below {{'fgemm.cast' op keeps the shape: [bm, bn] -> [bn, bm]}}
+  %r = fgemm.cast %acc : !fgemm.tile<[bm, bn], f32> -> !fgemm.tile<[bn, bm], bf16>
+  fgemm.return
+}
+
+// -----
+
+fgemm.kernel @cast_fp8(%d: !fgemm.tensor<[m, n], f32>) attributes {dims = ["m", "n"]} {
+  %acc = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+  // expected-error @below {{'fgemm.cast' op converts between f32 and bf16 tiles; got 'f32' -> 'f8E4M3FN'}}
+  %r = fgemm.cast %acc : !fgemm.tile<[bm, bn], f32> -> !fgemm.tile<[bm, bn], f8E4M3FN>
+  fgemm.return
+}
+
+// -----
+
+// expected-error @below {{per_tensor scales are one value, so they have no major order: drop mn_major}}
+fgemm.kernel @per_tensor_mn_major(%s: !fgemm.scales<[m, k], f32, per_tensor, mn_major>) attributes {dims = ["m", "k"]} {
   fgemm.return
 }
