@@ -608,8 +608,10 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
   // Only where a CTA computes one tile: in a persistent loop the prefetches
   // measured slower (they compete with the next tile's loads).
   if (!op.getBody().getOps<ScaledDotOp>().empty() &&
-      !op->getParentOfType<TileLoopOp>())
+      !op->getParentOfType<TileLoopOp>()) {
     prefetchEpilogueReads(op);
+    issueEpilogueVectorReads(op);
+  }
   // The math loop overlaps the next K block's wgmmas with this block's
   // promotion; it needs a second stage to run ahead into.
   // Two partial sums and the accumulator (3 x block_n / 2 registers) must
@@ -648,11 +650,11 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
     }
   Block &body = op.getBody().front();
   Value kbArg = body.getArgument(0);
-  // Per-block scales the math threads read (not TMA loads), indexed by the
-  // K block: staged in shared memory by buildKLoop.
+  // Per-block scales the math threads read (not TMA loads, not per tensor),
+  // indexed by the K block: staged in shared memory by buildKLoop.
   SmallVector<LoadScalesOp> staged;
   for (auto scales : body.getOps<LoadScalesOp>())
-    if (!isTmaLoad(scales) && !preloaded.contains(scales) &&
+    if (!isTmaLoad(scales) && !scales.getSource().getType().isPerTensor() &&
         scales.getKb() == kbArg &&
         !op->isAncestor(scales.getIndex().getParentRegion()->getParentOp()))
       staged.push_back(scales);
@@ -1616,7 +1618,12 @@ LogicalResult KernelLowering::lowerReadTile(ReadTileOp op) {
   return loadReadTile(op);
 }
 
-LogicalResult KernelLowering::loadReadTile(ReadTileOp op) {
+/// Issues `op`'s loads: each math thread's elements, zero where past the
+/// tensor (whose loads read element 0 instead). With `widen`, as the op's
+/// f32 fields in order; without, as loaded (f32 or bf16 scalars, or pairs
+/// of them: one register each while held), for widenReadTile later.
+FailureOr<SmallVector<Value>> KernelLowering::issueReadTile(ReadTileOp op,
+                                                            bool widen) {
   TileType tile = op.getResult().getType();
   FragmentLayout layout = getFragmentLayout(tile);
   if (layout == FragmentLayout::kOther)
@@ -1633,38 +1640,34 @@ LogicalResult KernelLowering::loadReadTile(ReadTileOp op) {
   auto cmpLt = [&](Value x, Value y) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
   };
-  Type f32 = b.getF32Type();
-  // f32 or bf16 elements; a bf16 value is held widened to f32 (exact).
   Type element = op.getSource().getType().getElementType();
   int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
   auto pairType = VectorType::get({2}, element);
-  Value zero = LLVM::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(0.0f));
   auto globalPtr = LLVM::LLVMPointerType::get(b.getContext(), 1);
-  // `count` elements at `element` (i64) as f32, or zeros where `inside` is
-  // false.
-  auto load = [&](Value index, Value inside,
-                  int64_t count) -> SmallVector<Value> {
+  Type f32 = b.getF32Type();
+  Value zero = LLVM::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(0.0f));
+  SmallVector<Value> loaded;
+  // `count` elements at `index` (i64), or zeros where `inside` is false.
+  auto load = [&](Value index, Value inside, int64_t count) {
     Value at = arith::SelectOp::create(
         b, loc, inside, index, arith::ConstantIntOp::create(b, loc, 0, 64));
     Value ptr = LLVM::GEPOp::create(b, loc, globalPtr, element, pointer,
                                     ValueRange{at});
-    SmallVector<Value> values;
-    if (count == 1) {
-      values.push_back(
-          LLVM::LoadOp::create(b, loc, element, ptr, elementBytes));
-    } else {
-      Value pair =
-          LLVM::LoadOp::create(b, loc, pairType, ptr, 2 * elementBytes);
-      for (int64_t k = 0; k < 2; ++k)
-        values.push_back(
-            LLVM::ExtractElementOp::create(b, loc, pair, constI32(k)));
+    Type type = count == 1 ? element : Type(pairType);
+    Value value = LLVM::LoadOp::create(b, loc, type, ptr, count * elementBytes);
+    if (!widen) {
+      loaded.push_back(arith::SelectOp::create(
+          b, loc, inside, value, LLVM::ZeroOp::create(b, loc, type)));
+      return;
     }
-    for (Value &v : values) {
+    for (int64_t k = 0; k < count; ++k) {
+      Value v = count == 1 ? value
+                           : Value(LLVM::ExtractElementOp::create(b, loc, value,
+                                                                  constI32(k)));
       if (element != f32)
         v = arith::ExtFOp::create(b, loc, f32, v);
-      v = arith::SelectOp::create(b, loc, inside, v, zero);
+      loaded.push_back(arith::SelectOp::create(b, loc, inside, v, zero));
     }
-    return values;
   };
   Value column0 = arith::AddIOp::create(
       b, loc,
@@ -1673,12 +1676,11 @@ LogicalResult KernelLowering::loadReadTile(ReadTileOp op) {
       mulI32(arith::RemUIOp::create(b, loc, lane, constI32(4)), 2));
   Value firstRow = mulI32(toI32(lookup(op.getIndices().front())),
                           extent(tile.getDims().front()));
-  SmallVector<Value> fields;
   if (layout == FragmentLayout::kPerColumn) {
     Value cols = toI32(dims.lookup(srcDims[0]));
     for (int64_t i = 0; i < bn / 8; ++i) {
       Value col = arith::AddIOp::create(b, loc, column0, constI32(8 * i));
-      llvm::append_range(fields, load(wide(col), cmpLt(col, cols), 2));
+      load(wide(col), cmpLt(col, cols), 2);
     }
   } else if (layout == FragmentLayout::kPerRow) {
     Value rows = toI32(dims.lookup(srcDims[0]));
@@ -1688,34 +1690,49 @@ LogicalResult KernelLowering::loadReadTile(ReadTileOp op) {
             b, loc, firstRow,
             arith::AddIOp::create(b, loc, accumulatorRow0(wave),
                                   constI32(8 * half)));
-        llvm::append_range(fields, load(wide(row), cmpLt(row, rows), 1));
+        load(wide(row), cmpLt(row, rows), 1);
       }
   } else {
+    // Pairs in field order: wave, fragment i (columns), row half.
     Value rows = toI32(dims.lookup(srcDims[0]));
     Value cols = toI32(dims.lookup(srcDims[1]));
-    SmallVector<Value> rowOf(2 * waves);
-    for (int64_t wave = 0; wave < waves; ++wave)
-      for (int64_t half = 0; half < 2; ++half)
-        rowOf[2 * wave + half] = arith::AddIOp::create(
-            b, loc, firstRow,
-            arith::AddIOp::create(b, loc, accumulatorRow0(wave),
-                                  constI32(8 * half)));
-    fields.assign(waves * bn / 2, Value());
     for (int64_t wave = 0; wave < waves; ++wave)
       for (int64_t i = 0; i < bn / 8; ++i)
         for (int64_t half = 0; half < 2; ++half) {
-          Value row = rowOf[2 * wave + half];
+          Value row = arith::AddIOp::create(
+              b, loc, firstRow,
+              arith::AddIOp::create(b, loc, accumulatorRow0(wave),
+                                    constI32(8 * half)));
           Value col = arith::AddIOp::create(b, loc, column0, constI32(8 * i));
           Value element = arith::AddIOp::create(
               b, loc, arith::MulIOp::create(b, loc, wide(row), wide(cols)),
               wide(col));
           Value inside =
               arith::AndIOp::create(b, loc, cmpLt(row, rows), cmpLt(col, cols));
-          SmallVector<Value> pair = load(element, inside, 2);
-          int64_t field = wave * bn / 2 + 4 * i + 2 * half;
-          fields[field] = pair[0];
-          fields[field + 1] = pair[1];
+          load(element, inside, 2);
         }
+  }
+  return loaded;
+}
+
+/// `op`'s f32 fields from what issueReadTile loaded (bf16 widened, exact;
+/// fields already widened kept).
+void KernelLowering::widenReadTile(ReadTileOp op, ArrayRef<Value> loaded) {
+  Type f32 = b.getF32Type();
+  SmallVector<Value> fields;
+  for (Value value : loaded) {
+    SmallVector<Value> values;
+    if (isa<VectorType>(value.getType())) {
+      for (int64_t k = 0; k < 2; ++k)
+        values.push_back(
+            LLVM::ExtractElementOp::create(b, loc, value, constI32(k)));
+    } else {
+      values.push_back(value);
+    }
+    for (Value v : values)
+      fields.push_back(v.getType() == f32
+                           ? v
+                           : arith::ExtFOp::create(b, loc, f32, v).getResult());
   }
   SmallVector<Type> types(fields.size(), f32);
   Value result = LLVM::UndefOp::create(
@@ -1723,7 +1740,50 @@ LogicalResult KernelLowering::loadReadTile(ReadTileOp op) {
   for (auto [j, v] : llvm::enumerate(fields))
     result = LLVM::InsertValueOp::create(b, loc, result, v, j);
   mapping[op] = result;
+}
+
+LogicalResult KernelLowering::loadReadTile(ReadTileOp op) {
+  auto issued = issuedReads.find(op);
+  if (issued != issuedReads.end()) {
+    widenReadTile(op, issued->second);
+    return success();
+  }
+  FailureOr<SmallVector<Value>> loaded = issueReadTile(op, /*widen=*/true);
+  if (failed(loaded))
+    return failure();
+  widenReadTile(op, *loaded);
   return success();
+}
+
+/// The per-row and per-column vectors read after the math loop `op` (a
+/// bias, a row scale) whose indices are known before it are loaded now, in
+/// a plain grid: their latency hides under the loop (a bf16 bias: 3-8%
+/// faster at M <= 128, H100, docs/PERF.md). The values cost registers
+/// through the loop: a bf16 pair or an f32 per row half, at most
+/// kMaxIssuedReadBytes per thread. (In a persistent tile loop, loading them
+/// at each tile's start measured 8% slower at 4096 x 32768 x 512.)
+void KernelLowering::issueEpilogueVectorReads(KLoopOp op) {
+  int64_t bytes = 0;
+  for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
+    auto read = dyn_cast<ReadTileOp>(next);
+    if (!read || read.getResult().getType().getDims().size() != 1 ||
+        !argPointers.lookup(read.getSource()) ||
+        !llvm::all_of(read.getIndices(), [&](Value v) { return lookup(v); }))
+      continue;
+    int64_t elementBytes =
+        read.getSource().getType().getElementType().getIntOrFloatBitWidth() / 8;
+    int64_t perThread = getFragmentLayout(read.getResult().getType()) ==
+                                FragmentLayout::kPerColumn
+                            ? config.getBlockN() / 4
+                            : 2 * config.getWaves();
+    if (bytes + perThread * elementBytes > kMaxIssuedReadBytes)
+      continue;
+    FailureOr<SmallVector<Value>> loaded = issueReadTile(read, /*widen=*/false);
+    if (failed(loaded))
+      continue;
+    bytes += perThread * elementBytes;
+    issuedReads[read] = std::move(*loaded);
+  }
 }
 
 LogicalResult KernelLowering::lowerElementwise(Operation *op, Value lhs,

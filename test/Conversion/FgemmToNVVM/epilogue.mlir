@@ -33,9 +33,9 @@
 
 // Epilogue after the K loop: where C is D's buffer, C reads as zeros and
 // the tile is added into D by TMA reduce-add; else C[r, c..c+1] is read as
-// pairs (element 0 read for pairs past M or N, then replaced by 0), added to
-// the accumulator, staged with 8-byte shared stores and TMA-stored in two
-// 32-column slabs.
+// pairs (element 0 read for pairs past M or N, then replaced by 0),
+// added to the accumulator, staged with 8-byte shared stores and
+// TMA-stored in two 32-column slabs.
 // CHECK: scf.for
 // CHECK: %[[ALIASED:.*]] = llvm.icmp "eq" %[[C]], %[[D]] : !llvm.ptr<1>
 // CHECK-NEXT: scf.if %[[ALIASED]]
@@ -45,8 +45,8 @@
 // CHECK-NEXT: %[[P:.*]] = llvm.getelementptr %[[C]][%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
 // CHECK-NEXT: %[[PAIR:.*]] = llvm.load %[[P]] {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xf32>
 // CHECK-NEXT: %[[X:.*]] = llvm.extractelement %[[PAIR]][%c0_i32 : i32] : vector<2xf32>
-// CHECK-NEXT: llvm.extractelement %[[PAIR]][%c1_i32 : i32] : vector<2xf32>
 // CHECK-NEXT: arith.select %[[INSIDE]], %[[X]], %{{.*}} : f32
+// CHECK-NEXT: llvm.extractelement %[[PAIR]][%c1_i32 : i32] : vector<2xf32>
 // CHECK-COUNT-32: llvm.fadd
 // CHECK-COUNT-16: llvm.store %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
@@ -58,26 +58,28 @@
 
 // A row vector multiplies each row, a column vector (the bias) adds to each
 // column: [bm] gives this thread's rows r0 and r0 + 8 (scalar loads), [bn]
-// its column pairs (8-byte loads); the bf16 output goes out by stmatrix.
+// its column pairs (8-byte loads). Both are loaded before the main loop
+// (their latency hides under it) and used after it; the bf16 output goes
+// out by stmatrix.
 // BIAS-LABEL: llvm.func @gemm_bias(
 // BIAS-SAME: %{{.*}}: !llvm.ptr<1> {llvm.noalias}, %[[ROWS:.*]]: !llvm.ptr<1>, %[[BIAS:.*]]: !llvm.ptr<1>, %{{.*}}: i32,
-// BIAS: scf.for
 // BIAS: llvm.getelementptr %[[ROWS]]
 // BIAS-NEXT: %[[R0:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
 // BIAS-NEXT: %[[S0:.*]] = arith.select %{{.*}}, %[[R0]], %{{.*}} : f32
 // BIAS: llvm.getelementptr %[[ROWS]]
 // BIAS-NEXT: %[[R1:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
 // BIAS-NEXT: %[[S1:.*]] = arith.select %{{.*}}, %[[R1]], %{{.*}} : f32
+// BIAS: llvm.getelementptr %[[BIAS]]
+// BIAS-NEXT: %[[B01:.*]] = llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xf32>
+// BIAS-NEXT: %[[Z01:.*]] = arith.select %{{.*}}, %[[B01]], %{{.*}} : vector<2xf32>
+// BIAS: nvvm.wgmma.wait.group.sync.aligned 0
+// BIAS: scf.for
 // BIAS: %[[A0:.*]] = llvm.fmul %{{.*}}, %[[S0]] : f32
 // BIAS: %[[A1:.*]] = llvm.fmul %{{.*}}, %[[S0]] : f32
 // BIAS: %[[A2:.*]] = llvm.fmul %{{.*}}, %[[S1]] : f32
 // BIAS: %[[A3:.*]] = llvm.fmul %{{.*}}, %[[S1]] : f32
-// BIAS: llvm.getelementptr %[[BIAS]]
-// BIAS-NEXT: %[[B01:.*]] = llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xf32>
-// BIAS-NEXT: %[[B0:.*]] = llvm.extractelement %[[B01]][%c0_i32 : i32] : vector<2xf32>
-// BIAS-NEXT: %[[B1:.*]] = llvm.extractelement %[[B01]][%c1_i32 : i32] : vector<2xf32>
-// BIAS-NEXT: %[[V0:.*]] = arith.select %{{.*}}, %[[B0]], %{{.*}} : f32
-// BIAS-NEXT: %[[V1:.*]] = arith.select %{{.*}}, %[[B1]], %{{.*}} : f32
+// BIAS: %[[V0:.*]] = llvm.extractelement %[[Z01]][%c0_i32 : i32] : vector<2xf32>
+// BIAS-NEXT: %[[V1:.*]] = llvm.extractelement %[[Z01]][%c1_i32 : i32] : vector<2xf32>
 // BIAS: llvm.fadd %[[A0]], %[[V0]] : f32
 // BIAS-NEXT: llvm.fadd %[[A1]], %[[V1]] : f32
 // BIAS-NEXT: llvm.fadd %[[A2]], %[[V0]] : f32
@@ -88,34 +90,34 @@
 // UNUSED-LABEL: llvm.func @sm90_fp8_gemm_1d1d(
 // UNUSED: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xf32>
 
-// A bf16 bias per column: each thread reads its column pairs as two bf16
-// (4-byte loads), widens them to f32 (exact) and adds them; the sum is
-// rounded to bf16 once, by the store.
+// A bf16 bias per column: each thread loads its column pairs as two bf16
+// (4-byte loads) before the main loop, and after it widens them to f32
+// (exact) and adds them; the sum is rounded to bf16 once, by the store.
 // BFB-LABEL: llvm.func @sm90_fp8_gemm_bias_1d2d(
 // BFB-SAME: %arg4: !llvm.ptr<1> {llvm.noalias}, %[[BVEC:arg5]]: !llvm.ptr<1>, %arg6: i32,
 // BFB-SAME: #fgemm.pointer_param<arg = 3>, #fgemm.pointer_param<arg = 4>
 // BFB-SAME: fgemm.variant = "dense_bias"
-// BFB: scf.for
 // BFB: llvm.getelementptr %[[BVEC]][%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, bf16
 // BFB-NEXT: %[[PAIR:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> vector<2xbf16>
-// BFB-NEXT: %[[X0:.*]] = llvm.extractelement %[[PAIR]][%c0_i32 : i32] : vector<2xbf16>
-// BFB-NEXT: %[[X1:.*]] = llvm.extractelement %[[PAIR]][%c1_i32 : i32] : vector<2xbf16>
-// BFB-NEXT: %[[W0:.*]] = arith.extf %[[X0]] : bf16 to f32
-// BFB-NEXT: %[[V0:.*]] = arith.select %{{.*}}, %[[W0]], %{{.*}} : f32
-// BFB-NEXT: arith.extf %[[X1]] : bf16 to f32
+// BFB-NEXT: %[[Z:.*]] = arith.select %{{.*}}, %[[PAIR]], %{{.*}} : vector<2xbf16>
+// BFB: nvvm.wgmma.wait.group.sync.aligned 0
+// BFB: scf.for
+// BFB: %[[X0:.*]] = llvm.extractelement %[[Z]][%c0_i32 : i32] : vector<2xbf16>
+// BFB: %[[W0:.*]] = arith.extf %[[X0]] : bf16 to f32
 // BFB-NOT: arith.truncf
-// BFB: llvm.fadd %{{.*}}, %[[V0]] : f32
+// BFB: llvm.fadd %{{.*}}, %[[W0]] : f32
 // BFB: nvvm.stmatrix
 
 // fgemm.cast: f32 -> bf16 rounds each field (truncf) and widens it back;
-// bf16 -> f32 is free. A bf16 per-row vector is read one element at a time.
+// bf16 -> f32 is free. A bf16 per-row vector is read one element at a time
+// (before the main loop).
 // CAST-LABEL: llvm.func @gemm_cast(
+// CAST: %[[S:.*]] = llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr<1> -> bf16
+// CAST: scf.for
 // CAST: scf.for
 // CAST: %[[H:.*]] = arith.truncf %{{.*}} : f32 to bf16
 // CAST-NEXT: %[[R:.*]] = arith.extf %[[H]] : bf16 to f32
 // CAST-COUNT-7: arith.truncf
-// CAST: %[[S:.*]] = llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr<1> -> bf16
-// CAST-NEXT: arith.extf %[[S]] : bf16 to f32
 // CAST: llvm.fmul %[[R]], %{{.*}} : f32
 // CAST-NOT: arith.truncf
 // CAST: nvvm.cp.async.bulk.tensor.global.shared.cta
