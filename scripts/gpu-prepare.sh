@@ -58,10 +58,13 @@ for layout in contiguous contiguous_psum contiguous_unpadded masked; do
 done
 "$build/bin/fgemm-precompile" "$root/kernels/sm90_fp8_gemm_1d1d.mlir" --set dense_1d1d \
   --cache-dir "$out/.cache" --pack "$out/all" >/dev/null
-# The other dense variants (packed as dense_bias_* / dense_per_tensor_*).
+# The other dense variants (packed as dense_bias_*, dense_per_tensor_*,
+# dense_e5m2_e4m3_*).
 "$build/bin/fgemm-precompile" "$root/kernels/sm90_fp8_gemm_bias_1d2d.mlir" --set dense_bias \
   --cache-dir "$out/.cache" --pack "$out/all" >/dev/null
 "$build/bin/fgemm-precompile" "$root/kernels/sm90_fp8_gemm_per_tensor.mlir" --set dense_per_tensor \
+  --cache-dir "$out/.cache" --pack "$out/all" >/dev/null
+"$build/bin/fgemm-precompile" "$root/kernels/sm90_fp8_gemm_e5m2_e4m3_1d2d.mlir" --set dense_e5m2_e4m3 \
   --cache-dir "$out/.cache" --pack "$out/all" >/dev/null
 rm -rf "$out/.cache"
 for meta in "$out"/all/bm*.meta; do

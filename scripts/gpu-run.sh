@@ -24,11 +24,13 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader |
 { "$bench" --kernels "$dir/all" --recipe 1d1d --shapes sweep
   "$bench" --kernels "$dir/all" --recipe 1d1d --c-in-place --shapes sweep; } >"$out/sweep-1d1d.txt" 2>&1
 sweep1d1d=$?
-# The bias and per-tensor variants (bf16 D), dense shapes and sweep.
+# The bias, per-tensor and e5m2 variants (bf16 D), dense shapes and sweep.
 { "$bench" --kernels "$dir/all" --recipe bias --shapes dense
   "$bench" --kernels "$dir/all" --recipe bias --shapes sweep
   "$bench" --kernels "$dir/all" --recipe per-tensor --shapes dense
-  "$bench" --kernels "$dir/all" --recipe per-tensor --shapes sweep; } >"$out/variants.txt" 2>&1
+  "$bench" --kernels "$dir/all" --recipe per-tensor --shapes sweep
+  "$bench" --kernels "$dir/all" --recipe e5m2 --shapes dense
+  "$bench" --kernels "$dir/all" --recipe e5m2 --shapes sweep; } >"$out/variants.txt" 2>&1
 variants=$?
 : >"$out/configs.txt"
 for cfg in "$dir"/cfg_*; do
@@ -54,6 +56,6 @@ echo "== dense (exit $dense)"; cat "$out/dense.txt"
 echo "== sweep (exit $sweep)"; grep -E "FAIL|passed" "$out/sweep.txt"
 echo "== dense 1d1d (exit $dense1d1d)"; cat "$out/dense-1d1d.txt"
 echo "== sweep 1d1d (exit $sweep1d1d)"; grep -E "FAIL|passed" "$out/sweep-1d1d.txt"
-echo "== bias, per-tensor (exit $variants)"; grep -E "FAIL|passed|^ +[0-9]" "$out/variants.txt"
+echo "== bias, per-tensor, e5m2 (exit $variants)"; grep -E "FAIL|passed|^ +[0-9]" "$out/variants.txt"
 echo "== configs"; grep -E "^==|^ +[0-9]" "$out/configs.txt"
 echo "== sass"; grep -E "^==|^ +[0-9]|checksum" "$out/sass.txt"

@@ -82,6 +82,8 @@ const char *fgemm::denseVariant(DenseRecipe recipe) {
     return "dense_bias";
   case DenseRecipe::kPerTensor:
     return "dense_per_tensor";
+  case DenseRecipe::kE5M2xE4M3:
+    return "dense_e5m2_e4m3";
   }
   return "dense";
 }
@@ -98,9 +100,8 @@ fgemm::denseConfigurationSet(DenseRecipe recipe) {
       {64, 64, true, 0},     {64, 32, false, 0},  {64, 16, false, 0}};
   if (recipe == DenseRecipe::k1D1D)
     return f32Set;
-  // The bias and per-tensor recipes have the 1D2D kernel's main loop and
-  // bf16 output (the bias costs registers only after the loop), so they
-  // share its set.
+  // The bias, per-tensor and e5m2 recipes have the 1D2D kernel's main loop
+  // and bf16 output, so they share its set.
   // 256- and 128-row plain grids walk raster groups of 8 and 16 tile rows
   // (2048 rows of A either way), the 256-row persistent grid groups of 8;
   // measured on the H100 (docs/PERF.md).
@@ -244,6 +245,12 @@ static const std::vector<DenseArgSpec> &denseArgs(DenseRecipe recipe) {
       {"SFB", "scales f32 n,k block=128x128"},
       {"BIAS", "tensor bf16 n"},
       {"D", "tensor bf16 m,n"}};
+  static const std::vector<DenseArgSpec> argsE5M2 = {
+      {"A", "tensor e5m2 m,k"},
+      {"B", "tensor e4m3 n,k"},
+      {"SFA", "scales f32 m,k block=1x128 mn_major"},
+      {"SFB", "scales f32 n,k block=128x128"},
+      {"D", "tensor bf16 m,n"}};
   static const std::vector<DenseArgSpec> argsPerTensor = {
       {"A", "tensor e4m3 m,k"},
       {"B", "tensor e4m3 n,k"},
@@ -259,6 +266,8 @@ static const std::vector<DenseArgSpec> &denseArgs(DenseRecipe recipe) {
     return argsBias;
   case DenseRecipe::kPerTensor:
     return argsPerTensor;
+  case DenseRecipe::kE5M2xE4M3:
+    return argsE5M2;
   }
   return args1D2D;
 }

@@ -55,6 +55,9 @@ enum class DenseRecipe {
   /// One f32 scale per operand: D bf16 = sa sb A B^T (variant
   /// `dense_per_tensor`).
   kPerTensor,
+  /// The 1D2D recipe with an e5m2 A (gradients) and an e4m3 B (variant
+  /// `dense_e5m2_e4m3`).
+  kE5M2xE4M3,
 };
 /// The description's `variant` of a recipe's kernels.
 const char *denseVariant(DenseRecipe recipe);

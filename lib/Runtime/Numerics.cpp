@@ -61,6 +61,51 @@ float fgemm::e4m3ToFloat(uint8_t bits) {
   return sign * std::ldexp(static_cast<float>(8 + mantissa), exponent - 10);
 }
 
+uint8_t fgemm::floatToE5m2(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  const uint8_t sign = static_cast<uint8_t>((bits >> 24) & 0x80);
+  if (std::isnan(value))
+    return sign | 0x7f;
+  double magnitude = std::fabs(static_cast<double>(value));
+  if (magnitude >= kE5m2Max)
+    return sign | 0x7b;
+  // Subnormals are multiples of 2^-16 below 2^-14 (rounding up to 4 x 2^-16
+  // gives 0x04, the smallest normal).
+  if (magnitude < 0x1p-14)
+    return sign | static_cast<uint8_t>(roundHalfEven(magnitude * 0x1p16));
+  int exponent = std::ilogb(magnitude); // in [-14, 15]
+  // Scale into [4, 8): the implicit bit and 2 mantissa bits.
+  double scaled = roundHalfEven(std::ldexp(magnitude, 2 - exponent));
+  if (scaled == 8) {
+    scaled = 4;
+    ++exponent;
+  }
+  uint32_t code = (static_cast<uint32_t>(exponent + 15) << 2) |
+                  (static_cast<uint32_t>(scaled) - 4);
+  return sign | static_cast<uint8_t>(std::min<uint32_t>(code, 0x7b));
+}
+
+float fgemm::e5m2ToFloat(uint8_t bits) {
+  const float sign = (bits & 0x80) ? -1.0f : 1.0f;
+  const int exponent = (bits >> 2) & 0x1f;
+  const int mantissa = bits & 0x3;
+  if (exponent == 0x1f)
+    return mantissa ? std::numeric_limits<float>::quiet_NaN()
+                    : sign * std::numeric_limits<float>::infinity();
+  if (exponent == 0)
+    return sign * std::ldexp(static_cast<float>(mantissa), -16);
+  return sign * std::ldexp(static_cast<float>(4 + mantissa), exponent - 17);
+}
+
+uint8_t fgemm::floatToFp8(float value, Fp8Format format) {
+  return format == Fp8Format::kE5M2 ? floatToE5m2(value) : floatToE4m3(value);
+}
+
+float fgemm::fp8ToFloat(uint8_t bits, Fp8Format format) {
+  return format == Fp8Format::kE5M2 ? e5m2ToFloat(bits) : e4m3ToFloat(bits);
+}
+
 uint16_t fgemm::floatToBf16(float value) {
   uint32_t bits;
   std::memcpy(&bits, &value, sizeof(bits));
@@ -99,10 +144,12 @@ static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 /// Quantizes x with groups of `groupRows` x 128: the shared body of both
 /// quantizers (groupRows = 1 for A, 128 for B).
 static QuantizedMatrix quantizeGroups(const std::vector<float> &x, int64_t rows,
-                                      int64_t cols, int64_t groupRows) {
+                                      int64_t cols, int64_t groupRows,
+                                      Fp8Format format = Fp8Format::kE4M3) {
   QuantizedMatrix q;
   q.rows = rows;
   q.cols = cols;
+  q.format = format;
   q.scaleRows = ceilDiv(rows, groupRows);
   q.scaleCols = ceilDiv(cols, kScaleBlock);
   q.values.assign(static_cast<size_t>(rows * cols), 0);
@@ -118,13 +165,14 @@ static QuantizedMatrix quantizeGroups(const std::vector<float> &x, int64_t rows,
         for (int64_t r = rowBegin; r < rowEnd; ++r)
           for (int64_t c = colBegin; c < colEnd; ++c)
             amax = std::max(amax, std::fabs(x[r * cols + c]));
-        float scale = quantScale(amax);
+        float scale = quantScale(amax, format);
         // DeepGEMM HEAD's form: x * (1 / scale), both in fp32.
         float inverse = 1.0f / scale;
         q.scales[group * q.scaleCols + kb] = scale;
         for (int64_t r = rowBegin; r < rowEnd; ++r)
           for (int64_t c = colBegin; c < colEnd; ++c)
-            q.values[r * cols + c] = floatToE4m3(x[r * cols + c] * inverse);
+            q.values[r * cols + c] =
+                floatToFp8(x[r * cols + c] * inverse, format);
       }
     }
   });
@@ -132,8 +180,9 @@ static QuantizedMatrix quantizeGroups(const std::vector<float> &x, int64_t rows,
 }
 
 QuantizedMatrix fgemm::quantizePerToken(const std::vector<float> &x,
-                                        int64_t rows, int64_t cols) {
-  return quantizeGroups(x, rows, cols, 1);
+                                        int64_t rows, int64_t cols,
+                                        Fp8Format format) {
+  return quantizeGroups(x, rows, cols, 1, format);
 }
 
 QuantizedMatrix fgemm::quantizePerBlock(const std::vector<float> &x,
@@ -203,10 +252,10 @@ EmulatedElement fgemm::emulateElement(const QuantizedMatrix &a,
   EmulatedElement result;
   for (int64_t k = 0; k < a.cols; ++k) {
     int64_t kb = k / kScaleBlock;
-    double x =
-        double(e4m3ToFloat(a.values[m * a.cols + k])) * scaleOf(a, m, kb);
-    double y =
-        double(e4m3ToFloat(b.values[n * b.cols + k])) * scaleOf(b, n, kb);
+    double x = double(fp8ToFloat(a.values[m * a.cols + k], a.format)) *
+               scaleOf(a, m, kb);
+    double y = double(fp8ToFloat(b.values[n * b.cols + k], b.format)) *
+               scaleOf(b, n, kb);
     result.value += x * y;
     result.sumAbs += std::fabs(x * y);
   }

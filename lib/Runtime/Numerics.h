@@ -21,6 +21,11 @@ namespace fgemm {
 
 /// The largest finite e4m3fn value.
 constexpr float kE4m3Max = 448.0f;
+/// The largest finite e5m2 value.
+constexpr float kE5m2Max = 57344.0f;
+
+/// The FP8 formats of an operand.
+enum class Fp8Format { kE4M3, kE5M2 };
 /// Quantizers clamp amax to at least this, so all-zero blocks get a scale.
 constexpr float kMinAmax = 1e-4f;
 /// The quantization group along K (and along N for B's 128x128 blocks).
@@ -31,20 +36,30 @@ constexpr int64_t kScaleBlock = 128;
 uint8_t floatToE4m3(float value);
 /// e4m3fn -> float (exact). 0x7f and 0xff are NaN; there is no infinity.
 float e4m3ToFloat(uint8_t bits);
+/// float -> e5m2, round to nearest even, saturating to +-57344 (values past
+/// it, infinities too); NaN becomes 0x7f with its sign.
+uint8_t floatToE5m2(float value);
+/// e5m2 -> float (exact): the high byte of an IEEE half.
+float e5m2ToFloat(uint8_t bits);
+/// The format's conversions.
+uint8_t floatToFp8(float value, Fp8Format format);
+float fp8ToFloat(uint8_t bits, Fp8Format format);
 
 /// float -> bf16 bits, round to nearest even; NaN stays a (quiet) NaN.
 uint16_t floatToBf16(float value);
 float bf16ToFloat(uint16_t bits);
 
 /// The scale of a group whose largest magnitude is `amax`.
-inline float quantScale(float amax) {
-  return (amax > kMinAmax ? amax : kMinAmax) / kE4m3Max;
+inline float quantScale(float amax, Fp8Format format = Fp8Format::kE4M3) {
+  return (amax > kMinAmax ? amax : kMinAmax) /
+         (format == Fp8Format::kE5M2 ? kE5m2Max : kE4m3Max);
 }
 
 /// An e4m3 matrix with one fp32 scale per group, scales row-major
 /// [rowGroups, ceil(K/128)].
 struct QuantizedMatrix {
   int64_t rows = 0, cols = 0;
+  Fp8Format format = Fp8Format::kE4M3;
   std::vector<uint8_t> values; ///< [rows, cols] row-major
   std::vector<float> scales;   ///< [scaleRows, scaleCols] row-major
   int64_t scaleRows = 0, scaleCols = 0;
@@ -53,7 +68,8 @@ struct QuantizedMatrix {
 /// A's quantizer: one scale per row and 128-wide K block (a partial last
 /// block takes the amax of the columns it has). values = x / scale in fp32.
 QuantizedMatrix quantizePerToken(const std::vector<float> &x, int64_t rows,
-                                 int64_t cols);
+                                 int64_t cols,
+                                 Fp8Format format = Fp8Format::kE4M3);
 /// B's quantizer: one scale per 128x128 block (partial blocks likewise).
 QuantizedMatrix quantizePerBlock(const std::vector<float> &x, int64_t rows,
                                  int64_t cols);

@@ -104,17 +104,17 @@ TEST(BenchOptions, SweepIsUntimedUnlessAsked) {
 }
 
 TEST(BenchOptions, Recipes) {
-  for (auto [name, recipe] :
-       {std::pair{"1d2d", DenseRecipe::k1D2D},
-        std::pair{"1d1d", DenseRecipe::k1D1D},
-        std::pair{"bias", DenseRecipe::kBias1D2D},
-        std::pair{"per-tensor", DenseRecipe::kPerTensor}}) {
+  for (auto [name, recipe] : {std::pair{"1d2d", DenseRecipe::k1D2D},
+                              std::pair{"1d1d", DenseRecipe::k1D1D},
+                              std::pair{"bias", DenseRecipe::kBias1D2D},
+                              std::pair{"per-tensor", DenseRecipe::kPerTensor},
+                              std::pair{"e5m2", DenseRecipe::kE5M2xE4M3}}) {
     Expected<Options> options = parse({"--kernels", "k", "--recipe", name});
     ASSERT_TRUE(options.ok()) << options.status().message();
     EXPECT_EQ(options->recipe, recipe) << name;
   }
   EXPECT_EQ(errorOf({"--kernels", "k", "--recipe", "2d2d"}),
-            "--recipe is 1d2d, 1d1d, bias or per-tensor, got '2d2d'");
+            "--recipe is 1d2d, 1d1d, bias, per-tensor or e5m2, got '2d2d'");
   EXPECT_NE(errorOf({"--kernels", "k", "--recipe", "bias", "--c-in-place"})
                 .find("--c-in-place needs --recipe 1d1d"),
             std::string::npos);

@@ -146,6 +146,27 @@ TEST(GemmContract, RefusesOtherArgumentLists) {
             "a dense kernel's dims are m, n and k; this one's are k,n,m,g");
 }
 
+TEST(GemmContract, OperandTypesAreChecked) {
+  Expected<KernelMeta> parsed =
+      parseKernelMeta(denseDescription(DenseConfig()), "k.meta");
+  ASSERT_TRUE(parsed.ok());
+  // An e5m2 A: the dense_e5m2_e4m3 recipe's kernel, not the 1D2D one's.
+  KernelMeta meta = *parsed;
+  meta.variant = "dense_e5m2_e4m3";
+  meta.args[0].element = ElementType::E5M2;
+  EXPECT_TRUE(checkDenseKernel(meta, DenseRecipe::kE5M2xE4M3).ok())
+      << checkDenseKernel(meta, DenseRecipe::kE5M2xE4M3).message();
+  meta.args[0].element = ElementType::E4M3;
+  EXPECT_EQ(checkDenseKernel(meta, DenseRecipe::kE5M2xE4M3).message(),
+            "arg.0 (A) is 'tensor e4m3 m,k' but a dense_e5m2_e4m3 kernel's "
+            "is 'tensor e5m2 m,k' (docs/ABI.md)");
+  meta = *parsed;
+  meta.args[1].element = ElementType::E5M2;
+  EXPECT_EQ(checkDenseKernel(meta).message(),
+            "arg.1 (B) is 'tensor e5m2 n,k' but a dense kernel's is "
+            "'tensor e4m3 n,k' (docs/ABI.md)");
+}
+
 TEST(GemmContract, Bindings) {
   DenseGemmProblem problem;
   problem.a = 1;

@@ -114,6 +114,47 @@ TEST(E4m3, NaN) {
   EXPECT_TRUE(std::isnan(e4m3ToFloat(0xff)));
 }
 
+TEST(E5m2, IsTheHighByteOfAHalf) {
+  EXPECT_EQ(e5m2ToFloat(0x3c), 1.0f);
+  EXPECT_EQ(e5m2ToFloat(0x7b), 57344.0f);
+  EXPECT_EQ(e5m2ToFloat(0x01), 0x1p-16f); // smallest subnormal
+  EXPECT_EQ(e5m2ToFloat(0x04), 0x1p-14f); // smallest normal
+  EXPECT_EQ(e5m2ToFloat(0xbd), -1.25f);
+  EXPECT_TRUE(std::isinf(e5m2ToFloat(0x7c)));
+  EXPECT_TRUE(std::isnan(e5m2ToFloat(0x7d)));
+}
+
+TEST(E5m2, EveryFiniteCodeRoundTripsAndTiesGoToEven) {
+  for (int code = 0; code < 256; ++code) {
+    if ((code & 0x7c) == 0x7c)
+      continue; // infinities and NaNs
+    float value = e5m2ToFloat(uint8_t(code));
+    EXPECT_EQ(floatToE5m2(value), code) << "value " << value;
+  }
+  // Midpoints between neighbours go to the even code.
+  for (int code = 0; code < 0x7b; ++code) {
+    double mid = 0.5 * (double(e5m2ToFloat(uint8_t(code))) +
+                        double(e5m2ToFloat(uint8_t(code + 1))));
+    int even = (code % 2 == 0) ? code : code + 1;
+    EXPECT_EQ(floatToE5m2(float(mid)), even) << mid;
+  }
+  EXPECT_EQ(floatToE5m2(1e6f), 0x7b); // saturates
+  EXPECT_EQ(floatToE5m2(-INFINITY), 0xfb);
+  EXPECT_EQ(floatToE5m2(NAN), 0x7f);
+}
+
+TEST(Quantize, E5m2PerTokenScalesByAmaxOver57344) {
+  std::vector<float> x = {1.0f, -3.0f, 0.5f, 2.0f};
+  QuantizedMatrix q = quantizePerToken(x, 1, 4, Fp8Format::kE5M2);
+  EXPECT_EQ(q.format, Fp8Format::kE5M2);
+  ASSERT_EQ(q.scales.size(), 1u);
+  EXPECT_EQ(q.scales[0], 3.0f / 57344.0f);
+  EXPECT_EQ(e5m2ToFloat(q.values[1]), -57344.0f);
+  for (size_t i = 0; i < x.size(); ++i)
+    EXPECT_NEAR(e5m2ToFloat(q.values[i]) * q.scales[0], x[i],
+                std::fabs(x[i]) / 8);
+}
+
 TEST(Bf16, Conversions) {
   EXPECT_EQ(floatToBf16(1.0f), 0x3f80);
   EXPECT_EQ(floatToBf16(-2.0f), 0xc000);

@@ -18,7 +18,8 @@ std::string fgemm::bench::usage() {
          "                   [--iters N] [--seed S] [--device N] [--sms N]\n"
          "                   [--no-check] [--no-time] [--time] [--checksum]\n"
          "                   [--host-latency] "
-         "[--recipe 1d2d|1d1d|bias|per-tensor] [--c-in-place]\n"
+         "[--recipe 1d2d|1d1d|bias|per-tensor|e5m2]\n"
+         "                   [--c-in-place]\n"
          "       fgemm-bench --list-devices\n"
          "       fgemm-bench --describe FILE.meta [--describe ...]\n"
          "\n"
@@ -39,7 +40,8 @@ std::string fgemm::bench::usage() {
          "                   random f32 (the dense_1d1d kernels);\n"
          "                   bias: the 1d2d recipe plus a random bf16 bias\n"
          "                   per column (dense_bias); per-tensor: one scale\n"
-         "                   per operand (dense_per_tensor)\n"
+         "                   per operand (dense_per_tensor); e5m2: the 1d2d\n"
+         "                   recipe with A in e5m2 (dense_e5m2_e4m3)\n"
          "  --c-in-place     1d1d: C and D are one tensor (accumulate in "
          "place)\n"
          "  --no-check       skip the accuracy checks\n"
@@ -204,12 +206,13 @@ fgemm::bench::parseOptions(const std::vector<std::string> &args) {
           {"1d2d", DenseRecipe::k1D2D},
           {"1d1d", DenseRecipe::k1D1D},
           {"bias", DenseRecipe::kBias1D2D},
-          {"per-tensor", DenseRecipe::kPerTensor}};
+          {"per-tensor", DenseRecipe::kPerTensor},
+          {"e5m2", DenseRecipe::kE5M2xE4M3}};
       auto it = std::find_if(std::begin(recipes), std::end(recipes),
                              [&](const auto &r) { return value == r.first; });
       if (it == std::end(recipes))
-        return Status::error("--recipe is 1d2d, 1d1d, bias or per-tensor, "
-                             "got '" +
+        return Status::error("--recipe is 1d2d, 1d1d, bias, per-tensor or "
+                             "e5m2, got '" +
                              value + "'");
       options.recipe = it->second;
     } else if (flag == "--c-in-place") {

@@ -63,12 +63,13 @@ Bf16Matrix fgemm::bench::randnBf16(uint64_t seed, Operand operand, int64_t rows,
 
 OperandData fgemm::bench::makeOperand(uint64_t seed, Operand operand,
                                       int64_t rows, int64_t cols,
-                                      Quantization quantization) {
+                                      Quantization quantization,
+                                      Fp8Format format) {
   OperandData data;
   data.input = randnBf16(seed, operand, rows, cols);
   const std::vector<float> &x = data.input.values;
   data.quantized = quantization == Quantization::kPerToken
-                       ? quantizePerToken(x, rows, cols)
+                       ? quantizePerToken(x, rows, cols, format)
                    : quantization == Quantization::kPerBlock
                        ? quantizePerBlock(x, rows, cols)
                        : quantizePerTensor(x, rows, cols);

@@ -50,6 +50,20 @@ __device__ float e4m3ToFloat(uint8_t bits) {
   return sign * ldexpf(static_cast<float>(8 + mantissa), exponent - 10);
 }
 
+/// e5m2 -> float, exactly: the high byte of an IEEE half (0x7c infinity,
+/// above it NaN).
+__device__ float e5m2ToFloat(uint8_t bits) {
+  float sign = (bits & 0x80) ? -1.0f : 1.0f;
+  int exponent = (bits >> 2) & 0x1f;
+  int mantissa = bits & 0x3;
+  if (exponent == 0x1f)
+    return mantissa ? __int_as_float(0x7fffffff)
+                    : sign * __int_as_float(0x7f800000);
+  if (exponent == 0)
+    return sign * ldexpf(static_cast<float>(mantissa), -16);
+  return sign * ldexpf(static_cast<float>(4 + mantissa), exponent - 17);
+}
+
 constexpr int kGemmTile = 64; // output tile of fgemm_ref_gemm_bf16
 constexpr int kGemmTileK = 16;
 constexpr int kCheckTile = 32;  // output tile of fgemm_ref_check
@@ -108,17 +122,15 @@ extern "C" __global__ void __launch_bounds__(kThreads)
 /// ceil(K/128)] when `sfbRows` is 0, N-major with `sfbRows` = align(N, 4)
 /// rows per K block (1D1D) when positive, one scale when -1. `c` (or null)
 /// and the bf16 `bias` (or null, one per column) are added to emu and ref; d
-/// is f32 when `dIsF32`, else bf16.
-extern "C" __global__ void __launch_bounds__(kThreads)
-    fgemm_ref_check(const uint8_t *__restrict__ a,
-                    const float *__restrict__ sfa,
-                    const uint8_t *__restrict__ b,
-                    const float *__restrict__ sfb, const float *__restrict__ c,
-                    const uint16_t *__restrict__ bias,
-                    const void *__restrict__ d, const float *__restrict__ ref,
-                    CheckPartial *__restrict__ partials, int M, int N, int K,
-                    int sfaRows, int sfbRows, int dIsF32, double relTolerance,
-                    double absSumTolerance, double absTolerance) {
+/// is f32 when `dIsF32`, else bf16; a is e5m2 when `aIsE5m2`, else e4m3.
+extern "C" __global__ void __launch_bounds__(kThreads) fgemm_ref_check(
+    const uint8_t *__restrict__ a, const float *__restrict__ sfa,
+    const uint8_t *__restrict__ b, const float *__restrict__ sfb,
+    const float *__restrict__ c, const uint16_t *__restrict__ bias,
+    const void *__restrict__ d, const float *__restrict__ ref,
+    CheckPartial *__restrict__ partials, int M, int N, int K, int sfaRows,
+    int sfbRows, int dIsF32, int aIsE5m2, double relTolerance,
+    double absSumTolerance, double absTolerance) {
   __shared__ float as[kCheckTileK][kCheckTile + 1];
   __shared__ float bs[kCheckTileK][kCheckTile + 1];
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
@@ -135,15 +147,17 @@ extern "C" __global__ void __launch_bounds__(kThreads)
         int r = e / kCheckTileK, kk = e % kCheckTileK;
         int64_t gk = k0 + kk;
         int64_t gm = rowBase + r, gn = colBase + r;
-        as[kk][r] = (gm < M && gk < K) ? e4m3ToFloat(a[gm * K + gk]) : 0.0f;
+        uint8_t aBits = (gm < M && gk < K) ? a[gm * K + gk] : 0;
+        as[kk][r] = aIsE5m2 ? e5m2ToFloat(aBits) : e4m3ToFloat(aBits);
         bs[kk][r] = (gn < N && gk < K) ? e4m3ToFloat(b[gn * K + gk]) : 0.0f;
       }
       __syncthreads();
       for (int kk = 0; kk < kCheckTileK; ++kk)
         for (int i = 0; i < 2; ++i)
           for (int j = 0; j < 2; ++j) {
-            // e4m3 x e4m3 is exact in FP32 (8 significant bits, exponents
-            // within range); the sum is exact in FP64.
+            // e4m3 x e4m3 and e5m2 x e4m3 are exact in FP32 (at most 8
+            // significant bits, exponents within range); the sum is exact
+            // in FP64.
             double p = as[kk][ty + 16 * i] * bs[kk][tx + 16 * j];
             blockSum[i][j] += p;
             blockAbs[i][j] += fabs(p);

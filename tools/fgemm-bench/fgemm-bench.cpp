@@ -204,9 +204,10 @@ Status Bench::runShape(const Shape &shape, ShapeResult &result) {
   const bool f32 = recipe == DenseRecipe::k1D1D;
   const bool perTensor = recipe == DenseRecipe::kPerTensor;
   const size_t elementBytes = f32 ? 4 : 2;
-  OperandData a = makeOperand(options.seed, Operand::A, m, k,
-                              perTensor ? Quantization::kPerTensor
-                                        : Quantization::kPerToken);
+  OperandData a = makeOperand(
+      options.seed, Operand::A, m, k,
+      perTensor ? Quantization::kPerTensor : Quantization::kPerToken,
+      recipe == DenseRecipe::kE5M2xE4M3 ? Fp8Format::kE5M2 : Fp8Format::kE4M3);
   DeviceOperand deviceA;
   FGEMM_RETURN_IF_ERROR(upload(a, options.check, !perTensor, deviceA));
   Shape bKey{0, n, k};
@@ -356,15 +357,17 @@ Status Bench::check(const Shape &shape, const OperandData &a,
   int sfbRows = f32         ? int(alignedSfaRows(n))
                 : perTensor ? -1
                             : 0,
-      dIsF32 = f32 ? 1 : 0;
+      dIsF32 = f32 ? 1 : 0,
+      aIsE5m2 = a.quantized.format == Fp8Format::kE5M2 ? 1 : 0;
   double rel = 0x1p-7, absSum = 0x1p-10, absolute = 1e-6;
   FGEMM_RETURN_IF_ERROR(launchRaw(refGemm, uint32_t((n + 63) / 64),
                                   uint32_t((m + 63) / 64),
                                   {&x, &y, &refPtr, &mi, &ni, &ki}));
-  FGEMM_RETURN_IF_ERROR(launchRaw(
-      refCheck, checkX, checkY,
-      {&aq, &sfa, &bq, &sfb, &cPtr, &biasPtr, &dPtr, &refPtr, &partialPtr, &mi,
-       &ni, &ki, &sfaRows, &sfbRows, &dIsF32, &rel, &absSum, &absolute}));
+  FGEMM_RETURN_IF_ERROR(
+      launchRaw(refCheck, checkX, checkY,
+                {&aq, &sfa, &bq, &sfb, &cPtr, &biasPtr, &dPtr, &refPtr,
+                 &partialPtr, &mi, &ni, &ki, &sfaRows, &sfbRows, &dIsF32,
+                 &aIsE5m2, &rel, &absSum, &absolute}));
   FGEMM_RETURN_IF_ERROR(
       stream.synchronize().withContext("running the reference kernels"));
   FGEMM_RETURN_IF_ERROR(devicePartials->copyToHost(
