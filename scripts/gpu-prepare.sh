@@ -59,13 +59,15 @@ done
 "$build/bin/fgemm-precompile" "$root/kernels/sm90_fp8_gemm_1d1d.mlir" --set dense_1d1d \
   --cache-dir "$out/.cache" --pack "$out/all" >/dev/null
 # The other dense variants (packed as dense_bias_*, dense_per_tensor_*,
-# dense_e5m2_e4m3_*).
+# dense_e5m2_e4m3_*, dense_e4m3_e5m2_*).
 "$build/bin/fgemm-precompile" "$root/kernels/sm90_fp8_gemm_bias_1d2d.mlir" --set dense_bias \
   --cache-dir "$out/.cache" --pack "$out/all" >/dev/null
 "$build/bin/fgemm-precompile" "$root/kernels/sm90_fp8_gemm_per_tensor.mlir" --set dense_per_tensor \
   --cache-dir "$out/.cache" --pack "$out/all" >/dev/null
-"$build/bin/fgemm-precompile" "$root/kernels/sm90_fp8_gemm_e5m2_e4m3_1d2d.mlir" --set dense_e5m2_e4m3 \
-  --cache-dir "$out/.cache" --pack "$out/all" >/dev/null
+for types in e5m2_e4m3 e4m3_e5m2; do
+  "$build/bin/fgemm-precompile" "$root/kernels/sm90_fp8_gemm_${types}_1d2d.mlir" --set "dense_$types" \
+    --cache-dir "$out/.cache" --pack "$out/all" >/dev/null
+done
 rm -rf "$out/.cache"
 for meta in "$out"/all/bm*.meta; do
   stem=$(basename "$meta" .meta)

@@ -29,8 +29,10 @@ sweep1d1d=$?
   "$bench" --kernels "$dir/all" --recipe bias --shapes sweep
   "$bench" --kernels "$dir/all" --recipe per-tensor --shapes dense
   "$bench" --kernels "$dir/all" --recipe per-tensor --shapes sweep
-  "$bench" --kernels "$dir/all" --recipe e5m2 --shapes dense
-  "$bench" --kernels "$dir/all" --recipe e5m2 --shapes sweep; } >"$out/variants.txt" 2>&1
+  for recipe in e5m2-a e5m2-b; do
+    "$bench" --kernels "$dir/all" --recipe "$recipe" --shapes dense
+    "$bench" --kernels "$dir/all" --recipe "$recipe" --shapes sweep
+  done; } >"$out/variants.txt" 2>&1
 variants=$?
 : >"$out/configs.txt"
 for cfg in "$dir"/cfg_*; do

@@ -84,6 +84,8 @@ const char *fgemm::denseVariant(DenseRecipe recipe) {
     return "dense_per_tensor";
   case DenseRecipe::kE5M2xE4M3:
     return "dense_e5m2_e4m3";
+  case DenseRecipe::kE4M3xE5M2:
+    return "dense_e4m3_e5m2";
   }
   return "dense";
 }
@@ -251,6 +253,12 @@ static const std::vector<DenseArgSpec> &denseArgs(DenseRecipe recipe) {
       {"SFA", "scales f32 m,k block=1x128 mn_major"},
       {"SFB", "scales f32 n,k block=128x128"},
       {"D", "tensor bf16 m,n"}};
+  static const std::vector<DenseArgSpec> argsE5M2B = {
+      {"A", "tensor e4m3 m,k"},
+      {"B", "tensor e5m2 n,k"},
+      {"SFA", "scales f32 m,k block=1x128 mn_major"},
+      {"SFB", "scales f32 n,k block=128x128"},
+      {"D", "tensor bf16 m,n"}};
   static const std::vector<DenseArgSpec> argsPerTensor = {
       {"A", "tensor e4m3 m,k"},
       {"B", "tensor e4m3 n,k"},
@@ -268,6 +276,8 @@ static const std::vector<DenseArgSpec> &denseArgs(DenseRecipe recipe) {
     return argsPerTensor;
   case DenseRecipe::kE5M2xE4M3:
     return argsE5M2;
+  case DenseRecipe::kE4M3xE5M2:
+    return argsE5M2B;
   }
   return args1D2D;
 }

@@ -58,6 +58,9 @@ enum class DenseRecipe {
   /// The 1D2D recipe with an e5m2 A (gradients) and an e4m3 B (variant
   /// `dense_e5m2_e4m3`).
   kE5M2xE4M3,
+  /// The 1D2D recipe with an e4m3 A and an e5m2 B (variant
+  /// `dense_e4m3_e5m2`).
+  kE4M3xE5M2,
 };
 /// The description's `variant` of a recipe's kernels.
 const char *denseVariant(DenseRecipe recipe);

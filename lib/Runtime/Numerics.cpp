@@ -186,8 +186,9 @@ QuantizedMatrix fgemm::quantizePerToken(const std::vector<float> &x,
 }
 
 QuantizedMatrix fgemm::quantizePerBlock(const std::vector<float> &x,
-                                        int64_t rows, int64_t cols) {
-  return quantizeGroups(x, rows, cols, kScaleBlock);
+                                        int64_t rows, int64_t cols,
+                                        Fp8Format format) {
+  return quantizeGroups(x, rows, cols, kScaleBlock, format);
 }
 
 QuantizedMatrix fgemm::quantizePerTensor(const std::vector<float> &x,

@@ -72,7 +72,8 @@ QuantizedMatrix quantizePerToken(const std::vector<float> &x, int64_t rows,
                                  Fp8Format format = Fp8Format::kE4M3);
 /// B's quantizer: one scale per 128x128 block (partial blocks likewise).
 QuantizedMatrix quantizePerBlock(const std::vector<float> &x, int64_t rows,
-                                 int64_t cols);
+                                 int64_t cols,
+                                 Fp8Format format = Fp8Format::kE4M3);
 /// The per-tensor quantizer: one scale for the whole matrix (scaleRows =
 /// scaleCols = 1).
 QuantizedMatrix quantizePerTensor(const std::vector<float> &x, int64_t rows,

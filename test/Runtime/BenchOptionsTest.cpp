@@ -108,13 +108,15 @@ TEST(BenchOptions, Recipes) {
                               std::pair{"1d1d", DenseRecipe::k1D1D},
                               std::pair{"bias", DenseRecipe::kBias1D2D},
                               std::pair{"per-tensor", DenseRecipe::kPerTensor},
-                              std::pair{"e5m2", DenseRecipe::kE5M2xE4M3}}) {
+                              std::pair{"e5m2-a", DenseRecipe::kE5M2xE4M3},
+        std::pair{"e5m2-b", DenseRecipe::kE4M3xE5M2}}) {
     Expected<Options> options = parse({"--kernels", "k", "--recipe", name});
     ASSERT_TRUE(options.ok()) << options.status().message();
     EXPECT_EQ(options->recipe, recipe) << name;
   }
   EXPECT_EQ(errorOf({"--kernels", "k", "--recipe", "2d2d"}),
-            "--recipe is 1d2d, 1d1d, bias, per-tensor or e5m2, got '2d2d'");
+            "--recipe is 1d2d, 1d1d, bias, per-tensor, e5m2-a or e5m2-b, got "
+            "'2d2d'");
   EXPECT_NE(errorOf({"--kernels", "k", "--recipe", "bias", "--c-in-place"})
                 .find("--c-in-place needs --recipe 1d1d"),
             std::string::npos);

@@ -162,6 +162,9 @@ TEST(GemmContract, OperandTypesAreChecked) {
             "is 'tensor e5m2 m,k' (docs/ABI.md)");
   meta = *parsed;
   meta.args[1].element = ElementType::E5M2;
+  meta.variant = "dense_e4m3_e5m2";
+  EXPECT_TRUE(checkDenseKernel(meta, DenseRecipe::kE4M3xE5M2).ok());
+  meta.variant = "dense";
   EXPECT_EQ(checkDenseKernel(meta).message(),
             "arg.1 (B) is 'tensor e5m2 n,k' but a dense kernel's is "
             "'tensor e4m3 n,k' (docs/ABI.md)");

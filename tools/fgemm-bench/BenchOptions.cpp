@@ -18,7 +18,7 @@ std::string fgemm::bench::usage() {
          "                   [--iters N] [--seed S] [--device N] [--sms N]\n"
          "                   [--no-check] [--no-time] [--time] [--checksum]\n"
          "                   [--host-latency] "
-         "[--recipe 1d2d|1d1d|bias|per-tensor|e5m2]\n"
+         "[--recipe 1d2d|1d1d|bias|per-tensor|e5m2-a|e5m2-b]\n"
          "                   [--c-in-place]\n"
          "       fgemm-bench --list-devices\n"
          "       fgemm-bench --describe FILE.meta [--describe ...]\n"
@@ -40,8 +40,9 @@ std::string fgemm::bench::usage() {
          "                   random f32 (the dense_1d1d kernels);\n"
          "                   bias: the 1d2d recipe plus a random bf16 bias\n"
          "                   per column (dense_bias); per-tensor: one scale\n"
-         "                   per operand (dense_per_tensor); e5m2: the 1d2d\n"
-         "                   recipe with A in e5m2 (dense_e5m2_e4m3)\n"
+         "                   per operand (dense_per_tensor); e5m2-a / e5m2-b:\n"
+         "                   the 1d2d recipe with A / B in e5m2\n"
+         "                   (dense_e5m2_e4m3 / dense_e4m3_e5m2)\n"
          "  --c-in-place     1d1d: C and D are one tensor (accumulate in "
          "place)\n"
          "  --no-check       skip the accuracy checks\n"
@@ -207,12 +208,13 @@ fgemm::bench::parseOptions(const std::vector<std::string> &args) {
           {"1d1d", DenseRecipe::k1D1D},
           {"bias", DenseRecipe::kBias1D2D},
           {"per-tensor", DenseRecipe::kPerTensor},
-          {"e5m2", DenseRecipe::kE5M2xE4M3}};
+          {"e5m2-a", DenseRecipe::kE5M2xE4M3},
+          {"e5m2-b", DenseRecipe::kE4M3xE5M2}};
       auto it = std::find_if(std::begin(recipes), std::end(recipes),
                              [&](const auto &r) { return value == r.first; });
       if (it == std::end(recipes))
-        return Status::error("--recipe is 1d2d, 1d1d, bias, per-tensor or "
-                             "e5m2, got '" +
+        return Status::error("--recipe is 1d2d, 1d1d, bias, per-tensor, "
+                             "e5m2-a or e5m2-b, got '" +
                              value + "'");
       options.recipe = it->second;
     } else if (flag == "--c-in-place") {

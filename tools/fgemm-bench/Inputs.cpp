@@ -71,7 +71,7 @@ OperandData fgemm::bench::makeOperand(uint64_t seed, Operand operand,
   data.quantized = quantization == Quantization::kPerToken
                        ? quantizePerToken(x, rows, cols, format)
                    : quantization == Quantization::kPerBlock
-                       ? quantizePerBlock(x, rows, cols)
+                       ? quantizePerBlock(x, rows, cols, format)
                        : quantizePerTensor(x, rows, cols);
   return data;
 }

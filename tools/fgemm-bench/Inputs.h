@@ -46,8 +46,8 @@ struct OperandData {
 /// for the whole operand.
 enum class Quantization { kPerToken, kPerBlock, kPerTensor };
 
-/// Random bf16 values, quantized (per-token groups in `format`; the other
-/// quantizations are e4m3).
+/// Random bf16 values, quantized (per-token and per-block groups in
+/// `format`; per-tensor is e4m3).
 OperandData makeOperand(uint64_t seed, Operand operand, int64_t rows,
                         int64_t cols, Quantization quantization,
                         Fp8Format format = Fp8Format::kE4M3);

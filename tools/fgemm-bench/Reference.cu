@@ -122,14 +122,15 @@ extern "C" __global__ void __launch_bounds__(kThreads)
 /// ceil(K/128)] when `sfbRows` is 0, N-major with `sfbRows` = align(N, 4)
 /// rows per K block (1D1D) when positive, one scale when -1. `c` (or null)
 /// and the bf16 `bias` (or null, one per column) are added to emu and ref; d
-/// is f32 when `dIsF32`, else bf16; a is e5m2 when `aIsE5m2`, else e4m3.
+/// is f32 when `dIsF32`, else bf16; a (b) is e5m2 when `aIsE5m2`
+/// (`bIsE5m2`), else e4m3.
 extern "C" __global__ void __launch_bounds__(kThreads) fgemm_ref_check(
     const uint8_t *__restrict__ a, const float *__restrict__ sfa,
     const uint8_t *__restrict__ b, const float *__restrict__ sfb,
     const float *__restrict__ c, const uint16_t *__restrict__ bias,
     const void *__restrict__ d, const float *__restrict__ ref,
     CheckPartial *__restrict__ partials, int M, int N, int K, int sfaRows,
-    int sfbRows, int dIsF32, int aIsE5m2, double relTolerance,
+    int sfbRows, int dIsF32, int aIsE5m2, int bIsE5m2, double relTolerance,
     double absSumTolerance, double absTolerance) {
   __shared__ float as[kCheckTileK][kCheckTile + 1];
   __shared__ float bs[kCheckTileK][kCheckTile + 1];
@@ -149,7 +150,8 @@ extern "C" __global__ void __launch_bounds__(kThreads) fgemm_ref_check(
         int64_t gm = rowBase + r, gn = colBase + r;
         uint8_t aBits = (gm < M && gk < K) ? a[gm * K + gk] : 0;
         as[kk][r] = aIsE5m2 ? e5m2ToFloat(aBits) : e4m3ToFloat(aBits);
-        bs[kk][r] = (gn < N && gk < K) ? e4m3ToFloat(b[gn * K + gk]) : 0.0f;
+        uint8_t bBits = (gn < N && gk < K) ? b[gn * K + gk] : 0;
+        bs[kk][r] = bIsE5m2 ? e5m2ToFloat(bBits) : e4m3ToFloat(bBits);
       }
       __syncthreads();
       for (int kk = 0; kk < kCheckTileK; ++kk)

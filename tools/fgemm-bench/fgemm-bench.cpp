@@ -216,7 +216,9 @@ Status Bench::runShape(const Shape &shape, ShapeResult &result) {
     b = makeOperand(options.seed, Operand::B, n, k,
                     f32         ? Quantization::kPerToken
                     : perTensor ? Quantization::kPerTensor
-                                : Quantization::kPerBlock);
+                                : Quantization::kPerBlock,
+                    recipe == DenseRecipe::kE4M3xE5M2 ? Fp8Format::kE5M2
+                                                      : Fp8Format::kE4M3);
     FGEMM_RETURN_IF_ERROR(upload(b, options.check, f32, deviceB));
     cachedB = bKey;
   }
@@ -358,7 +360,8 @@ Status Bench::check(const Shape &shape, const OperandData &a,
                 : perTensor ? -1
                             : 0,
       dIsF32 = f32 ? 1 : 0,
-      aIsE5m2 = a.quantized.format == Fp8Format::kE5M2 ? 1 : 0;
+      aIsE5m2 = a.quantized.format == Fp8Format::kE5M2 ? 1 : 0,
+      bIsE5m2 = b.quantized.format == Fp8Format::kE5M2 ? 1 : 0;
   double rel = 0x1p-7, absSum = 0x1p-10, absolute = 1e-6;
   FGEMM_RETURN_IF_ERROR(launchRaw(refGemm, uint32_t((n + 63) / 64),
                                   uint32_t((m + 63) / 64),
@@ -367,7 +370,7 @@ Status Bench::check(const Shape &shape, const OperandData &a,
       launchRaw(refCheck, checkX, checkY,
                 {&aq, &sfa, &bq, &sfb, &cPtr, &biasPtr, &dPtr, &refPtr,
                  &partialPtr, &mi, &ni, &ki, &sfaRows, &sfbRows, &dIsF32,
-                 &aIsE5m2, &rel, &absSum, &absolute}));
+                 &aIsE5m2, &bIsE5m2, &rel, &absSum, &absolute}));
   FGEMM_RETURN_IF_ERROR(
       stream.synchronize().withContext("running the reference kernels"));
   FGEMM_RETURN_IF_ERROR(devicePartials->copyToHost(

@@ -56,7 +56,8 @@ static cl::opt<std::string> configurationSet(
     "set",
     cl::desc("The runtime's configuration set to compile without --config: "
              "dense (default), dense_1d1d (the FP32 1D1D kernel), dense_bias, "
-             "dense_per_tensor, dense_e5m2_e4m3, contiguous, contiguous_psum, "
+             "dense_per_tensor, dense_e5m2_e4m3, dense_e4m3_e5m2, contiguous, "
+             "contiguous_psum, "
              "contiguous_unpadded or masked (the M-grouped kernels); all but "
              "dense are packed as SET_NAME"),
     cl::init("dense"), cl::cat(category));
@@ -178,7 +179,7 @@ int main(int argc, char **argv) {
   for (fgemm::DenseRecipe recipe :
        {fgemm::DenseRecipe::k1D2D, fgemm::DenseRecipe::k1D1D,
         fgemm::DenseRecipe::kBias1D2D, fgemm::DenseRecipe::kPerTensor,
-        fgemm::DenseRecipe::kE5M2xE4M3})
+        fgemm::DenseRecipe::kE5M2xE4M3, fgemm::DenseRecipe::kE4M3xE5M2})
     if (configurationSet == fgemm::denseVariant(recipe))
       set = &fgemm::denseConfigurationSet(recipe);
   for (auto [name, layout] :
@@ -192,7 +193,8 @@ int main(int argc, char **argv) {
   if (!set) {
     errs() << "fgemm-precompile: --set " << configurationSet
            << " is not a configuration set (allowed: dense, dense_1d1d, "
-              "dense_bias, dense_per_tensor, dense_e5m2_e4m3, contiguous, "
+              "dense_bias, dense_per_tensor, dense_e5m2_e4m3, "
+              "dense_e4m3_e5m2, contiguous, "
               "contiguous_psum, "
               "contiguous_unpadded, masked)\n";
     return 2;
