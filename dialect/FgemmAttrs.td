@@ -74,7 +74,9 @@ def Fgemm_RingPlanAttr : AttrDef<Fgemm_Dialect, "RingPlan"> {
     the epilogue tile at `output_offset`, `2 x stages` mbarriers (full,
     then empty) at `barriers`, and at `scales` the per-block scales the math
     threads stage for a chunk of K blocks (`scale_bytes`, 0 where the kernel
-    has none); `smem_bytes` is the whole allocation. The verifier checks that
+    has none); past them (16-byte aligned) the epilogue vectors the math
+    threads copy in during the main loop; `smem_bytes` is the whole
+    allocation. The verifier checks that
     the regions fit inside `smem_bytes` and that it fits in sm_90's 227 KiB.
 
     Example: `#fgemm.ring_plan<stages = 4, offsets = [0, 65536, 131072],

@@ -47,6 +47,8 @@ struct SharedMemoryPlan {
   int64_t barrierOffset = 0;        // full[stages] then empty[stages]
   int64_t scaleOffset = 0;          // staged per-block scales
   int64_t scaleBytes = 0;
+  int64_t vectorOffset = 0; // staged epilogue vectors
+  int64_t vectorBytes = 0;
   int64_t totalBytes = 0;
 };
 

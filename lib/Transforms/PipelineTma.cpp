@@ -117,7 +117,8 @@ LogicalResult mlir::fgemm::pipelineTma(RewriterBase &rewriter,
   SharedMemoryPlan plan =
       planSharedMemory(slotTypes, store.getValue().getType(),
                        store.getDest().getType().getElementType(),
-                       getStagedScaleWords(kernel, config), config);
+                       getStagedScaleWords(kernel, config),
+                       getEpilogueVectorBytes(kernel, config), config);
   if (plan.totalBytes > kMaxSharedMemoryBytes)
     return ring.emitError("pipeline needs ")
            << plan.totalBytes << " bytes of shared memory; sm_90 allows "

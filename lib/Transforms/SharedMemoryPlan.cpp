@@ -64,11 +64,30 @@ int64_t mlir::fgemm::getStagedScaleWords(Operation *kernel, ConfigAttr config) {
   return words;
 }
 
-SharedMemoryPlan mlir::fgemm::planSharedMemory(ArrayRef<TileType> slotTypes,
-                                               TileType outputTile,
-                                               Type outputElement,
-                                               int64_t scaleWords,
-                                               ConfigAttr config) {
+int64_t mlir::fgemm::getEpilogueVectorBytes(ReadTileOp read,
+                                            ConfigAttr config) {
+  TileType tile = read.getResult().getType();
+  if (tile.getDims().size() != 1)
+    return 0;
+  int64_t elements = getTileDimExtent(tile.getDims()[0].getValue(), config);
+  int64_t bytes =
+      elements *
+      read.getSource().getType().getElementType().getIntOrFloatBitWidth() / 8;
+  return llvm::alignTo(std::max<int64_t>(bytes, 0), 16);
+}
+
+int64_t mlir::fgemm::getEpilogueVectorBytes(Operation *kernel,
+                                            ConfigAttr config) {
+  int64_t bytes = 0;
+  kernel->walk(
+      [&](ReadTileOp read) { bytes += getEpilogueVectorBytes(read, config); });
+  return bytes;
+}
+
+SharedMemoryPlan
+mlir::fgemm::planSharedMemory(ArrayRef<TileType> slotTypes, TileType outputTile,
+                              Type outputElement, int64_t scaleWords,
+                              int64_t vectorBytes, ConfigAttr config) {
   SharedMemoryPlan plan;
   int64_t offset = 0;
   for (TileType type : slotTypes) {
@@ -97,6 +116,11 @@ SharedMemoryPlan mlir::fgemm::planSharedMemory(ArrayRef<TileType> slotTypes,
   plan.scaleOffset = offset;
   plan.scaleBytes = scaleWords * kScaleChunkBlocks * 4;
   offset += plan.scaleBytes;
+  // Staged epilogue vectors.
+  offset = llvm::alignTo(offset, 16);
+  plan.vectorOffset = offset;
+  plan.vectorBytes = vectorBytes;
+  offset += vectorBytes;
   plan.totalBytes = offset;
   return plan;
 }

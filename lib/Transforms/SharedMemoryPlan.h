@@ -27,12 +27,23 @@ int64_t getScaleBlocksSpanned(int64_t rows);
 /// each per-block scales load (not a TMA load) can span.
 int64_t getStagedScaleWords(Operation *kernel, ConfigAttr config);
 
+/// Bytes of `read`'s staging in shared memory: a 1-D fgemm.read_tile (an
+/// epilogue vector, copied in during the main loop; see
+/// docs/DSL.md, "Epilogues") takes its tile's elements rounded up to 16
+/// bytes; other reads take none.
+int64_t getEpilogueVectorBytes(ReadTileOp read, ConfigAttr config);
+/// The sum of getEpilogueVectorBytes over `kernel`'s reads.
+int64_t getEpilogueVectorBytes(Operation *kernel, ConfigAttr config);
+
 /// Lays out `stages` slots of every type in `slotTypes`, then the epilogue
 /// tile of `outputTile`'s shape in `outputElement`, then the mbarriers, then
-/// kScaleChunkBlocks K blocks of `scaleWords` staged f32 scales.
+/// kScaleChunkBlocks K blocks of `scaleWords` staged f32 scales, then
+/// `vectorBytes` of staged epilogue vectors (16-byte aligned; the ring plan
+/// attribute records them as the bytes past its scales).
 SharedMemoryPlan planSharedMemory(ArrayRef<TileType> slotTypes,
                                   TileType outputTile, Type outputElement,
-                                  int64_t scaleWords, ConfigAttr config);
+                                  int64_t scaleWords, int64_t vectorBytes,
+                                  ConfigAttr config);
 
 } // namespace mlir::fgemm
 

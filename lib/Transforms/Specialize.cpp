@@ -57,7 +57,8 @@ LogicalResult mlir::fgemm::specializeKernel(KernelOp kernel,
   auto smemBytes = [&](ConfigAttr config) {
     return planSharedMemory(slots, store.getValue().getType(),
                             store.getDest().getType().getElementType(),
-                            getStagedScaleWords(kernel, config), config)
+                            getStagedScaleWords(kernel, config),
+                            getEpilogueVectorBytes(kernel, config), config)
         .totalBytes;
   };
   // stages = 0: the deepest pipeline that fits (more K blocks in flight).

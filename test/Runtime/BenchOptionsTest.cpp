@@ -109,7 +109,7 @@ TEST(BenchOptions, Recipes) {
                               std::pair{"bias", DenseRecipe::kBias1D2D},
                               std::pair{"per-tensor", DenseRecipe::kPerTensor},
                               std::pair{"e5m2-a", DenseRecipe::kE5M2xE4M3},
-        std::pair{"e5m2-b", DenseRecipe::kE4M3xE5M2}}) {
+                              std::pair{"e5m2-b", DenseRecipe::kE4M3xE5M2}}) {
     Expected<Options> options = parse({"--kernels", "k", "--recipe", name});
     ASSERT_TRUE(options.ok()) << options.status().message();
     EXPECT_EQ(options->recipe, recipe) << name;

@@ -366,11 +366,11 @@ Status Bench::check(const Shape &shape, const OperandData &a,
   FGEMM_RETURN_IF_ERROR(launchRaw(refGemm, uint32_t((n + 63) / 64),
                                   uint32_t((m + 63) / 64),
                                   {&x, &y, &refPtr, &mi, &ni, &ki}));
-  FGEMM_RETURN_IF_ERROR(
-      launchRaw(refCheck, checkX, checkY,
-                {&aq, &sfa, &bq, &sfb, &cPtr, &biasPtr, &dPtr, &refPtr,
-                 &partialPtr, &mi, &ni, &ki, &sfaRows, &sfbRows, &dIsF32,
-                 &aIsE5m2, &bIsE5m2, &rel, &absSum, &absolute}));
+  FGEMM_RETURN_IF_ERROR(launchRaw(
+      refCheck, checkX, checkY,
+      {&aq,     &sfa,        &bq,      &sfb, &cPtr,   &biasPtr, &dPtr,
+       &refPtr, &partialPtr, &mi,      &ni,  &ki,     &sfaRows, &sfbRows,
+       &dIsF32, &aIsE5m2,    &bIsE5m2, &rel, &absSum, &absolute}));
   FGEMM_RETURN_IF_ERROR(
       stream.synchronize().withContext("running the reference kernels"));
   FGEMM_RETURN_IF_ERROR(devicePartials->copyToHost(

@@ -432,6 +432,9 @@ LogicalResult KernelLowering::lowerRingCreate(RingCreateOp op) {
   outputOffset = plan.getOutputOffset();
   scaleOffset = plan.getScales();
   smemBytes = plan.getSmemBytes();
+  // Epilogue vectors are staged past the scales, where the plan left room
+  // (planSharedMemory).
+  vectorOffset = llvm::alignTo(scaleOffset + plan.getScaleBytes(), 16);
   slotOffsets.assign(plan.getOffsets().begin(), plan.getOffsets().end());
   slotStrides.assign(plan.getSlotStrides().begin(),
                      plan.getSlotStrides().end());
@@ -610,8 +613,9 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
   if (!op.getBody().getOps<ScaledDotOp>().empty() &&
       !op->getParentOfType<TileLoopOp>()) {
     prefetchEpilogueReads(op);
-    issueEpilogueVectorReads(op);
   }
+  if (!op.getBody().getOps<ScaledDotOp>().empty())
+    stageEpilogueVectors(op);
   // The math loop overlaps the next K block's wgmmas with this block's
   // promotion; it needs a second stage to run ahead into.
   // Two partial sums and the accumulator (3 x block_n / 2 registers) must
@@ -1618,12 +1622,10 @@ LogicalResult KernelLowering::lowerReadTile(ReadTileOp op) {
   return loadReadTile(op);
 }
 
-/// Issues `op`'s loads: each math thread's elements, zero where past the
-/// tensor (whose loads read element 0 instead). With `widen`, as the op's
-/// f32 fields in order; without, as loaded (f32 or bf16 scalars, or pairs
-/// of them: one register each while held), for widenReadTile later.
-FailureOr<SmallVector<Value>> KernelLowering::issueReadTile(ReadTileOp op,
-                                                            bool widen) {
+LogicalResult KernelLowering::loadReadTile(ReadTileOp op) {
+  auto staged = stagedVectors.find(op);
+  if (staged != stagedVectors.end())
+    return readStagedVector(op, staged->second);
   TileType tile = op.getResult().getType();
   FragmentLayout layout = getFragmentLayout(tile);
   if (layout == FragmentLayout::kOther)
@@ -1640,14 +1642,16 @@ FailureOr<SmallVector<Value>> KernelLowering::issueReadTile(ReadTileOp op,
   auto cmpLt = [&](Value x, Value y) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
   };
+  // f32 or bf16 elements; a bf16 value is held widened to f32 (exact).
   Type element = op.getSource().getType().getElementType();
   int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
   auto pairType = VectorType::get({2}, element);
   auto globalPtr = LLVM::LLVMPointerType::get(b.getContext(), 1);
   Type f32 = b.getF32Type();
   Value zero = LLVM::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(0.0f));
-  SmallVector<Value> loaded;
-  // `count` elements at `index` (i64), or zeros where `inside` is false.
+  SmallVector<Value> fields;
+  // `count` elements at `index` (i64) as f32 fields, or zeros where
+  // `inside` is false.
   auto load = [&](Value index, Value inside, int64_t count) {
     Value at = arith::SelectOp::create(
         b, loc, inside, index, arith::ConstantIntOp::create(b, loc, 0, 64));
@@ -1655,18 +1659,13 @@ FailureOr<SmallVector<Value>> KernelLowering::issueReadTile(ReadTileOp op,
                                     ValueRange{at});
     Type type = count == 1 ? element : Type(pairType);
     Value value = LLVM::LoadOp::create(b, loc, type, ptr, count * elementBytes);
-    if (!widen) {
-      loaded.push_back(arith::SelectOp::create(
-          b, loc, inside, value, LLVM::ZeroOp::create(b, loc, type)));
-      return;
-    }
     for (int64_t k = 0; k < count; ++k) {
       Value v = count == 1 ? value
                            : Value(LLVM::ExtractElementOp::create(b, loc, value,
                                                                   constI32(k)));
       if (element != f32)
         v = arith::ExtFOp::create(b, loc, f32, v);
-      loaded.push_back(arith::SelectOp::create(b, loc, inside, v, zero));
+      fields.push_back(arith::SelectOp::create(b, loc, inside, v, zero));
     }
   };
   Value column0 = arith::AddIOp::create(
@@ -1712,78 +1711,131 @@ FailureOr<SmallVector<Value>> KernelLowering::issueReadTile(ReadTileOp op,
           load(element, inside, 2);
         }
   }
-  return loaded;
+  mapping[op] = packFields(fields);
+  return success();
 }
 
-/// `op`'s f32 fields from what issueReadTile loaded (bf16 widened, exact;
-/// fields already widened kept).
-void KernelLowering::widenReadTile(ReadTileOp op, ArrayRef<Value> loaded) {
-  Type f32 = b.getF32Type();
-  SmallVector<Value> fields;
-  for (Value value : loaded) {
-    SmallVector<Value> values;
-    if (isa<VectorType>(value.getType())) {
-      for (int64_t k = 0; k < 2; ++k)
-        values.push_back(
-            LLVM::ExtractElementOp::create(b, loc, value, constI32(k)));
-    } else {
-      values.push_back(value);
-    }
-    for (Value v : values)
-      fields.push_back(v.getType() == f32
-                           ? v
-                           : arith::ExtFOp::create(b, loc, f32, v).getResult());
-  }
-  SmallVector<Type> types(fields.size(), f32);
+/// An LLVM struct of the f32 `fields` (an epilogue value).
+Value KernelLowering::packFields(ArrayRef<Value> fields) {
+  SmallVector<Type> types(fields.size(), b.getF32Type());
   Value result = LLVM::UndefOp::create(
       b, loc, LLVM::LLVMStructType::getLiteral(b.getContext(), types));
   for (auto [j, v] : llvm::enumerate(fields))
     result = LLVM::InsertValueOp::create(b, loc, result, v, j);
-  mapping[op] = result;
+  return result;
 }
 
-LogicalResult KernelLowering::loadReadTile(ReadTileOp op) {
-  auto issued = issuedReads.find(op);
-  if (issued != issuedReads.end()) {
-    widenReadTile(op, issued->second);
-    return success();
-  }
-  FailureOr<SmallVector<Value>> loaded = issueReadTile(op, /*widen=*/true);
-  if (failed(loaded))
-    return failure();
-  widenReadTile(op, *loaded);
-  return success();
-}
-
-/// The per-row and per-column vectors read after the math loop `op` (a
-/// bias, a row scale) whose indices are known before it are loaded now, in
-/// a plain grid: their latency hides under the loop (a bf16 bias: 3-8%
-/// faster at M <= 128, H100, docs/PERF.md). The values cost registers
-/// through the loop: a bf16 pair or an f32 per row half, at most
-/// kMaxIssuedReadBytes per thread. (In a persistent tile loop, loading them
-/// at each tile's start measured 8% slower at 4096 x 32768 x 512.)
-void KernelLowering::issueEpilogueVectorReads(KLoopOp op) {
-  int64_t bytes = 0;
+/// The epilogue vectors read after the math loop `op` (a bias, a row scale)
+/// whose indices are known before it are copied into shared memory now, by
+/// cp.async (4 bytes per copy, zero-filled past the tensor): the copies land
+/// while the loop runs, and the epilogue reads shared memory. Loaded by
+/// each thread after the loop instead, a bf16 bias waited for memory once
+/// per tile with the tensor cores idle (256 x 128 persistent tiles 39%
+/// slower at 4096 x 32768 x 512, H100); loaded into registers before the
+/// loop, the values held registers through it and a persistent tile's start
+/// waited for them.
+void KernelLowering::stageEpilogueVectors(KLoopOp op) {
+  int64_t offset = vectorOffset;
+  auto globalPtr = LLVM::LLVMPointerType::get(b.getContext(), 1);
+  int64_t threads = 128 * config.getMathWarpgroups();
+  bool any = false;
   for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
     auto read = dyn_cast<ReadTileOp>(next);
-    if (!read || read.getResult().getType().getDims().size() != 1 ||
+    int64_t bytes = read ? getEpilogueVectorBytes(read, config) : 0;
+    if (!bytes || offset + bytes > smemBytes ||
         !argPointers.lookup(read.getSource()) ||
         !llvm::all_of(read.getIndices(), [&](Value v) { return lookup(v); }))
       continue;
+    TileType tile = read.getResult().getType();
     int64_t elementBytes =
         read.getSource().getType().getElementType().getIntOrFloatBitWidth() / 8;
-    int64_t perThread = getFragmentLayout(read.getResult().getType()) ==
-                                FragmentLayout::kPerColumn
-                            ? config.getBlockN() / 4
-                            : 2 * config.getWaves();
-    if (bytes + perThread * elementBytes > kMaxIssuedReadBytes)
-      continue;
-    FailureOr<SmallVector<Value>> loaded = issueReadTile(read, /*widen=*/false);
-    if (failed(loaded))
-      continue;
-    bytes += perThread * elementBytes;
-    issuedReads[read] = std::move(*loaded);
+    int64_t words = extent(tile.getDims()[0]) * elementBytes / 4;
+    // Bytes [first, first + 4 words) of the tensor, of which `valid` exist.
+    Value first = mulI32(toI32(lookup(read.getIndices()[0])), words * 4);
+    Value valid =
+        mulI32(toI32(dims.lookup(read.getSource().getType().getDims()[0])),
+               elementBytes);
+    for (int64_t w0 = 0; w0 < words; w0 += threads) {
+      Value word = arith::AddIOp::create(b, loc, mathTid, constI32(w0));
+      auto ifOp = scf::IfOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, word,
+                                constI32(words)),
+          /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      Value byte = arith::AddIOp::create(b, loc, first, mulI32(word, 4));
+      Value inside =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, byte, valid);
+      // Past the tensor: no bytes read (zero-filled), from its base.
+      Value srcBytes =
+          arith::SelectOp::create(b, loc, inside, constI32(4), constI32(0));
+      Value at = arith::SelectOp::create(b, loc, inside, byte, constI32(0));
+      Value src = LLVM::GEPOp::create(
+          b, loc, globalPtr, b.getI8Type(),
+          argPointers.lookup(read.getSource()),
+          ValueRange{arith::ExtUIOp::create(b, loc, b.getI64Type(), at)});
+      Value dst = smemAt(
+          arith::AddIOp::create(b, loc, constI32(offset), mulI32(word, 4)));
+      NVVM::CpAsyncOp::create(b, loc, dst, src, /*size=*/4,
+                              NVVM::LoadCacheModifierKind::CA, srcBytes);
+    }
+    stagedVectors[read] = offset;
+    offset += bytes;
+    any = true;
   }
+  if (any) {
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    vectorsPending = true;
+  }
+}
+
+/// `op`'s fields from its staging (stageEpilogueVectors): the first read of
+/// a tile waits for this thread's copies and, at a barrier, for everyone's.
+/// No thread overwrites the staging before all have read it: the next
+/// tile's copies start after this tile's store, which has barriers of its
+/// own.
+LogicalResult KernelLowering::readStagedVector(ReadTileOp op, int64_t offset) {
+  if (vectorsPending) {
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+    mathBarrier();
+    vectorsPending = false;
+  }
+  TileType tile = op.getResult().getType();
+  FragmentLayout layout = getFragmentLayout(tile);
+  Type element = op.getSource().getType().getElementType();
+  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+  Type f32 = b.getF32Type();
+  SmallVector<Value> fields;
+  auto read = [&](Value index, int64_t count) {
+    Value at = arith::AddIOp::create(b, loc, constI32(offset),
+                                     mulI32(index, elementBytes));
+    Type type = count == 1 ? element : Type(VectorType::get({2}, element));
+    Value value =
+        LLVM::LoadOp::create(b, loc, type, smemAt(at), count * elementBytes);
+    for (int64_t k = 0; k < count; ++k) {
+      Value v = count == 1 ? value
+                           : Value(LLVM::ExtractElementOp::create(b, loc, value,
+                                                                  constI32(k)));
+      fields.push_back(element == f32
+                           ? v
+                           : arith::ExtFOp::create(b, loc, f32, v).getResult());
+    }
+  };
+  if (layout == FragmentLayout::kPerColumn) {
+    Value column0 =
+        mulI32(arith::RemUIOp::create(b, loc, lane, constI32(4)), 2);
+    for (int64_t i = 0; i < config.getBlockN() / 8; ++i)
+      read(arith::AddIOp::create(b, loc, column0, constI32(8 * i)), 2);
+  } else {
+    for (int64_t wave = 0; wave < config.getWaves(); ++wave)
+      for (int64_t half = 0; half < 2; ++half)
+        read(arith::AddIOp::create(b, loc, accumulatorRow0(wave),
+                                   constI32(8 * half)),
+             1);
+  }
+  mapping[op] = packFields(fields);
+  return success();
 }
 
 LogicalResult KernelLowering::lowerElementwise(Operation *op, Value lhs,

@@ -66,10 +66,6 @@ inline constexpr int64_t kRowCountLoads = 8;
 inline constexpr int64_t kOverlapRegisterReserve = 88;
 /// WGMMA's K for 8-bit operands, in elements (= bytes).
 inline constexpr int64_t kWgmmaK = 32;
-/// The most bytes of epilogue vectors a math thread loads before the main
-/// loop and holds through it: 16 registers, a bf16 bias of a 128-wide tile
-/// (ptxas 13.0 spilled the 128 x 192 1D2D kernels holding 24).
-inline constexpr int64_t kMaxIssuedReadBytes = 64;
 
 /// Lowers one kernel. Values of the fgemm kernel are mapped as follows:
 /// index scalars -> index; operand/scale tiles from the ring -> !llvm.ptr<3>
@@ -168,9 +164,11 @@ private:
   LogicalResult lowerKLoop(KLoopOp op);
   /// L2 prefetches of the tiles the epilogue after math loop `op` reads.
   void prefetchEpilogueReads(KLoopOp op);
-  /// Epilogue vector reads loaded before the math loop (their values as
-  /// issueReadTile loaded them).
-  DenseMap<Operation *, SmallVector<Value>> issuedReads;
+  /// Epilogue vectors staged in shared memory (stageEpilogueVectors): their
+  /// byte offsets; whether this tile's copies are still to be waited for.
+  DenseMap<Operation *, int64_t> stagedVectors;
+  bool vectorsPending = false;
+  int64_t vectorOffset = 0;
   /// The producer's last wait for every slot of a cluster's ring, after
   /// `numBlocks` puts.
   void drainClusterRing(Value numBlocks);
@@ -231,9 +229,9 @@ private:
   /// where the store accumulates into the tile's own buffer).
   LogicalResult lowerReadTile(ReadTileOp op);
   LogicalResult loadReadTile(ReadTileOp op);
-  FailureOr<SmallVector<Value>> issueReadTile(ReadTileOp op, bool widen);
-  void widenReadTile(ReadTileOp op, ArrayRef<Value> loaded);
-  void issueEpilogueVectorReads(KLoopOp op);
+  Value packFields(ArrayRef<Value> fields);
+  void stageEpilogueVectors(KLoopOp op);
+  LogicalResult readStagedVector(ReadTileOp op, int64_t offset);
   LogicalResult lowerCast(CastOp op);
   /// fgemm.add / fgemm.mul, field by field (a vector rhs broadcast).
   LogicalResult lowerElementwise(Operation *op, Value lhs, Value rhs,

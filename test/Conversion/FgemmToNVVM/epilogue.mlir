@@ -57,29 +57,32 @@
 // CHECK: nvvm.cp.async.bulk.commit.group
 
 // A row vector multiplies each row, a column vector (the bias) adds to each
-// column: [bm] gives this thread's rows r0 and r0 + 8 (scalar loads), [bn]
-// its column pairs (8-byte loads). Both are loaded before the main loop
-// (their latency hides under it) and used after it; the bf16 output goes
-// out by stmatrix.
+// column. Both are copied into shared memory by cp.async before the main
+// loop (4 bytes a copy, zero-filled past the tensor: the source size is 0
+// there), land while it runs, and after it each thread waits for its copies,
+// meets the others at the math barrier and reads its rows r0 and r0 + 8
+// ([bm], scalars) and its column pairs ([bn], 8-byte reads); the bf16
+// output goes out by stmatrix.
 // BIAS-LABEL: llvm.func @gemm_bias(
 // BIAS-SAME: %{{.*}}: !llvm.ptr<1> {llvm.noalias}, %[[ROWS:.*]]: !llvm.ptr<1>, %[[BIAS:.*]]: !llvm.ptr<1>, %{{.*}}: i32,
-// BIAS: llvm.getelementptr %[[ROWS]]
-// BIAS-NEXT: %[[R0:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
-// BIAS-NEXT: %[[S0:.*]] = arith.select %{{.*}}, %[[R0]], %{{.*}} : f32
-// BIAS: llvm.getelementptr %[[ROWS]]
-// BIAS-NEXT: %[[R1:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
-// BIAS-NEXT: %[[S1:.*]] = arith.select %{{.*}}, %[[R1]], %{{.*}} : f32
+// BIAS: %[[SIZE:.*]] = arith.select %{{.*}}, %c4_i32, %c0_i32 : i32
+// BIAS: %[[SRC:.*]] = llvm.getelementptr %[[ROWS]][%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i8
+// BIAS: nvvm.cp.async.shared.global %{{.*}}, %[[SRC]], 4, cache =  ca, %[[SIZE]]
 // BIAS: llvm.getelementptr %[[BIAS]]
-// BIAS-NEXT: %[[B01:.*]] = llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xf32>
-// BIAS-NEXT: %[[Z01:.*]] = arith.select %{{.*}}, %[[B01]], %{{.*}} : vector<2xf32>
-// BIAS: nvvm.wgmma.wait.group.sync.aligned 0
+// BIAS: nvvm.cp.async.shared.global
+// BIAS: nvvm.cp.async.commit.group
 // BIAS: scf.for
+// BIAS: nvvm.cp.async.wait.group 0
+// BIAS-NEXT: nvvm.barrier id = %c1_i32 number_of_threads = %c128_i32
+// BIAS: %[[S0:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// BIAS: %[[S1:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
 // BIAS: %[[A0:.*]] = llvm.fmul %{{.*}}, %[[S0]] : f32
 // BIAS: %[[A1:.*]] = llvm.fmul %{{.*}}, %[[S0]] : f32
 // BIAS: %[[A2:.*]] = llvm.fmul %{{.*}}, %[[S1]] : f32
 // BIAS: %[[A3:.*]] = llvm.fmul %{{.*}}, %[[S1]] : f32
-// BIAS: %[[V0:.*]] = llvm.extractelement %[[Z01]][%c0_i32 : i32] : vector<2xf32>
-// BIAS-NEXT: %[[V1:.*]] = llvm.extractelement %[[Z01]][%c1_i32 : i32] : vector<2xf32>
+// BIAS: %[[B01:.*]] = llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> vector<2xf32>
+// BIAS-NEXT: %[[V0:.*]] = llvm.extractelement %[[B01]][%c0_i32 : i32] : vector<2xf32>
+// BIAS-NEXT: %[[V1:.*]] = llvm.extractelement %[[B01]][%c1_i32 : i32] : vector<2xf32>
 // BIAS: llvm.fadd %[[A0]], %[[V0]] : f32
 // BIAS-NEXT: llvm.fadd %[[A1]], %[[V1]] : f32
 // BIAS-NEXT: llvm.fadd %[[A2]], %[[V0]] : f32
@@ -90,34 +93,40 @@
 // UNUSED-LABEL: llvm.func @sm90_fp8_gemm_1d1d(
 // UNUSED: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xf32>
 
-// A bf16 bias per column: each thread loads its column pairs as two bf16
-// (4-byte loads) before the main loop, and after it widens them to f32
-// (exact) and adds them; the sum is rounded to bf16 once, by the store.
+// A bf16 bias per column: staged like the f32 vectors above (bf16 pairs in
+// each 4-byte copy); after the loop each thread reads its pairs from shared
+// memory, widens them to f32 (exact) and adds them; the sum is rounded to
+// bf16 once, by the store. The ring plan leaves the vector's 128 bytes past
+// the staged scales.
 // BFB-LABEL: llvm.func @sm90_fp8_gemm_bias_1d2d(
 // BFB-SAME: %arg4: !llvm.ptr<1> {llvm.noalias}, %[[BVEC:arg5]]: !llvm.ptr<1>, %arg6: i32,
 // BFB-SAME: #fgemm.pointer_param<arg = 3>, #fgemm.pointer_param<arg = 4>
+// BFB-SAME: fgemm.smem_bytes = 117440
 // BFB-SAME: fgemm.variant = "dense_bias"
-// BFB: llvm.getelementptr %[[BVEC]][%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, bf16
-// BFB-NEXT: %[[PAIR:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> vector<2xbf16>
-// BFB-NEXT: %[[Z:.*]] = arith.select %{{.*}}, %[[PAIR]], %{{.*}} : vector<2xbf16>
-// BFB: nvvm.wgmma.wait.group.sync.aligned 0
+// BFB: llvm.getelementptr %[[BVEC]][%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i8
+// BFB: nvvm.cp.async.shared.global
+// BFB: nvvm.cp.async.commit.group
 // BFB: scf.for
-// BFB: %[[X0:.*]] = llvm.extractelement %[[Z]][%c0_i32 : i32] : vector<2xbf16>
-// BFB: %[[W0:.*]] = arith.extf %[[X0]] : bf16 to f32
+// BFB: nvvm.cp.async.wait.group 0
+// BFB: %[[PAIR:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> vector<2xbf16>
+// BFB-NEXT: %[[X0:.*]] = llvm.extractelement %[[PAIR]][%c0_i32 : i32] : vector<2xbf16>
+// BFB-NEXT: %[[W0:.*]] = arith.extf %[[X0]] : bf16 to f32
 // BFB-NOT: arith.truncf
 // BFB: llvm.fadd %{{.*}}, %[[W0]] : f32
 // BFB: nvvm.stmatrix
 
 // fgemm.cast: f32 -> bf16 rounds each field (truncf) and widens it back;
-// bf16 -> f32 is free. A bf16 per-row vector is read one element at a time
-// (before the main loop).
+// bf16 -> f32 is free. A bf16 per-row vector (staged) is read one element
+// at a time.
 // CAST-LABEL: llvm.func @gemm_cast(
-// CAST: %[[S:.*]] = llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr<1> -> bf16
-// CAST: scf.for
+// CAST: nvvm.cp.async.commit.group
 // CAST: scf.for
 // CAST: %[[H:.*]] = arith.truncf %{{.*}} : f32 to bf16
 // CAST-NEXT: %[[R:.*]] = arith.extf %[[H]] : bf16 to f32
 // CAST-COUNT-7: arith.truncf
+// CAST: nvvm.cp.async.wait.group 0
+// CAST: %[[S:.*]] = llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr<3> -> bf16
+// CAST-NEXT: arith.extf %[[S]] : bf16 to f32
 // CAST: llvm.fmul %[[R]], %{{.*}} : f32
 // CAST-NOT: arith.truncf
 // CAST: nvvm.cp.async.bulk.tensor.global.shared.cta
