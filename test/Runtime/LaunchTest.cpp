@@ -235,10 +235,23 @@ TEST(Launch, PointersTheParametersUse) {
             "arg.2 (SFA) (0x200008) is not 16-byte aligned (TMA needs 16-byte "
             "aligned base addresses)");
   // SFB is read through a plain pointer: TMA's alignment rule does not
-  // apply to it.
+  // apply to it, its element's does.
   bindings = dense(128, 2112, 7168);
   bindings.args[3] += 4;
   EXPECT_EQ(planError(meta, bindings), "");
+  bindings.args[3] += 2;
+  EXPECT_EQ(planError(meta, bindings),
+            "arg.3 (SFB) (0x400006) is not 4-byte aligned (the kernel reads "
+            "its f32 elements)");
+  // A bf16 or f32 tensor passed as a pointer (a bias, FP32 C) is read in
+  // pairs.
+  KernelMeta bias = meta;
+  bias.args[3] = KernelArg{KernelArg::Kind::Tensor, ElementType::BF16, {"n"}};
+  bindings = dense(128, 2112, 7168);
+  bindings.args[3] += 2;
+  EXPECT_EQ(planError(bias, bindings),
+            "arg.3 (SFB) (0x400002) is not 4-byte aligned (the kernel reads "
+            "its bf16 elements in pairs)");
   // Without names, messages give the index alone.
   bindings = dense(128, 2112, 7168);
   bindings.argNames.clear();

@@ -1767,9 +1767,14 @@ void KernelLowering::stageEpilogueVectors(KLoopOp op) {
       Value byte = arith::AddIOp::create(b, loc, first, mulI32(word, 4));
       Value inside =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, byte, valid);
-      // Past the tensor: no bytes read (zero-filled), from its base.
+      // Past the tensor: no bytes read (zero-filled), from its base. A word
+      // of 2-byte elements may hold the last one and one past the end.
+      Value inWord = constI32(4);
+      if (elementBytes < 4)
+        inWord = arith::MinUIOp::create(
+            b, loc, arith::SubIOp::create(b, loc, valid, byte), constI32(4));
       Value srcBytes =
-          arith::SelectOp::create(b, loc, inside, constI32(4), constI32(0));
+          arith::SelectOp::create(b, loc, inside, inWord, constI32(0));
       Value at = arith::SelectOp::create(b, loc, inside, byte, constI32(0));
       Value src = LLVM::GEPOp::create(
           b, loc, globalPtr, b.getI8Type(),
