@@ -85,3 +85,22 @@ fgemm.kernel @row_tiles(%sizes: !fgemm.tensor<[g], i32>) attributes {dims = ["g"
   %g, %t = fgemm.find_row_tile_group %sizes[%n] limit %m {block = 128 : i64} : !fgemm.tensor<[g], i32>
   fgemm.return
 }
+
+// -----
+
+// Per-tensor scales, bf16 epilogue vectors and fgemm.cast.
+// CHECK-LABEL: fgemm.kernel @epilogue_types
+// CHECK-SAME: !fgemm.scales<[m, k], f32, per_tensor>
+// CHECK-SAME: !fgemm.tensor<[n], bf16>
+// CHECK: fgemm.read_tile %{{.*}}[%{{.*}}] : <[n], bf16> -> <[bn], bf16>
+// CHECK: fgemm.cast %{{.*}} : <[bn], bf16> -> <[bn], f32>
+// CHECK: fgemm.cast %{{.*}} : <[bm, bn], f32> -> <[bm, bn], bf16>
+fgemm.kernel @epilogue_types(%s: !fgemm.scales<[m, k], f32, per_tensor>,
+    %bias: !fgemm.tensor<[n], bf16>) attributes {dims = ["m", "n", "k"]} {
+  %c0 = arith.constant 0 : index
+  %v = fgemm.read_tile %bias[%c0] : !fgemm.tensor<[n], bf16> -> !fgemm.tile<[bn], bf16>
+  %f = fgemm.cast %v : !fgemm.tile<[bn], bf16> -> !fgemm.tile<[bn], f32>
+  %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+  %h = fgemm.cast %z : !fgemm.tile<[bm, bn], f32> -> !fgemm.tile<[bm, bn], bf16>
+  fgemm.return
+}
