@@ -217,17 +217,17 @@ Status fgemm::validateArgPointers(const KernelMeta &meta,
     // a time.
     const KernelArg &arg = meta.args[param.arg];
     uint64_t alignment = elementBytes(arg.element);
-    bool pairs = arg.kind == KernelArg::Kind::Tensor &&
-                 (arg.element == ElementType::BF16 ||
-                  arg.element == ElementType::F32);
+    bool pairs =
+        arg.kind == KernelArg::Kind::Tensor &&
+        (arg.element == ElementType::BF16 || arg.element == ElementType::F32);
     if (pairs)
       alignment *= 2;
     if (param.kind == KernelParam::Kind::Pointer && pointer % alignment != 0)
-      return Status::error(
-          argLabel(bindings, param.arg) + " (" + hexPointer(pointer) +
-          ") is not " + std::to_string(alignment) + "-byte aligned (the " +
-          "kernel reads its " + elementTypeName(arg.element) +
-          (pairs ? " elements in pairs)" : " elements)"));
+      return Status::error(argLabel(bindings, param.arg) + " (" +
+                           hexPointer(pointer) + ") is not " +
+                           std::to_string(alignment) + "-byte aligned (the " +
+                           "kernel reads its " + elementTypeName(arg.element) +
+                           (pairs ? " elements in pairs)" : " elements)"));
   }
   return Status::success();
 }

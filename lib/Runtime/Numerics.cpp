@@ -23,31 +23,42 @@ static double roundHalfEven(double x) {
   return std::fmod(floor, 2.0) == 0 ? floor : floor + 1;
 }
 
-uint8_t fgemm::floatToE4m3(float value) {
+/// `value` as an FP8 code with `mantissaBits` mantissa bits and exponent
+/// bias `bias`, round to nearest even, saturating at `maxCode` (the largest
+/// finite code, worth `maxValue`); NaN becomes 0x7f with its sign.
+static uint8_t roundToFp8(float value, int mantissaBits, int bias,
+                          double maxValue, uint8_t maxCode) {
   uint32_t bits;
   std::memcpy(&bits, &value, sizeof(bits));
   const uint8_t sign = static_cast<uint8_t>((bits >> 24) & 0x80);
   if (std::isnan(value))
     return sign | 0x7f;
   double magnitude = std::fabs(static_cast<double>(value));
-  // Saturate: 448 is the largest finite value and 0x7f is NaN, not 480.
-  if (magnitude >= kE4m3Max)
-    return sign | 0x7e;
-  // Subnormals (exponent field 0) are multiples of 2^-9 below 2^-6; rounding
-  // up to 8 * 2^-9 gives encoding 0x08, the smallest normal, as it should.
-  if (magnitude < 0x1p-6)
-    return sign | static_cast<uint8_t>(roundHalfEven(magnitude * 0x1p9));
-  int exponent = std::ilogb(magnitude); // in [-6, 8]
-  // Scale into [8, 16) so the integer part holds the implicit bit and the 3
-  // mantissa bits; power-of-two scaling is exact.
-  double scaled = roundHalfEven(std::ldexp(magnitude, 3 - exponent));
-  if (scaled == 16) {
-    scaled = 8;
+  if (magnitude >= maxValue)
+    return sign | maxCode;
+  // Subnormals (exponent field 0) are multiples of 2^(1 - bias - m) below
+  // 2^(1 - bias); rounding up to the smallest normal gives its code, as it
+  // should.
+  if (magnitude < std::ldexp(1.0, 1 - bias))
+    return sign | static_cast<uint8_t>(roundHalfEven(
+                      std::ldexp(magnitude, bias - 1 + mantissaBits)));
+  int exponent = std::ilogb(magnitude);
+  // Scale into [2^m, 2^(m+1)) so the integer part holds the implicit bit and
+  // the mantissa bits; power-of-two scaling is exact.
+  const double implicit = std::ldexp(1.0, mantissaBits);
+  double scaled = roundHalfEven(std::ldexp(magnitude, mantissaBits - exponent));
+  if (scaled == 2 * implicit) {
+    scaled = implicit;
     ++exponent;
   }
-  uint32_t code = (static_cast<uint32_t>(exponent + 7) << 3) |
-                  (static_cast<uint32_t>(scaled) - 8);
-  return sign | static_cast<uint8_t>(std::min<uint32_t>(code, 0x7e));
+  uint32_t code = (static_cast<uint32_t>(exponent + bias) << mantissaBits) |
+                  static_cast<uint32_t>(scaled - implicit);
+  return sign | static_cast<uint8_t>(std::min<uint32_t>(code, maxCode));
+}
+
+// e4m3fn saturates at 448 (0x7e): 0x7f is NaN, not 480.
+uint8_t fgemm::floatToE4m3(float value) {
+  return roundToFp8(value, 3, 7, kE4m3Max, 0x7e);
 }
 
 float fgemm::e4m3ToFloat(uint8_t bits) {
@@ -61,29 +72,9 @@ float fgemm::e4m3ToFloat(uint8_t bits) {
   return sign * std::ldexp(static_cast<float>(8 + mantissa), exponent - 10);
 }
 
+// e5m2 saturates at 57344 (0x7b), below its infinity (0x7c).
 uint8_t fgemm::floatToE5m2(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  const uint8_t sign = static_cast<uint8_t>((bits >> 24) & 0x80);
-  if (std::isnan(value))
-    return sign | 0x7f;
-  double magnitude = std::fabs(static_cast<double>(value));
-  if (magnitude >= kE5m2Max)
-    return sign | 0x7b;
-  // Subnormals are multiples of 2^-16 below 2^-14 (rounding up to 4 x 2^-16
-  // gives 0x04, the smallest normal).
-  if (magnitude < 0x1p-14)
-    return sign | static_cast<uint8_t>(roundHalfEven(magnitude * 0x1p16));
-  int exponent = std::ilogb(magnitude); // in [-14, 15]
-  // Scale into [4, 8): the implicit bit and 2 mantissa bits.
-  double scaled = roundHalfEven(std::ldexp(magnitude, 2 - exponent));
-  if (scaled == 8) {
-    scaled = 4;
-    ++exponent;
-  }
-  uint32_t code = (static_cast<uint32_t>(exponent + 15) << 2) |
-                  (static_cast<uint32_t>(scaled) - 4);
-  return sign | static_cast<uint8_t>(std::min<uint32_t>(code, 0x7b));
+  return roundToFp8(value, 2, 15, kE5m2Max, 0x7b);
 }
 
 float fgemm::e5m2ToFloat(uint8_t bits) {
