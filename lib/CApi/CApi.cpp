@@ -17,6 +17,7 @@
 
 #include <cstring>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -38,7 +39,15 @@ struct fgemm_context {
   /// The FP32 dense kernels (the 1D1D recipe, D = C + A B^T), where the
   /// directory or the provider has them.
   std::optional<DenseGemm> gemmF32;
+  /// The other dense variants of a kernel directory (bias, per-tensor,
+  /// e5m2), where it has them: fgemm_gemm_fp8_nt_variant.
+  std::map<DenseRecipe, DenseGemm> variants;
 };
+
+/// The dense recipes fgemm_gemm_fp8_nt_variant serves, by variant name.
+constexpr DenseRecipe kVariantRecipes[] = {
+    DenseRecipe::kBias1D2D, DenseRecipe::kPerTensor, DenseRecipe::kE5M2xE4M3,
+    DenseRecipe::kE4M3xE5M2};
 
 namespace {
 
@@ -169,11 +178,24 @@ fgemm_status createContext(
     else if (!none(made.status(), "no dense_1d1d kernels"))
       return restore(fromStatus(made.status()));
   }
+  // So are the other dense variants, which only a directory provides.
+  std::map<DenseRecipe, DenseGemm> variants;
+  if (!groupedDir.empty())
+    for (DenseRecipe recipe : kVariantRecipes) {
+      Expected<DenseGemm> made = DenseGemm::create(groupedDir, recipe);
+      if (made.ok())
+        variants.emplace(recipe, std::move(*made));
+      else if (!none(made.status(),
+                     ("no " + std::string(denseVariant(recipe)) + " kernels")
+                         .c_str()))
+        return restore(fromStatus(made.status()));
+    }
   std::optional<DenseGemm> dense;
   if (gemm.ok())
     dense.emplace(std::move(*gemm));
   *out = new fgemm_context(**driver, std::move(*primary), std::move(dense),
                            std::move(grouped), std::move(f32));
+  (*out)->variants = std::move(variants);
   return restore(FGEMM_SUCCESS);
 }
 
@@ -183,12 +205,13 @@ CUdeviceptr devicePointer(const void *p) {
 
 /// The dense entry points' checks before a launch: a context, the shape,
 /// and every pointer non-null and aligned (16 bytes for TMA's operands,
-/// `sfbAlignment` for sfb). `empty`: M or N is 0, nothing to launch.
+/// `sfaAlignment` / `sfbAlignment` for the scales). `empty`: M or N is 0,
+/// nothing to launch.
 fgemm_status checkDenseCall(const char *function, const fgemm_context *context,
                             const void *a, const void *sfa, const void *b,
                             const void *sfb, const void *d, int64_t m,
                             int64_t n, int64_t k, uintptr_t sfbAlignment,
-                            bool &empty) {
+                            bool &empty, uintptr_t sfaAlignment = 16) {
   empty = false;
   if (!context)
     return fail(FGEMM_ERROR_INVALID_ARGUMENT,
@@ -206,8 +229,10 @@ fgemm_status checkDenseCall(const char *function, const fgemm_context *context,
       return fail(FGEMM_ERROR_INVALID_ARGUMENT,
                   std::string(name) + " is NULL (M = " + std::to_string(m) +
                       ", N = " + std::to_string(n) + " needs it)");
-    std::string problem =
-        misaligned(name, pointer, pointer == sfb ? sfbAlignment : 16);
+    uintptr_t alignment = pointer == sfb   ? sfbAlignment
+                          : pointer == sfa ? sfaAlignment
+                                           : 16;
+    std::string problem = misaligned(name, pointer, alignment);
     if (!problem.empty())
       return fail(FGEMM_ERROR_INVALID_ARGUMENT, problem);
   }
@@ -420,6 +445,61 @@ fgemm_status fgemm_gemm_fp8_nt_fp32(fgemm_context *context, const void *a,
           cuError(zeroed, "cuMemsetD32Async(d, 0)", __FILE__, __LINE__));
   }
   return fromStatus(context->gemmF32->run(problem, cuStream));
+}
+
+fgemm_status fgemm_gemm_fp8_nt_variant(fgemm_context *context,
+                                       const char *variant, const void *a,
+                                       const void *sfa, const void *b,
+                                       const void *sfb, const void *bias,
+                                       void *d, int64_t m, int64_t n, int64_t k,
+                                       void *stream) {
+  const char *function = "fgemm_gemm_fp8_nt_variant";
+  std::optional<DenseRecipe> recipe;
+  std::string names;
+  for (DenseRecipe candidate : kVariantRecipes) {
+    names += (names.empty() ? "" : ", ") + std::string(denseVariant(candidate));
+    if (variant && std::string(variant) == denseVariant(candidate))
+      recipe = candidate;
+  }
+  if (!recipe)
+    return fail(
+        FGEMM_ERROR_INVALID_ARGUMENT,
+        std::string(function) + ": variant '" + (variant ? variant : "(null)") +
+            "' is not a dense variant it serves (allowed: " + names + ")");
+  // Per-tensor scales are one f32 each; the others' SFB is read per
+  // 128x128 block, a float at a time.
+  bool perTensor = *recipe == DenseRecipe::kPerTensor;
+  bool empty;
+  if (fgemm_status status =
+          checkDenseCall(function, context, a, sfa, b, sfb, d, m, n, k, 4,
+                         empty, perTensor ? 4 : 16);
+      status != FGEMM_SUCCESS || empty)
+    return status;
+  bool wantsBias = *recipe == DenseRecipe::kBias1D2D;
+  if (wantsBias != (bias != nullptr))
+    return fail(FGEMM_ERROR_INVALID_ARGUMENT,
+                wantsBias ? "bias is NULL: dense_bias computes D = A B^T + "
+                            "bias (bf16, N elements)"
+                          : "bias is given, but only dense_bias adds one");
+  auto found = context->variants.find(*recipe);
+  if (found == context->variants.end())
+    return fail(FGEMM_ERROR_RUNTIME,
+                std::string(function) + ": the context has no " + variant +
+                    " kernels (compile them into its directory: "
+                    "fgemm-precompile kernels/<its DSL file> --set " +
+                    variant + " --pack DIR; kernels/README.md)");
+  ScopedContext scope(*context->driver, context->primary.get());
+  DenseGemmProblem problem;
+  problem.a = devicePointer(a);
+  problem.sfa = devicePointer(sfa);
+  problem.b = devicePointer(b);
+  problem.sfb = devicePointer(sfb);
+  problem.bias = devicePointer(bias);
+  problem.d = devicePointer(d);
+  problem.m = m;
+  problem.n = n;
+  problem.k = k;
+  return fromStatus(found->second.run(problem, static_cast<CUstream>(stream)));
 }
 
 int fgemm_context_num_grouped_kernels(const fgemm_context *context) {

@@ -28,7 +28,7 @@ extern "C" {
  * signature does, or functions are added (2: the M-grouped GEMMs; 3: contexts
  * whose dense and M-grouped kernels are made on first use); callers check
  * fgemm_api_version() == FGEMM_API_VERSION. */
-#define FGEMM_API_VERSION 5
+#define FGEMM_API_VERSION 6
 
 typedef enum fgemm_status {
   FGEMM_SUCCESS = 0,
@@ -160,6 +160,21 @@ FGEMM_EXPORT fgemm_status fgemm_gemm_fp8_nt_fp32(fgemm_context *context,
                                                  const void *c, void *d,
                                                  int64_t m, int64_t n,
                                                  int64_t k, void *stream);
+
+/* One of the other dense variants of a kernel directory (docs/ABI.md):
+ *   "dense_bias":       D = A B^T + bias, bias bf16 [n] (4-byte aligned),
+ *                       rounded to bf16 once; scales as fgemm_gemm_fp8_nt;
+ *   "dense_per_tensor": D = sfa[0] * sfb[0] * A B^T, sfa and sfb one FP32
+ *                       each (4-byte aligned);
+ *   "dense_e5m2_e4m3" / "dense_e4m3_e5m2": A / B in e5m2, the rest as
+ *                       fgemm_gemm_fp8_nt.
+ * bias must be NULL for all but dense_bias; d is bf16 [m, n]; the other
+ * arguments and rules as fgemm_gemm_fp8_nt. The context needs the variant's
+ * kernels in its directory (fgemm-precompile --set VARIANT). Asynchronous. */
+FGEMM_EXPORT fgemm_status fgemm_gemm_fp8_nt_variant(
+    fgemm_context *context, const char *variant, const void *a, const void *sfa,
+    const void *b, const void *sfb, const void *bias, void *d, int64_t m,
+    int64_t n, int64_t k, void *stream);
 
 /* How many M-grouped kernels (contiguous and masked) the context holds; 0
  * for a context made on demand (grouped kernels come only from a kernel

@@ -84,7 +84,8 @@ def _check_dense_layout(A, B, d, n, k):
     _require(d.is_contiguous(), f"D must be contiguous and N-major (stride (N, 1)), got stride {d.stride()}")
 
 
-def fp8_gemm_nt(a, b, d, c=None, recipe=None, compiled_dims="nk", disable_ue8m0_cast=False):
+def fp8_gemm_nt(a, b, d, c=None, recipe=None, compiled_dims="nk", disable_ue8m0_cast=False,
+                bias=None):
     """D = A @ B^T with DeepGEMM's 1D2D recipe: a = (A [M, K] e4m3, SFA [M,
     ceil(K/128)] FP32), b = (B [N, K] e4m3, SFB [ceil(N/128), ceil(K/128)] FP32),
     d [M, N] bf16, written in place on the current CUDA stream. SFA may be
@@ -93,14 +94,22 @@ def fp8_gemm_nt(a, b, d, c=None, recipe=None, compiled_dims="nk", disable_ue8m0_
     D = C + A @ B^T with SFB [N, ceil(K/128)] (one scale per row of B, either
     layout), c [M, N] FP32 or None (then D = A @ B^T), c may be d itself.
     `compiled_dims` and `disable_ue8m0_cast` are accepted for compatibility
-    (fgemm picks its own specialization; FP32 scales are used as given)."""
+    (fgemm picks its own specialization; FP32 scales are used as given).
+
+    Beyond DeepGEMM (bf16 d, kernels of fgemm's other dense variants): `bias`
+    (bf16 [N]) gives D = A @ B^T + bias, rounded once; SFA and SFB of shape
+    () (one scale each) select per-tensor scaling; A or B in
+    torch.float8_e5m2 (not both) is taken as such."""
     import torch
 
     if (recipe is not None and tuple(recipe) == (1, 1, 128)) or \
             (isinstance(d, torch.Tensor) and d.dtype == torch.float32):
+        if bias is not None:
+            raise ValueError("bias is given with the FP32 1D1D recipe; fgemm's bias kernel "
+                             "(dense_bias) has a bf16 D and 1D2D scales")
         return _fp8_gemm_nt_fp32(a, b, d, c, recipe)
 
-    if c is None and recipe is None and type(a) is tuple and type(b) is tuple \
+    if bias is None and c is None and recipe is None and type(a) is tuple and type(b) is tuple \
             and len(a) == 2 and len(b) == 2:
         try:
             seen = _validated.get(_signature(a[0], a[1], b[0], b[1], d))
@@ -110,6 +119,10 @@ def fp8_gemm_nt(a, b, d, c=None, recipe=None, compiled_dims="nk", disable_ue8m0_
             ctx, index, m, n, k, relayout = seen
             _launch(ctx, index, a[0], a[1], b[0], b[1], d, m, n, k, relayout)
             return d
+    # Calls for fgemm's other dense variants never enter the cache above
+    # (their dtypes or scale shapes differ).
+    if bias is not None or _is_variant_call(a, b):
+        return _fp8_gemm_nt_variant(a, b, d, bias, c, recipe)
     A, sfa = _unpack("a", a)
     B, sfb = _unpack("b", b)
     if not isinstance(A, torch.Tensor):
@@ -177,6 +190,79 @@ def _run(ctx, index, function, *args):
     with ctx.lock:
         ctx.set_num_sms(_num_sms or 0)
         _lib.check(function(ctx.handle, *args, stream))
+
+
+def _is_variant_call(a, b):
+    """Whether fp8_gemm_nt's operands ask for another dense variant: an e5m2
+    operand, or per-tensor (0-dimensional) scales."""
+    import torch
+
+    try:
+        return (a[0].dtype == torch.float8_e5m2 or b[0].dtype == torch.float8_e5m2 or
+                (a[1].dim() == 0 and b[1].dim() == 0))
+    except (AttributeError, TypeError, IndexError):
+        return False
+
+
+def _fp8_gemm_nt_variant(a, b, d, bias, c, recipe):
+    """fp8_gemm_nt with a bias, per-tensor scales or an e5m2 operand: the
+    dense_bias, dense_per_tensor and dense_e5m2_e4m3 / dense_e4m3_e5m2
+    kernels (docs/ABI.md)."""
+    import torch
+
+    A, sfa = _unpack("a", a)
+    B, sfb = _unpack("b", b)
+    if not isinstance(A, torch.Tensor):
+        raise TypeError(f"A must be a torch.Tensor, got {type(A).__name__}")
+    device = A.device
+    tensors = [("A", A), ("SFA", sfa), ("B", B), ("SFB", sfb), ("D", d)]
+    if bias is not None:
+        tensors.append(("bias", bias))
+    for name, t in tensors:
+        _check_cuda(name, t, device)
+    if c is not None or (recipe is not None and tuple(recipe) != (1, 128, 128)):
+        raise ValueError("a bias, per-tensor scales or an e5m2 operand need the 1D2D recipe "
+                         "with a bf16 D (no c; recipe None or (1, 128, 128))")
+    e5m2 = torch.float8_e5m2
+    per_tensor = sfa.dim() == 0 and sfb.dim() == 0
+    if A.dtype == e5m2 and B.dtype == e5m2:
+        raise TypeError("A and B are both float8_e5m2; fgemm has e5m2 x e4m3 and e4m3 x e5m2 "
+                        "kernels")
+    variant = ("dense_bias" if bias is not None else "dense_per_tensor" if per_tensor
+               else "dense_e5m2_e4m3" if A.dtype == e5m2 else "dense_e4m3_e5m2")
+    if variant != "dense_e5m2_e4m3" and variant != "dense_e4m3_e5m2":
+        _check_dtype("A", A, torch.float8_e4m3fn)
+        _check_dtype("B", B, torch.float8_e4m3fn)
+    if bias is not None and per_tensor:
+        raise ValueError("a bias with per-tensor scales is not a variant fgemm ships "
+                         "(dense_bias has 1D2D scales)")
+    for name, t, dtype in (("SFA", sfa, torch.float32), ("SFB", sfb, torch.float32),
+                           ("D", d, torch.bfloat16)):
+        _check_dtype(name, t, dtype)
+    m, n, k = _dense_shape(A, B, d)
+    relayout = False
+    if not per_tensor:
+        _require(tuple(sfa.shape) == (m, ceil_div(k, 128)),
+                 f"SFA must be [M, ceil(K/128)] = ({m}, {ceil_div(k, 128)}), got {tuple(sfa.shape)}")
+        _require(tuple(sfb.shape) == (ceil_div(n, 128), ceil_div(k, 128)),
+                 f"SFB must be [ceil(N/128), ceil(K/128)] = ({ceil_div(n, 128)}, "
+                 f"{ceil_div(k, 128)}), got {tuple(sfb.shape)}")
+        _require(sfb.is_contiguous(), f"SFB must be contiguous (row-major), got stride {sfb.stride()}")
+        relayout = not is_mn_major_tma_aligned(sfa)
+    if bias is not None:
+        _check_dtype("bias", bias, torch.bfloat16)
+        _require(tuple(bias.shape) == (n,), f"bias must be [N] = ({n},), got {tuple(bias.shape)}")
+        _require(bias.is_contiguous(), f"bias must be contiguous, got stride {bias.stride()}")
+    _check_dense_layout(A, B, d, n, k)
+    if m == 0 or n == 0:
+        return d
+    if relayout:
+        sfa = get_mn_major_tma_aligned_tensor(sfa)
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    _run(_lib.context(index), index, _lib.library().fgemm_gemm_fp8_nt_variant, variant.encode(),
+         A.data_ptr(), sfa.data_ptr(), B.data_ptr(), sfb.data_ptr(),
+         bias.data_ptr() if bias is not None else None, d.data_ptr(), m, n, k)
+    return d
 
 
 def _launch(ctx, index, A, sfa, B, sfb, d, m, n, k, relayout):

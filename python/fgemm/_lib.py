@@ -6,7 +6,7 @@ import ctypes
 import os
 import threading
 
-API_VERSION = 5  # FGEMM_API_VERSION this binding was written for
+API_VERSION = 6  # FGEMM_API_VERSION this binding was written for
 
 SUCCESS = 0
 ERROR_INVALID_ARGUMENT = 1
@@ -78,6 +78,9 @@ def _declare(lib):
     lib.fgemm_gemm_fp8_nt.argtypes = [c.c_void_p] * 6 + [c.c_int64] * 3 + [c.c_void_p]
     lib.fgemm_gemm_fp8_nt_fp32.restype = c.c_int
     lib.fgemm_gemm_fp8_nt_fp32.argtypes = [c.c_void_p] * 7 + [c.c_int64] * 3 + [c.c_void_p]
+    lib.fgemm_gemm_fp8_nt_variant.restype = c.c_int
+    lib.fgemm_gemm_fp8_nt_variant.argtypes = \
+        [c.c_void_p, c.c_char_p] + [c.c_void_p] * 6 + [c.c_int64] * 3 + [c.c_void_p]
     lib.fgemm_context_num_grouped_kernels.restype = c.c_int
     lib.fgemm_context_num_grouped_kernels.argtypes = [c.c_void_p]
     lib.fgemm_m_grouped_gemm_fp8_nt_contiguous.restype = c.c_int

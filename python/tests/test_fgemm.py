@@ -231,6 +231,68 @@ class Gpu(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "C must be torch.float32"):
             fgemm.fp8_gemm_nt(a, a, d, c=d.bfloat16())
 
+    def test_other_dense_variants(self):
+        # fgemm's kernels beyond DeepGEMM's: a bf16 bias, per-tensor scales,
+        # an e5m2 operand (fp8_gemm_nt picks them by its arguments).
+        def quantize(x, dtype, per_tensor=False):
+            fmax = torch.finfo(dtype).max
+            if per_tensor:
+                scale = x.float().abs().amax().clamp(min=1e-4) / fmax
+                return (x.float() / scale).to(dtype), scale.reshape(())
+            m, k = x.shape
+            blocks = x.float().reshape(m, -1, 128) if k % 128 == 0 else None
+            assert blocks is not None
+            scale = blocks.abs().amax(dim=2).clamp(min=1e-4) / fmax
+            q = (blocks / scale.unsqueeze(2)).reshape(m, k).to(dtype)
+            return q, scale
+
+        for m, n, k in [(1, 64, 128), (65, 2112, 256), (129, 192, 7168), (128, 7168, 2048),
+                        (4096, 4096, 7168)]:
+            with self.subTest(m=m, n=n, k=k):
+                g = torch.Generator(device="cuda").manual_seed(m + n + k)
+                x = torch.randn((m, k), device="cuda", dtype=torch.bfloat16, generator=g)
+                y = torch.randn((n, k), device="cuda", dtype=torch.bfloat16, generator=g)
+                ref = x.float() @ y.float().t()
+                limit = 1e-3 if m * n >= 4096 else 2e-3
+                a = fgemm.per_token_cast_to_fp8(x)
+                b = fgemm.per_block_cast_to_fp8(y)
+                bias = torch.randn((n,), device="cuda", dtype=torch.bfloat16, generator=g)
+                d = poisoned(m, n)
+                fgemm.fp8_gemm_nt(a, b, d, bias=bias)
+                self.check(d, ref + bias.float(), limit)
+                plain = poisoned(m, n)
+                fgemm.fp8_gemm_nt(a, b, plain)
+                self.assertLess(fgemm.calc_diff(d.float() - bias.float(), plain.float()), 1e-4)
+                # Per-tensor scales: 0-dimensional SFA and SFB.
+                at = quantize(x, torch.float8_e4m3fn, per_tensor=True)
+                bt = quantize(y, torch.float8_e4m3fn, per_tensor=True)
+                d = poisoned(m, n)
+                fgemm.fp8_gemm_nt(at, bt, d)
+                self.check(d, ref, limit)
+                # e5m2 in A, then in B (1D2D scales; e5m2 keeps 2 mantissa
+                # bits, so its quantization alone gives calc_diff ~1.7e-3).
+                a5 = quantize(x, torch.float8_e5m2)
+                d = poisoned(m, n)
+                fgemm.fp8_gemm_nt(a5, b, d)
+                self.check(d, ref, 4e-3)
+                yb = y.float().reshape(-1, 128, k // 128, 128) if n % 128 == 0 else None
+                if yb is not None:
+                    scale = yb.abs().amax(dim=(1, 3)).clamp(min=1e-4) / torch.finfo(torch.float8_e5m2).max
+                    b5 = (yb / scale[:, None, :, None]).reshape(n, k).to(torch.float8_e5m2)
+                    d = poisoned(m, n)
+                    fgemm.fp8_gemm_nt(a, (b5, scale.contiguous()), d)
+                    self.check(d, ref, 4e-3)
+        a = fgemm.per_token_cast_to_fp8(torch.randn((64, 128), device="cuda"))
+        b = fgemm.per_block_cast_to_fp8(torch.randn((64, 128), device="cuda"))
+        d = poisoned(64, 64)
+        with self.assertRaisesRegex(ValueError, r"bias must be \[N\] = \(64,\)"):
+            fgemm.fp8_gemm_nt(a, b, d, bias=torch.zeros(32, device="cuda", dtype=torch.bfloat16))
+        with self.assertRaisesRegex(ValueError, "bias is given with the FP32 1D1D recipe"):
+            fgemm.fp8_gemm_nt(a, b, d.float(), bias=torch.zeros(64, device="cuda", dtype=torch.bfloat16))
+        with self.assertRaisesRegex(TypeError, "both float8_e5m2"):
+            e5 = (a[0].to(torch.float8_e5m2), a[1])
+            fgemm.fp8_gemm_nt(e5, (e5[0], b[1]), d)
+
     def test_argument_errors(self):
         a, b, _ = make_inputs(128, 256, 512)
         d = poisoned(128, 256)

@@ -20,7 +20,9 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <utility>
 
 namespace fs = std::filesystem;
 using fgemm::test::DenseConfig;
@@ -259,6 +261,52 @@ TEST_F(CApiMock, ArgumentErrors) {
             std::string::npos)
       << fgemm_last_error();
   EXPECT_EQ(fgemmMockLaunchCount(), before);
+}
+
+TEST_F(CApiMock, DenseVariantsOfTheDirectory) {
+  // An e5m2 x e4m3 kernel: the dense description with A in e5m2.
+  DenseConfig config;
+  config.kernel = "k_e5m2";
+  std::string text = fgemm::test::denseDescription(config);
+  for (auto [from, to] : {std::pair<std::string, std::string>{
+                              "variant=dense\n", "variant=dense_e5m2_e4m3\n"},
+                          {"arg.0=tensor e4m3 m,k", "arg.0=tensor e5m2 m,k"}}) {
+    size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  }
+  fgemm::test::writeDenseKernel(dir, "e5m2", config);
+  std::ofstream(dir / "e5m2.meta") << text;
+  ASSERT_EQ(create(), FGEMM_SUCCESS) << fgemm_last_error();
+  EXPECT_EQ(fgemm_context_num_kernels(context), 2); // the 1D2D ones
+  auto p = [](uintptr_t v) { return reinterpret_cast<void *>(v); };
+  auto call = [&](const char *variant, void *bias) {
+    return fgemm_gemm_fp8_nt_variant(context, variant, p(0x10000), p(0x20000),
+                                     p(0x30000), p(0x40000), bias, p(0x50000),
+                                     256, 7168, 7168, nullptr);
+  };
+  int before = fgemmMockLaunchCount();
+  ASSERT_EQ(call("dense_e5m2_e4m3", nullptr), FGEMM_SUCCESS)
+      << fgemm_last_error();
+  EXPECT_EQ(fgemmMockLaunchCount(), before + 1);
+  EXPECT_STREQ(fgemmMockLastLaunch()->function, "k_e5m2");
+  // Errors: an unknown variant, a bias for a variant without one, a
+  // variant the directory lacks.
+  EXPECT_EQ(call("dense_fp4", nullptr), FGEMM_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(fgemm_last_error())
+                .find("allowed: dense_bias, dense_per_tensor, "
+                      "dense_e5m2_e4m3, dense_e4m3_e5m2"),
+            std::string::npos)
+      << fgemm_last_error();
+  EXPECT_EQ(call("dense_e5m2_e4m3", p(0x60000)), FGEMM_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(fgemm_last_error()).find("only dense_bias adds one"),
+            std::string::npos);
+  EXPECT_EQ(call("dense_bias", nullptr), FGEMM_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(call("dense_bias", p(0x60000)), FGEMM_ERROR_RUNTIME);
+  EXPECT_NE(std::string(fgemm_last_error()).find("--set dense_bias"),
+            std::string::npos)
+      << fgemm_last_error();
+  EXPECT_EQ(fgemmMockLaunchCount(), before + 1);
 }
 
 TEST_F(CApiMock, NumSms) {
