@@ -126,7 +126,9 @@ fgemm_status createContext(
     const std::function<Expected<DenseGemm>()> &makeGemm,
     const std::string &groupedDir = "",
     const std::function<Expected<GroupedGemm>()> &makeGrouped = nullptr,
-    const std::function<Expected<DenseGemm>()> &makeF32 = nullptr) {
+    const std::function<Expected<DenseGemm>()> &makeF32 = nullptr,
+    const std::function<Expected<DenseGemm>(DenseRecipe)> &makeVariant =
+        nullptr) {
   Expected<const Driver *> driver = Driver::get();
   if (!driver.ok())
     return fromStatus(driver.status());
@@ -178,11 +180,11 @@ fgemm_status createContext(
     else if (!none(made.status(), "no dense_1d1d kernels"))
       return restore(fromStatus(made.status()));
   }
-  // So are the other dense variants, which only a directory provides.
+  // So are the other dense variants.
   std::map<DenseRecipe, DenseGemm> variants;
-  if (!groupedDir.empty())
+  if (makeVariant)
     for (DenseRecipe recipe : kVariantRecipes) {
-      Expected<DenseGemm> made = DenseGemm::create(groupedDir, recipe);
+      Expected<DenseGemm> made = makeVariant(recipe);
       if (made.ok())
         variants.emplace(recipe, std::move(*made));
       else if (!none(made.status(),
@@ -260,7 +262,10 @@ fgemm_status fgemm_context_create(int device, const char *kernel_dir,
   return createContext(
       device, out, [&] { return DenseGemm::create(kernel_dir); }, kernel_dir,
       nullptr,
-      [&] { return DenseGemm::create(kernel_dir, DenseRecipe::k1D1D); });
+      [&] { return DenseGemm::create(kernel_dir, DenseRecipe::k1D1D); },
+      [&](DenseRecipe recipe) {
+        return DenseGemm::create(kernel_dir, recipe);
+      });
 }
 
 fgemm_status fgemm_context_create_on_demand(int device,
@@ -328,6 +333,14 @@ fgemm_status fgemm_context_create_with_provider(int device,
               return ask(denseVariant(DenseRecipe::k1D1D), config);
             },
             DenseRecipe::k1D1D);
+      },
+      [&](DenseRecipe recipe) {
+        return DenseGemm::createOnDemand(
+            denseConfigurationSet(recipe),
+            [ask, recipe](const DenseConfiguration &config) {
+              return ask(denseVariant(recipe), config);
+            },
+            recipe);
       });
 }
 
@@ -350,6 +363,9 @@ fgemm_status fgemm_context_set_num_sms(fgemm_context *context, int num_sms) {
     status = context->grouped->setSmLimit(num_sms);
   if (status.ok() && context->gemmF32)
     status = context->gemmF32->setSmLimit(num_sms);
+  for (auto &[recipe, gemm] : context->variants)
+    if (status.ok())
+      status = gemm.setSmLimit(num_sms);
   return fromStatus(status, FGEMM_ERROR_INVALID_ARGUMENT);
 }
 
@@ -364,6 +380,9 @@ fgemm_status fgemm_context_specialize(fgemm_context *context, int enable) {
     status = context->grouped->specializeShapes(enable != 0);
   if (status.ok() && context->gemmF32)
     status = context->gemmF32->specializeShapes(enable != 0);
+  for (auto &[recipe, gemm] : context->variants)
+    if (status.ok())
+      status = gemm.specializeShapes(enable != 0);
   return fromStatus(status, FGEMM_ERROR_INVALID_ARGUMENT);
 }
 

@@ -88,6 +88,7 @@ fgemm_context_create_on_demand(int device, fgemm_kernel_provider provider,
                                void *user_data, fgemm_context **out);
 
 /* One kernel a context needs: the kernel description's variant ("dense",
+ * "dense_1d1d", the variants of fgemm_gemm_fp8_nt_variant,
  * "grouped_contiguous", "grouped_contiguous_psum",
  * "grouped_contiguous_unpadded" or "grouped_masked") and its configuration
  * (that variant's set in the runtime; docs/API.md). */
@@ -102,7 +103,9 @@ typedef fgemm_status (*fgemm_variant_provider)(
     void *user_data);
 
 /* A context whose dense and M-grouped kernels are all made on first use by
- * `provider` (which, with `user_data`, must outlive the context). */
+ * `provider` (which, with `user_data`, must outlive the context): the
+ * variants of fgemm_kernel_request, and (since version 6) "dense_bias",
+ * "dense_per_tensor", "dense_e5m2_e4m3" and "dense_e4m3_e5m2". */
 FGEMM_EXPORT fgemm_status
 fgemm_context_create_with_provider(int device, fgemm_variant_provider provider,
                                    void *user_data, fgemm_context **out);
@@ -170,7 +173,8 @@ FGEMM_EXPORT fgemm_status fgemm_gemm_fp8_nt_fp32(fgemm_context *context,
  *                       fgemm_gemm_fp8_nt.
  * bias must be NULL for all but dense_bias; d is bf16 [m, n]; the other
  * arguments and rules as fgemm_gemm_fp8_nt. The context needs the variant's
- * kernels in its directory (fgemm-precompile --set VARIANT). Asynchronous. */
+ * kernels: in its directory (fgemm-precompile --set VARIANT), or made by its
+ * provider (a JIT context makes them). Asynchronous. */
 FGEMM_EXPORT fgemm_status fgemm_gemm_fp8_nt_variant(
     fgemm_context *context, const char *variant, const void *a, const void *sfa,
     const void *b, const void *sfb, const void *bias, void *d, int64_t m,

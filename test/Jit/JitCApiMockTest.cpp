@@ -141,3 +141,33 @@ TEST(JitCApiMock, CompilesTheFp32KernelOnFirstUse) {
   fgemm_context_destroy(context);
   fs::remove_all(cache);
 }
+
+TEST(JitCApiMock, CompilesTheOtherDenseVariantsOnFirstUse) {
+  if (!mlir::fgemm::ptxasVersion(""))
+    GTEST_SKIP() << "no ptxas";
+  fgemmMockSetComputeCapability(9, 0);
+  fs::path cache = fs::path(::testing::TempDir()) / "fgemm_jit_variant_cache";
+  fs::remove_all(cache);
+  fgemm_context *context = nullptr;
+  ASSERT_EQ(fgemm_jit_context_create(0, cache.c_str(), &context), FGEMM_SUCCESS)
+      << fgemm_last_error();
+  auto p = [](uintptr_t v) { return reinterpret_cast<void *>(v); };
+  int launches = fgemmMockLaunchCount();
+  // Per-tensor scales (one f32 each), then a bias: one compile each.
+  ASSERT_EQ(fgemm_gemm_fp8_nt_variant(
+                context, "dense_per_tensor", p(0x10000), p(0x20004), p(0x30000),
+                p(0x40004), nullptr, p(0x50000), 64, 2112, 1024, nullptr),
+            FGEMM_SUCCESS)
+      << fgemm_last_error();
+  EXPECT_STREQ(fgemmMockLastLaunch()->function, "sm90_fp8_gemm_per_tensor");
+  ASSERT_EQ(fgemm_gemm_fp8_nt_variant(
+                context, "dense_bias", p(0x10000), p(0x20000), p(0x30000),
+                p(0x40000), p(0x60000), p(0x50000), 64, 2112, 1024, nullptr),
+            FGEMM_SUCCESS)
+      << fgemm_last_error();
+  EXPECT_STREQ(fgemmMockLastLaunch()->function, "sm90_fp8_gemm_bias_1d2d");
+  EXPECT_EQ(cacheEntries(cache), 2);
+  EXPECT_EQ(fgemmMockLaunchCount(), launches + 2);
+  fgemm_context_destroy(context);
+  fs::remove_all(cache);
+}
