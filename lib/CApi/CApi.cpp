@@ -205,6 +205,22 @@ CUdeviceptr devicePointer(const void *p) {
   return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p));
 }
 
+/// A dense problem from the C arguments (no C, no bias).
+DenseGemmProblem denseProblem(const void *a, const void *sfa, const void *b,
+                              const void *sfb, void *d, int64_t m, int64_t n,
+                              int64_t k) {
+  DenseGemmProblem problem;
+  problem.a = devicePointer(a);
+  problem.sfa = devicePointer(sfa);
+  problem.b = devicePointer(b);
+  problem.sfb = devicePointer(sfb);
+  problem.d = devicePointer(d);
+  problem.m = m;
+  problem.n = n;
+  problem.k = k;
+  return problem;
+}
+
 /// The dense entry points' checks before a launch: a context, the shape,
 /// and every pointer non-null and aligned (16 bytes for TMA's operands,
 /// `sfaAlignment` / `sfbAlignment` for the scales). `empty`: M or N is 0,
@@ -445,16 +461,8 @@ fgemm_status fgemm_gemm_fp8_nt_fp32(fgemm_context *context, const void *a,
                 "DIR)");
   ScopedContext scope(*context->driver, context->primary.get());
   auto cuStream = static_cast<CUstream>(stream);
-  DenseGemmProblem problem;
-  problem.a = devicePointer(a);
-  problem.sfa = devicePointer(sfa);
-  problem.b = devicePointer(b);
-  problem.sfb = devicePointer(sfb);
-  problem.d = devicePointer(d);
+  DenseGemmProblem problem = denseProblem(a, sfa, b, sfb, d, m, n, k);
   problem.c = c ? devicePointer(c) : problem.d;
-  problem.m = m;
-  problem.n = n;
-  problem.k = k;
   // Without C the kernel accumulates into a zeroed D.
   if (!c) {
     CUresult zeroed = context->driver->cuMemsetD32Async(
@@ -508,16 +516,8 @@ fgemm_status fgemm_gemm_fp8_nt_variant(fgemm_context *context,
                     "fgemm-precompile kernels/<its DSL file> --set " +
                     variant + " --pack DIR; kernels/README.md)");
   ScopedContext scope(*context->driver, context->primary.get());
-  DenseGemmProblem problem;
-  problem.a = devicePointer(a);
-  problem.sfa = devicePointer(sfa);
-  problem.b = devicePointer(b);
-  problem.sfb = devicePointer(sfb);
+  DenseGemmProblem problem = denseProblem(a, sfa, b, sfb, d, m, n, k);
   problem.bias = devicePointer(bias);
-  problem.d = devicePointer(d);
-  problem.m = m;
-  problem.n = n;
-  problem.k = k;
   return fromStatus(found->second.run(problem, static_cast<CUstream>(stream)));
 }
 

@@ -74,6 +74,25 @@ def _dense_shape(A, B, d):
     return m, n, k
 
 
+def _operands(a, b, d, *extra):
+    """(A, SFA, B, SFB, A's device) of a call's `a` = (A, SFA) and `b` =
+    (B, SFB), with A, the scales, D and the optional `extra` (name, tensor)
+    pairs (None: not given) checked to be CUDA tensors on A's device."""
+    import torch
+
+    A, sfa = _unpack("a", a)
+    B, sfb = _unpack("b", b)
+    if not isinstance(A, torch.Tensor):
+        raise TypeError(f"A must be a torch.Tensor, got {type(A).__name__}")
+    device = A.device
+    for name, t in (("A", A), ("SFA", sfa), ("B", B), ("SFB", sfb), ("D", d)):
+        _check_cuda(name, t, device)
+    for name, t in extra:
+        if t is not None:
+            _check_cuda(name, t, device)
+    return A, sfa, B, sfb, device
+
+
 def _check_dense_layout(A, B, d, n, k):
     """TMA's row rules and the K-major / N-major layouts of a dense call."""
     _require(n % 8 == 0, f"N = {n} is not a multiple of 8 (D's rows must be a multiple of 16 bytes)")
@@ -123,13 +142,7 @@ def fp8_gemm_nt(a, b, d, c=None, recipe=None, compiled_dims="nk", disable_ue8m0_
     # (their dtypes or scale shapes differ).
     if bias is not None or _is_variant_call(a, b):
         return _fp8_gemm_nt_variant(a, b, d, bias, c, recipe)
-    A, sfa = _unpack("a", a)
-    B, sfb = _unpack("b", b)
-    if not isinstance(A, torch.Tensor):
-        raise TypeError(f"A must be a torch.Tensor, got {type(A).__name__}")
-    device = A.device
-    for name, t in (("A", A), ("SFA", sfa), ("B", B), ("SFB", sfb), ("D", d)):
-        _check_cuda(name, t, device)
+    A, sfa, B, sfb, device = _operands(a, b, d)
     if c is not None:
         raise ValueError("c is given but D is bf16: D = C + A @ B^T is the FP32 1D1D recipe "
                          "(an FP32 d and c, SFB [N, ceil(K/128)])")
@@ -210,16 +223,7 @@ def _fp8_gemm_nt_variant(a, b, d, bias, c, recipe):
     kernels (docs/ABI.md)."""
     import torch
 
-    A, sfa = _unpack("a", a)
-    B, sfb = _unpack("b", b)
-    if not isinstance(A, torch.Tensor):
-        raise TypeError(f"A must be a torch.Tensor, got {type(A).__name__}")
-    device = A.device
-    tensors = [("A", A), ("SFA", sfa), ("B", B), ("SFB", sfb), ("D", d)]
-    if bias is not None:
-        tensors.append(("bias", bias))
-    for name, t in tensors:
-        _check_cuda(name, t, device)
+    A, sfa, B, sfb, device = _operands(a, b, d, ("bias", bias))
     if c is not None or (recipe is not None and tuple(recipe) != (1, 128, 128)):
         raise ValueError("a bias, per-tensor scales or an e5m2 operand need the 1D2D recipe "
                          "with a bf16 D (no c; recipe None or (1, 128, 128))")
@@ -288,16 +292,7 @@ def _fp8_gemm_nt_fp32(a, b, d, c, recipe):
         if seen is not None:
             _launch_fp32(*seen, a[0], a[1], b[0], b[1], c, d)
             return d
-    A, sfa = _unpack("a", a)
-    B, sfb = _unpack("b", b)
-    if not isinstance(A, torch.Tensor):
-        raise TypeError(f"A must be a torch.Tensor, got {type(A).__name__}")
-    device = A.device
-    tensors = [("A", A), ("SFA", sfa), ("B", B), ("SFB", sfb), ("D", d)]
-    if c is not None:
-        tensors.append(("C", c))
-    for name, t in tensors:
-        _check_cuda(name, t, device)
+    A, sfa, B, sfb, device = _operands(a, b, d, ("C", c))
     if recipe is not None and tuple(recipe) != (1, 1, 128):
         raise ValueError(f"recipe {tuple(recipe)} with an FP32 D is not supported; allowed: None or "
                          "(1, 1, 128)")
@@ -349,13 +344,8 @@ def _check_grouped(a, b, d, rows, rows_name, masked, psum=False):
     layout, B, SFB, device index, (m, n, k, groups))."""
     import torch
 
-    A, sfa = _unpack("a", a)
-    B, sfb = _unpack("b", b)
-    if not isinstance(A, torch.Tensor):
-        raise TypeError(f"A must be a torch.Tensor, got {type(A).__name__}")
-    device = A.device
-    for name, t in (("A", A), ("SFA", sfa), ("B", B), ("SFB", sfb), ("D", d), (rows_name, rows)):
-        _check_cuda(name, t, device)
+    A, sfa, B, sfb, device = _operands(a, b, d)
+    _check_cuda(rows_name, rows, device)
     for name, t, dtype in (("A", A, torch.float8_e4m3fn), ("B", B, torch.float8_e4m3fn),
                            ("SFA", sfa, torch.float32), ("SFB", sfb, torch.float32),
                            ("D", d, torch.bfloat16), (rows_name, rows, torch.int32)):
