@@ -40,7 +40,8 @@ EOC
     --compiler-options=-fPIC,-O3,-fconcepts,-Wno-deprecated-declarations,-Wno-abi -O3 \
     --expt-relaxed-constexpr --expt-extended-lambda -cubin -o "$out/$name.cubin" "$out/$name.cu"
   # The one kernel's mangled name, from the cubin's symbol table.
-  strings "$out/$name.cubin" | grep -m1 '^_ZN9deep_gemm23sm90_fp8_gemm_1d2d_impl' > "$out/$name.name"
+  # (awk reads to the end: grep -m1 would close the pipe under pipefail.)
+  strings "$out/$name.cubin" | awk '/^_ZN9deep_gemm23sm90_fp8_gemm_1d2d_impl/ && !n++' > "$out/$name.name"
   rm "$out/$name.cu"
   echo "$out/$name.cubin ($(cat "$out/$name.name" | cut -c1-60)...)"
 done
