@@ -21,8 +21,8 @@ mkdir -p "$out"
 bench=$dir/bin/fgemm-bench
 log=$out/measure.txt
 large="4096,2112,7168;4096,7168,16384;4096,4096,7168;4096,24576,1536;4096,32768,512;4096,7168,2048;128,7168,16384"
-check_cfgs=${CHECK_CFGS:-"cfg_bm256_bn128_plain cfg_bm256_bn128_persistent cfg_bm128_bn192_plain cfg_bm256_bn128_plain_cluster2 cfg_bm256_bn128_plain_cluster2b"}
-sanitize_cfg=${SANITIZE_CFG:-cfg_bm256_bn128_persistent}
+check_cfgs=${CHECK_CFGS:-"cfg_bm256_bn128_plain cfg_bm256_bn128_persistent_cluster2 cfg_bm128_bn192_plain cfg_bm128_bn192_persistent_cluster2b cfg_bm256_bn128_plain_cluster2"}
+sanitize_cfg=${SANITIZE_CFG:-cfg_bm256_bn128_persistent_cluster2}
 
 bash "$root/scripts/compare-deepgemm.sh" --budget "${COMPARE_BUDGET:-300}" "$dir" "$root/.device/deepgemm" >/dev/null 2>&1
 {

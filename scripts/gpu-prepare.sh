@@ -31,7 +31,7 @@ clustered=("256 128 plain" "128 128 plain" "128 96 plain" "128 64 plain")
 # Clusters of 2 sharing B (cluster along M), and other raster orders.
 clustered_b=("256 128 plain" "128 192 plain" "128 128 plain" "128 64 plain")
 rastered=("128 128 plain 8" "128 128 plain 0" "128 96 plain 0" "128 128 persistent 16"
-          "256 128 plain 16" "256 128 plain 0" "256 128 persistent 0")
+          "256 128 plain 16" "256 128 plain 0" "256 128 persistent 0" "256 128 persistent 8")
 # Wider 128-row tiles (DeepGEMM picks 128x192 for 4096x2112x7168).
 wide=("128 160 plain")
 # With promotion overlap (off by default), to measure what it brings.
@@ -82,7 +82,8 @@ for meta in "$out"/all/bm*.meta; do
       *) flags=(--sass-policy="$policy") ;;
     esac
     compile "$out/sass_$policy" "$(knob block_m)" "$(knob block_n)" "$(knob schedule)" \
-      --raster-group="$(knob raster_group)" "${flags[@]}"
+      --raster-group="$(knob raster_group)" --cluster="$(knob cluster)" --multicast="$(knob multicast)" \
+      "${flags[@]}"
   done
 done
 # The grouped kernels' configurations, one directory each

@@ -112,9 +112,14 @@ fgemm::denseConfigurationSet(DenseRecipe recipe) {
   // 128x192 persistent in clusters of two sharing B (pairs of M tiles):
   // DeepGEMM's choice at 4096x2112x7168; the plain grid stays for M <= 128,
   // where a pair would compute an M tile past the output.
+  // 256x128 persistent in clusters of two sharing A (pairs of N tiles, as
+  // DeepGEMM at M = 4096): 0.6-2.7% faster than the persistent grid alone
+  // and 1-38% faster than the plain grid on the six M = 4096 shapes it runs
+  // (H100, docs/PERF.md, 2026-11-25), so it replaced the persistent grid.
   static const std::vector<DenseConfiguration> set = {
       {256, 128, false, 8},
-      {256, 128, true, 8},
+      {256, 128, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
+       /*multicastB=*/false},
       {128, 192, false, 16},
       {128, 192, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
        /*multicastB=*/true},
@@ -170,9 +175,10 @@ fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
                   estimateTileRate(meta.blockM, meta.blockN);
     // A persistent CTA overlaps a tile's epilogue with the next tile's loads:
     // measured 1.2x faster at K <= 2048 with several tiles per CTA, 5% slower
-    // at K >= 7168 (docs/PERF.md). In clusters of two sharing B, 128x192
-    // tiles ran 1.4-4.6% faster than the plain grid at M = 4096 at every K
-    // measured (H100, docs/PERF.md, 2026-11-24).
+    // at K >= 7168 (docs/PERF.md). In clusters of two the persistent grid
+    // also wins at long K: 128x192 pairs sharing B 1.4-4.6% faster than the
+    // plain grid at M = 4096 (2026-11-24), 256x128 pairs sharing A 2.7-3.8%
+    // at K = 7168 and 16384 (2026-11-25; H100, docs/PERF.md).
     // With the 1D1D recipe's FP32 output (H100, docs/PERF.md 2026-11-24,
     // 128 x 128 at M = 4096): reading C apart from D, the tile loop waits
     // for C's loads (1.0-1.45x the plain grid's time, which prefetches C);
@@ -180,7 +186,7 @@ fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
     // the plain grid's time up to K = 7168 (1.24x at K = 512, 1.02x at
     // K = 16384).
     if (meta.persistent() && meta.cluster > 1 && waves > 1)
-      time *= 0.97;
+      time *= k <= 4096 ? 1.0 / 1.2 : 0.97;
     else if (meta.persistent() && waves > 1 &&
              epilogue == DenseEpilogue::kReadAddend)
       time *= 1.3;
