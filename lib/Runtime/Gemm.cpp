@@ -177,8 +177,9 @@ fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
     // measured 1.2x faster at K <= 2048 with several tiles per CTA, 5% slower
     // at K >= 7168 (docs/PERF.md). In clusters of two the persistent grid
     // also wins at long K: 128x192 pairs sharing B 1.4-4.6% faster than the
-    // plain grid at M = 4096 (2026-11-24), 256x128 pairs sharing A 2.7-3.8%
-    // at K = 7168 and 16384 (2026-11-25; H100, docs/PERF.md).
+    // plain grid at M = 4096 at every K (2026-11-24); 256x128 pairs sharing
+    // A 2.7-3.8% at K = 7168 and 16384, and at K <= 2048 as much as the
+    // persistent grid alone (2026-11-25; H100, docs/PERF.md).
     // With the 1D1D recipe's FP32 output (H100, docs/PERF.md 2026-11-24,
     // 128 x 128 at M = 4096): reading C apart from D, the tile loop waits
     // for C's loads (1.0-1.45x the plain grid's time, which prefetches C);
@@ -186,7 +187,7 @@ fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
     // the plain grid's time up to K = 7168 (1.24x at K = 512, 1.02x at
     // K = 16384).
     if (meta.persistent() && meta.cluster > 1 && waves > 1)
-      time *= k <= 4096 ? 1.0 / 1.2 : 0.97;
+      time *= k <= 4096 && !meta.clusterAlongM() ? 1.0 / 1.2 : 0.97;
     else if (meta.persistent() && waves > 1 &&
              epilogue == DenseEpilogue::kReadAddend)
       time *= 1.3;

@@ -249,6 +249,9 @@ TEST(GemmConfig, PersistentPairsSharingB) {
             "bm256_bn128_persistent_cluster2");
   EXPECT_EQ(choose(kernels, 4096, 24576, 1536),
             "bm256_bn128_persistent_cluster2");
+  // 141 us against 149 for 128x192 pairs sharing B.
+  EXPECT_EQ(choose(kernels, 4096, 32768, 512),
+            "bm256_bn128_persistent_cluster2");
   // The stub's grid x is the split index, so the pair's extra M tile counts.
   const KernelMeta &pairs = kernels[3];
   ASSERT_EQ(pairs.cluster, 2u);
