@@ -212,8 +212,7 @@ def Fgemm_LoadOp : Fgemm_Op<"load", [MemoryEffects<[MemRead]>]> {
   }];
 }
 
-def Fgemm_LoadScalesOp : Fgemm_Op<"load_scales", [MemoryEffects<[MemRead]>,
-    AttrSizedOperandSegments]> {
+def Fgemm_LoadScalesOp : Fgemm_Op<"load_scales", [MemoryEffects<[MemRead]>]> {
   let summary = "loads the scales that apply to one tile's rows in one K block";
   let description = [{
     For the tile at block index `index` of the scaled operand's first
@@ -226,19 +225,10 @@ def Fgemm_LoadScalesOp : Fgemm_Op<"load_scales", [MemoryEffects<[MemRead]>,
 
     Scales of a 3-D (grouped) operand take a leading group index.
     Example: `%sa = fgemm.load_scales %sfa[%tm, %kb] : !fgemm.scales<[m, k], f32, block = [1, 128], mn_major> -> !fgemm.tile<[bm], f32>`
-
-    `from %slot` (set by fgemm-warp-specialize, not written by kernel
-    authors): the producer copied these per-block scales into the ring slot
-    `%slot` (a `fgemm.ring.get` result) with the operand tiles, so the math
-    threads read them there; the indices still say which tile and K block
-    they belong to (which block each of the tile's rows falls in).
   }];
-  let arguments = (ins Fgemm_ScalesType:$source, Variadic<Index>:$indices,
-                       Optional<Fgemm_TileType>:$staged);
+  let arguments = (ins Fgemm_ScalesType:$source, Variadic<Index>:$indices);
   let results = (outs Fgemm_TileType:$result);
-  let assemblyFormat = [{
-    $source `[` $indices `]` (`from` $staged^ `:` type($staged))? attr-dict `:` type($source) `->` type($result)
-  }];
+  let assemblyFormat = "$source `[` $indices `]` attr-dict `:` type($source) `->` type($result)";
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     ::mlir::Value getIndex() { return getIndices()[getIndices().size() - 2]; }
@@ -605,9 +595,7 @@ def Fgemm_RingPutOp : Fgemm_Op<"ring.put", [AttrSizedOperandSegments,
   let summary = "the producer fills the ring entry of K block `index`";
   let description = [{
     Every value must come from an `fgemm.load` or `fgemm.load_scales` in the
-    same block; the lowering turns each into a TMA load into the entry's slot
-    (per-block scales, a word per 128-row block the tile spans, are copied
-    there by cp.async, and the slot's barrier waits for them too).
+    same block; the lowering turns each into a TMA load into the entry's slot.
     After pipelining, `stage` and `phase` name the slot and its barrier parity.
 
     Example: `fgemm.ring.put %ring[%kb] (%ta, %tb, %sa) : !fgemm.tile<...>, ...`

@@ -433,17 +433,6 @@ LogicalResult LoadScalesOp::verify() {
            << src.getDims().take_back(2)[0].getValue() << "], f32>";
   if (failed(verifyIndices(*this, getSource(), src.getDims(), getIndices())))
     return failure();
-  if (Value staged = getStaged()) {
-    if (src.getMnMajor() || src.isPerTensor())
-      return emitOpError("reads only per-block scales from a ring slot; "
-                         "MN-major and per-tensor scales are loaded directly");
-    if (staged.getType() != tile)
-      return emitOpError("reads its scales from a slot of its own type ")
-             << tile << "; got " << staged.getType();
-    if (!staged.getDefiningOp<RingGetOp>())
-      return emitOpError("`from` must name a fgemm.ring.get result (the slot "
-                         "the producer copied the scales into)");
-  }
   return verifyBlockedDims(*this, src.getDims().take_back(2).take_front(), tile,
                            "the scales of rows");
 }
@@ -691,16 +680,15 @@ LogicalResult RingPutOp::verify() {
     return emitOpError("puts at least one tile");
   for (auto [i, value] : llvm::enumerate(getValues())) {
     Operation *def = value.getDefiningOp();
-    bool loaded = isa_and_nonnull<LoadOp>(def);
+    bool tma = isa_and_nonnull<LoadOp>(def);
     if (auto scales = dyn_cast_or_null<LoadScalesOp>(def))
-      loaded =
-          !scales.getSource().getType().isPerTensor() && !scales.getStaged();
-    if (!loaded || def->getBlock() != (*this)->getBlock())
+      tma = scales.getSource().getType().getMnMajor();
+    if (!tma || def->getBlock() != (*this)->getBlock())
       return emitOpError("value #")
              << i
-             << " must come from an fgemm.load or fgemm.load_scales (MN-major "
-                "or per-block scales) in the same block: the producer turns "
-                "each into a TMA load, or copies per-block scales";
+             << " must come from an fgemm.load (or fgemm.load_scales of "
+                "MN-major scales) in the same block: the producer "
+                "turns each into a TMA load";
   }
   if (failed(verifyRingRole(*this, /*producer=*/true)))
     return failure();

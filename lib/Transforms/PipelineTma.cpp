@@ -111,18 +111,13 @@ LogicalResult mlir::fgemm::pipelineTma(RewriterBase &rewriter,
   if (!store)
     return kernel.emitError("kernel stores no output tile (no fgemm.store)");
 
-  SmallVector<Operation *> slotLoads;
-  for (Value value : puts.front().getValues()) {
-    Operation *load = value.getDefiningOp();
-    if (!load || (!isTmaLoad(load) && !isRingScaleLoad(load)))
-      return puts.front().emitError(
-          "the ring carries only the producer's loads (TMA tiles and scales, "
-          "per-block scales of the K block)");
-    slotLoads.push_back(load);
-  }
+  SmallVector<TileType> slotTypes =
+      llvm::map_to_vector(puts.front().getValues().getTypes(),
+                          [](Type t) { return cast<TileType>(t); });
   SharedMemoryPlan plan =
-      planSharedMemory(slotLoads, store.getValue().getType(),
+      planSharedMemory(slotTypes, store.getValue().getType(),
                        store.getDest().getType().getElementType(),
+                       getStagedScaleWords(kernel, config),
                        getEpilogueVectorBytes(kernel, config), config);
   if (plan.totalBytes > kMaxSharedMemoryBytes)
     return ring.emitError("pipeline needs ")

@@ -23,31 +23,6 @@ bool mlir::fgemm::isTmaLoad(Operation *op) {
   return false;
 }
 
-bool mlir::fgemm::isRingScaleLoad(Operation *op) {
-  auto scales = dyn_cast<LoadScalesOp>(op);
-  if (!scales || scales.getStaged())
-    return false;
-  ScalesType type = scales.getSource().getType();
-  auto loop = dyn_cast_or_null<KLoopOp>(op->getParentOp());
-  if (type.getMnMajor() || type.isPerTensor() || !loop ||
-      scales.getKb() != loop.getBody().front().getArgument(0))
-    return false;
-  return llvm::all_of(scales.getIndices().drop_back(), [&](Value index) {
-    return !loop->isAncestor(index.getParentRegion()->getParentOp());
-  });
-}
-
-SmallVector<Operation *> mlir::fgemm::getRingLoads(Block &kLoopBody) {
-  SmallVector<Operation *> loads;
-  for (Operation &op : kLoopBody)
-    if (isTmaLoad(&op))
-      loads.push_back(&op);
-  for (Operation &op : kLoopBody)
-    if (isRingScaleLoad(&op))
-      loads.push_back(&op);
-  return loads;
-}
-
 int64_t mlir::fgemm::getTileDimExtent(StringRef symbol, ConfigAttr config) {
   if (symbol == "bm")
     return config.getBlockM();
@@ -77,6 +52,18 @@ int64_t mlir::fgemm::getScaleBlocksSpanned(int64_t rows) {
   return 128 % rows == 0 ? 1 : llvm::divideCeil(rows, 128) + 1;
 }
 
+int64_t mlir::fgemm::getStagedScaleWords(Operation *kernel, ConfigAttr config) {
+  int64_t words = 0;
+  kernel->walk([&](LoadScalesOp op) {
+    if (isTmaLoad(op))
+      return;
+    ArrayRef<StringAttr> dims = op.getResult().getType().getDims();
+    words += getScaleBlocksSpanned(
+        getTileDimExtent(dims.front().getValue(), config));
+  });
+  return words;
+}
+
 int64_t mlir::fgemm::getEpilogueVectorBytes(ReadTileOp read,
                                             ConfigAttr config) {
   TileType tile = read.getResult().getType();
@@ -97,25 +84,15 @@ int64_t mlir::fgemm::getEpilogueVectorBytes(Operation *kernel,
   return bytes;
 }
 
-SharedMemoryPlan mlir::fgemm::planSharedMemory(ArrayRef<Operation *> slotLoads,
-                                               TileType outputTile,
-                                               Type outputElement,
-                                               int64_t vectorBytes,
-                                               ConfigAttr config) {
+SharedMemoryPlan
+mlir::fgemm::planSharedMemory(ArrayRef<TileType> slotTypes, TileType outputTile,
+                              Type outputElement, int64_t scaleWords,
+                              int64_t vectorBytes, ConfigAttr config) {
   SharedMemoryPlan plan;
   int64_t offset = 0;
-  for (Operation *load : slotLoads) {
-    auto type = cast<TileType>(load->getResult(0).getType());
-    int64_t bytes, align;
-    if (isRingScaleLoad(load)) {
-      // One f32 per 128-row block the tile spans (cp.async, 4 bytes each).
-      bytes = 4 * getScaleBlocksSpanned(
-                      getTileDimExtent(type.getDims()[0].getValue(), config));
-      align = 16;
-    } else {
-      bytes = getTileBytes(type, config);
-      align = getSlotAlignment(type);
-    }
+  for (TileType type : slotTypes) {
+    int64_t bytes = getTileBytes(type, config);
+    int64_t align = getSlotAlignment(type);
     int64_t stride = llvm::alignTo(bytes, align);
     offset = llvm::alignTo(offset, align);
     plan.slotOffsets.push_back(offset);
@@ -134,10 +111,13 @@ SharedMemoryPlan mlir::fgemm::planSharedMemory(ArrayRef<Operation *> slotLoads,
   offset = llvm::alignTo(offset, 8);
   plan.barrierOffset = offset;
   offset += 2 * 8 * config.getStages();
-  // Staged epilogue vectors.
+  // Staged per-block scales: [word][chunk block] f32.
   offset = llvm::alignTo(offset, 16);
   plan.scaleOffset = offset;
-  plan.scaleBytes = 0;
+  plan.scaleBytes = scaleWords * kScaleChunkBlocks * 4;
+  offset += plan.scaleBytes;
+  // Staged epilogue vectors.
+  offset = llvm::alignTo(offset, 16);
   plan.vectorOffset = offset;
   plan.vectorBytes = vectorBytes;
   offset += vectorBytes;

@@ -11,23 +11,21 @@
 namespace mlir::fgemm {
 
 /// Whether `op` is a load the TMA engine does: an FP8 operand tile, or the
-/// MN-major per-row scales that travel with it.
+/// MN-major per-row scales that travel with it. Other loads (per-block scales)
+/// are a few words the math threads read themselves.
 bool isTmaLoad(Operation *op);
 
-/// Whether `op` is a load of per-block scales (128 x 128 blocks: a few words
-/// per tile) for its K loop's own block, at indices fixed before the loop:
-/// the producer copies them into the ring slot with the operand tiles, so
-/// the math threads never wait on global memory for them. (The math
-/// threads' load_scales `from` the slot is not one.)
-bool isRingScaleLoad(Operation *op);
-
-/// The loads the producer puts into the ring, in slot order: the K loop
-/// body's TMA loads, then its ring scale loads.
-SmallVector<Operation *> getRingLoads(Block &kLoopBody);
+/// K blocks whose per-block scales the math threads stage in shared memory
+/// at a time (the K loop re-stages every this many blocks).
+inline constexpr int64_t kScaleChunkBlocks = 128;
 
 /// The 128-row scale blocks a tile of `rows` rows can span: one when `rows`
 /// divides 128, else ceil(rows / 128) + 1 (tiles straddle blocks).
 int64_t getScaleBlocksSpanned(int64_t rows);
+
+/// Scale words per K block the math threads of `kernel` stage: the blocks
+/// each per-block scales load (not a TMA load) can span.
+int64_t getStagedScaleWords(Operation *kernel, ConfigAttr config);
 
 /// Bytes of `read`'s staging in shared memory: a 1-D fgemm.read_tile (an
 /// epilogue vector, copied in during the main loop; see
@@ -37,14 +35,15 @@ int64_t getEpilogueVectorBytes(ReadTileOp read, ConfigAttr config);
 /// The sum of getEpilogueVectorBytes over `kernel`'s reads.
 int64_t getEpilogueVectorBytes(Operation *kernel, ConfigAttr config);
 
-/// Lays out `stages` slots for every load in `slotLoads` (getRingLoads),
-/// then the epilogue tile of `outputTile`'s shape in `outputElement`, then
-/// the mbarriers, then `vectorBytes` of staged epilogue vectors (16-byte
-/// aligned; the ring plan attribute records them past its (empty) scale
-/// area).
-SharedMemoryPlan planSharedMemory(ArrayRef<Operation *> slotLoads,
+/// Lays out `stages` slots of every type in `slotTypes`, then the epilogue
+/// tile of `outputTile`'s shape in `outputElement`, then the mbarriers, then
+/// kScaleChunkBlocks K blocks of `scaleWords` staged f32 scales, then
+/// `vectorBytes` of staged epilogue vectors (16-byte aligned; the ring plan
+/// attribute records them as the bytes past its scales).
+SharedMemoryPlan planSharedMemory(ArrayRef<TileType> slotTypes,
                                   TileType outputTile, Type outputElement,
-                                  int64_t vectorBytes, ConfigAttr config);
+                                  int64_t scaleWords, int64_t vectorBytes,
+                                  ConfigAttr config);
 
 } // namespace mlir::fgemm
 

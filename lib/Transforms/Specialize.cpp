@@ -36,9 +36,10 @@ LogicalResult mlir::fgemm::specializeKernel(KernelOp kernel,
     return kernel.emitError(problem);
 
   // Resource check: the same plan fgemm-pipeline-tma will make.
-  SmallVector<Operation *> slots;
-  kernel.walk([&](KLoopOp loop) {
-    llvm::append_range(slots, getRingLoads(loop.getBody().front()));
+  SmallVector<TileType> slots;
+  kernel.walk([&](Operation *op) {
+    if (isTmaLoad(op))
+      slots.push_back(cast<TileType>(op->getResult(0).getType()));
   });
   StoreOp store;
   kernel.walk([&](StoreOp s) { store = s; });
@@ -56,6 +57,7 @@ LogicalResult mlir::fgemm::specializeKernel(KernelOp kernel,
   auto smemBytes = [&](ConfigAttr config) {
     return planSharedMemory(slots, store.getValue().getType(),
                             store.getDest().getType().getElementType(),
+                            getStagedScaleWords(kernel, config),
                             getEpilogueVectorBytes(kernel, config), config)
         .totalBytes;
   };

@@ -4,21 +4,19 @@
 // fgemm-warp-specialize: splits the K loop that feeds fgemm.scaled_dot into
 //
 //   producer warpgroup (1 elected thread)    math warpgroups (64 rows each)
-//   for kb: TMA-load A, B, SFA tiles,  -->   for kb: get tiles from the ring
-//           copy SFB's few words,              read SFB from the slot,
-//           put them in the ring               wgmma + promotion
+//   for kb: TMA-load A, B, SFA tiles   -->   for kb: get tiles from the ring
+//           put them in the ring               load SFB, wgmma + promotion
 //                                              release the ring entry
 //                                            epilogue (store)
 //
 // Loads that TMA does (FP8 tiles, MN-major per-row scales) move to the
-// producer; so do per-block scales of the K block (a word or two per tile:
-// the producer copies them into the slot, and the math threads' load_scales
-// reads them there, `from` the slot). The producer runs ahead of the math by
-// as many K blocks as the pipeline has stages (fgemm-pipeline-tma).
+// producer; everything else, including per-block scales that are a single
+// word per tile, stays with the math warpgroups. The producer runs ahead of
+// the math by as many K blocks as the pipeline has stages (fgemm-pipeline-tma).
 //
-// Limitations: one K loop per kernel; the producer's load indices must be
-// the loop's K block index or values defined before the loop (the producer
-// recomputes nothing else).
+// Limitations: one K loop per kernel; TMA load indices must be the loop's K
+// block index or values defined before the loop (the producer recomputes
+// nothing else).
 //
 //===----------------------------------------------------------------------===//
 
@@ -88,9 +86,10 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
   Value kb = loopBody.getArgument(0);
 
   // (1) The loads the producer takes over.
-  SmallVector<Operation *> ringLoads = getRingLoads(loopBody);
-  for (Operation *load : ringLoads) {
-    Operation &op = *load;
+  SmallVector<Operation *> tmaLoads;
+  for (Operation &op : loopBody) {
+    if (!isTmaLoad(&op))
+      continue;
     for (Value index : op.getOperands().drop_front()) {
       // The tile loop's own indices and its tile-order arithmetic are
       // recomputed by the producer's copy of the loop.
@@ -103,8 +102,9 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
       if (index != kb && (inLoop || inTileLoop))
         return notApplied(&op, "load index is computed inside the K loop");
     }
+    tmaLoads.push_back(&op);
   }
-  if (llvm::none_of(ringLoads, isTmaLoad))
+  if (tmaLoads.empty())
     return notApplied(loop, "the K loop has no loads for TMA");
 
   Location loc = loop.getLoc();
@@ -120,7 +120,7 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
   Block *producer = rewriter.createBlock(&ws.getProducer());
   Block *consumer = rewriter.createBlock(&ws.getConsumer());
 
-  // (3) Producer: a K loop with only the ring loads, putting into the ring
+  // (3) Producer: a K loop with only the TMA loads, putting into the ring
   // (inside its own copy of the tile loop when the schedule is persistent).
   rewriter.setInsertionPointToStart(producer);
   IRMapping mapping;
@@ -149,7 +149,7 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
                                       rewriter.getIndexType(), loc);
   mapping.map(kb, pBody->getArgument(0));
   SmallVector<Value> put;
-  for (Operation *load : ringLoads)
+  for (Operation *load : tmaLoads)
     put.push_back(rewriter.clone(*load, mapping)->getResult(0));
   RingPutOp::create(rewriter, loc, ring, pBody->getArgument(0), Value(),
                     Value(), put);
@@ -161,15 +161,7 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
   rewriter.setInsertionPointToStart(&loopBody);
   auto get = RingGetOp::create(rewriter, loc, TypeRange(ValueRange(put)), ring,
                                kb, Value(), Value());
-  for (auto [load, value] : llvm::zip(ringLoads, get.getValues())) {
-    if (auto scales = dyn_cast<LoadScalesOp>(load);
-        scales && !isTmaLoad(load)) {
-      // The math threads still read them (the indices place the tile's rows
-      // in their blocks), from the slot.
-      rewriter.modifyOpInPlace(
-          scales, [&] { scales.getStagedMutable().assign(value); });
-      continue;
-    }
+  for (auto [load, value] : llvm::zip(tmaLoads, get.getValues())) {
     rewriter.replaceAllUsesWith(load->getResult(0), value);
     rewriter.eraseOp(load);
   }

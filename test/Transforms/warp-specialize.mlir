@@ -1,9 +1,8 @@
 // RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize --fgemm-schedule-tiles --fgemm-warp-specialize | FileCheck %s
 // RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize --fgemm-schedule-tiles --fgemm-warp-specialize="producer-regs=24 consumer-regs=240" | FileCheck %s --check-prefix=REGS
-// fgemm-warp-specialize: TMA loads (A, B tiles and the MN-major A scales) and
-// the per-block B scales move to the producer's ring.put; the math warpgroups
-// read the B scales `from` their slot, and keep the dot and the epilogue.
-// Negative cases are in warp-specialize-invalid.mlir.
+// fgemm-warp-specialize: TMA loads (A, B tiles and the MN-major A scales) move
+// to the producer; the per-block B scale, the dot and the epilogue stay with
+// the math warpgroups. Negative cases are in warp-specialize-invalid.mlir.
 
 // CHECK-LABEL: fgemm.kernel @sm90_fp8_gemm_1d2d
 // CHECK: %[[TN:.*]] = fgemm.program_id x
@@ -16,13 +15,12 @@
 // CHECK-NEXT: %[[A:.*]] = fgemm.load %{{.*}}[%[[TM]], %[[KB]]]
 // CHECK-NEXT: %[[B:.*]] = fgemm.load %{{.*}}[%[[TN]], %[[KB]]]
 // CHECK-NEXT: %[[SA:.*]] = fgemm.load_scales %{{.*}}[%[[TM]], %[[KB]]] {{.*}}mn_major
-// CHECK-NEXT: %[[SBP:.*]] = fgemm.load_scales %{{.*}}[%[[TN]], %[[KB]]] : <[n, k], f32, block = [128, 128]>
-// CHECK-NEXT: fgemm.ring.put %[[RING]][%[[KB]]] (%[[A]], %[[B]], %[[SA]], %[[SBP]])
+// CHECK-NEXT: fgemm.ring.put %[[RING]][%[[KB]]] (%[[A]], %[[B]], %[[SA]])
 // CHECK: } consumer {
 // CHECK-NEXT: %[[ACC:.*]] = fgemm.k_loop "k" init(%[[ZERO]]
 // CHECK-NEXT: ^bb0(%[[KB2:.*]]: index, %[[C:.*]]: !fgemm.tile<[bm, bn], f32>):
-// CHECK-NEXT: %[[GOT:.*]]:4 = fgemm.ring.get %[[RING]][%[[KB2]]]
-// CHECK-NEXT: %[[SB:.*]] = fgemm.load_scales %{{.*}}[%[[TN]], %[[KB2]]] from %[[GOT]]#3 : !fgemm.tile<[bn], f32> : <[n, k], f32, block = [128, 128]>
+// CHECK-NEXT: %[[GOT:.*]]:3 = fgemm.ring.get %[[RING]][%[[KB2]]]
+// CHECK-NEXT: %[[SB:.*]] = fgemm.load_scales %{{.*}}[%[[TN]], %[[KB2]]] : <[n, k], f32, block = [128, 128]>
 // CHECK-NEXT: %[[DOT:.*]] = fgemm.scaled_dot %[[GOT]]#0, %[[GOT]]#1 scales(%[[GOT]]#2, %[[SB]]) acc(%[[C]])
 // CHECK-NEXT: fgemm.ring.release %[[RING]][%[[KB2]]]
 // CHECK-NEXT: fgemm.yield %[[DOT]]

@@ -77,40 +77,6 @@ void KernelLowering::waitParity(Value barrier, Value parityI32) {
                                         constI32(kTryWaitTicks));
 }
 
-/// waitParity whose retry branch is warp-uniform: the warp leaves the loop
-/// only when every lane saw the phase complete (vote.sync.all), so ptxas
-/// knows the warp is converged after it. The math warps of persistent
-/// kernels wait so: after a per-lane retry loop in the tile loop, ptxas
-/// built their wgmma descriptors outside uniform registers (32-64 R2UR per
-/// two K blocks) unless a bar.sync in the K loop told it the warp was
-/// converged.
-void KernelLowering::waitParityConverged(Value barrier, Value parityI32) {
-  auto whileOp = scf::WhileOp::create(b, loc, TypeRange(), ValueRange());
-  {
-    OpBuilder::InsertionGuard guard(b);
-    Block *before = b.createBlock(&whileOp.getBefore());
-    b.setInsertionPointToStart(before);
-    auto asmOp = LLVM::InlineAsmOp::create(
-        b, loc, b.getI32Type(), ValueRange{barrier, parityI32},
-        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [$1], "
-        "$2, " +
-            std::to_string(kTryWaitTicks) + "; selp.u32 $0, 1, 0, p; }",
-        "=r,r,r", /*has_side_effects=*/true, /*is_align_stack=*/false,
-        LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
-        ArrayAttr());
-    Value done = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
-                                       asmOp.getResult(0), constI32(0));
-    Value all = NVVM::VoteSyncOp::create(b, loc, b.getI1Type(), constI32(-1),
-                                         done, NVVM::VoteSyncKind::all);
-    Value again = arith::XOrIOp::create(
-        b, loc, all, arith::ConstantIntOp::create(b, loc, 1, 1));
-    scf::ConditionOp::create(b, loc, again, ValueRange());
-    Block *after = b.createBlock(&whileOp.getAfter());
-    b.setInsertionPointToStart(after);
-    scf::YieldOp::create(b, loc, ValueRange());
-  }
-}
-
 Type KernelLowering::partialType() {
   // m64nN f32: each of the warpgroup's 128 threads holds N / 2 values.
   SmallVector<Type> fields(config.getBlockN() / 2, b.getF32Type());
@@ -157,8 +123,7 @@ LogicalResult KernelLowering::buildFunction() {
   };
   kernel.walk([&](RingPutOp put) {
     for (Value v : put.getValues())
-      if (isTmaLoad(v.getDefiningOp()))
-        addUnique(tmaArgs, v.getDefiningOp()->getOperand(0));
+      addUnique(tmaArgs, v.getDefiningOp()->getOperand(0));
   });
   kernel.walk([&](StoreOp store) { addUnique(tmaArgs, store.getDest()); });
   // Outputs a store cuts by rows are also written by the threads directly.
@@ -405,10 +370,8 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
         return success();
       })
       .Case([&](LoadScalesOp l) -> LogicalResult {
-        // Issued by its ring.put (a TMA load, or the producer's copy of
-        // per-block scales), or loaded before the K loop.
-        if (isTmaLoad(l) || isRingScaleLoad(l) || preloaded.contains(l))
-          return success();
+        if (isTmaLoad(l) || preloaded.contains(l))
+          return success(); // issued by its ring.put, or staged by the K loop
         return lowerLoadScales(l);
       })
       .Case([&](ScaledDotOp d) {
@@ -691,11 +654,13 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
     }
   Block &body = op.getBody().front();
   Value kbArg = body.getArgument(0);
-  // Per-block scales the math threads read from the ring slots (the
-  // producer copied them there with the K block's tiles).
+  // Per-block scales the math threads read (not TMA loads, not per tensor),
+  // indexed by the K block: staged in shared memory by buildKLoop.
   SmallVector<LoadScalesOp> staged;
   for (auto scales : body.getOps<LoadScalesOp>())
-    if (scales.getStaged() && scales.getKb() == kbArg)
+    if (!isTmaLoad(scales) && !scales.getSource().getType().isPerTensor() &&
+        scales.getKb() == kbArg &&
+        !op->isAncestor(scales.getIndex().getParentRegion()->getParentOp()))
       staged.push_back(scales);
 
   // A tile whose columns straddle 128-column scale blocks (block_n not
@@ -757,12 +722,45 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
   return success();
 }
 
-FailureOr<SmallVector<Value>> KernelLowering::emitKBlock(KLoopOp op, Value kb,
-                                                         ValueRange args) {
+FailureOr<SmallVector<Value>>
+KernelLowering::emitKBlock(KLoopOp op, Value kb, ValueRange args,
+                           ArrayRef<LoadScalesOp> staged) {
   Block &body = op.getBody().front();
   mapping[body.getArgument(0)] = kb;
   for (auto [from, to] : llvm::zip(body.getArguments().drop_front(), args))
     mapping[from] = to;
+  if (!staged.empty()) {
+    // The per-block scales the math threads read come from shared memory:
+    // at the first K block of each chunk the math threads copy the chunk's
+    // scales there (a barrier first, so that no thread still reads the
+    // previous chunk, or the previous tile's, and one after). A global load
+    // per K block, carried into the next iteration, had stalled on its
+    // latency (ncu, docs/PERF.md); DeepGEMM stages its B scales too.
+    Value chunkBlock =
+        arith::RemUIOp::create(b, loc, toI32(kb), constI32(kScaleChunkBlocks));
+    Value atChunk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          chunkBlock, constI32(0));
+    auto ifOp = scf::IfOp::create(b, loc, atChunk, /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      mathBarrier();
+      int64_t word = 0;
+      for (LoadScalesOp scales : staged) {
+        stageBlockScales(scales, toI32(kb), word);
+        word += getScaleBlocksSpanned(
+            extent(scales.getResult().getType().getDims()[0]));
+      }
+      mathBarrier();
+    }
+    int64_t word = 0;
+    for (LoadScalesOp scales : staged) {
+      readStagedScales(scales, chunkBlock, word);
+      word += getScaleBlocksSpanned(
+          extent(scales.getResult().getType().getDims()[0]));
+      preloaded.insert(scales);
+    }
+  }
   if (failed(lowerBlock(body)))
     return failure();
   auto yield = cast<YieldOp>(body.getTerminator());
@@ -776,7 +774,9 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
   SmallVector<Value> inits =
       llvm::map_to_vector(op.getInits(), [&](Value v) { return lookup(v); });
   // K blocks [from, numBlocks). The loop's index starts at 0 (kb = index +
-  // from), so that after unrolling by u LLVM knows it is a multiple of u.
+  // from): after unrolling by u, LLVM then knows the index is a multiple of
+  // u and drops the chunk-start staging from the copies that cannot be at a
+  // chunk start (from 1, each copy had kept it: 1.5% at K = 16384).
   // (Not for tiles whose offset inside a scale block takes more than two
   // values, block_n 96 or 160: their four K-loop copies, lowerKLoop, leave
   // less room in registers, and the index's extra register made ptxas
@@ -801,7 +801,7 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
     if (shifted && from)
       kb = arith::AddIOp::create(b, loc, kb, constIndex(from));
     FailureOr<SmallVector<Value>> results =
-        emitKBlock(op, kb, forOp.getRegionIterArgs());
+        emitKBlock(op, kb, forOp.getRegionIterArgs(), staged);
     if (failed(results))
       return failure();
     scf::YieldOp::create(b, loc, *results);
@@ -823,7 +823,8 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
   // them before the branch).
   auto emitPeeled = [&]() -> FailureOr<SmallVector<Value>> {
     firstKBlock = true;
-    FailureOr<SmallVector<Value>> first = emitKBlock(op, constIndex(0), inits);
+    FailureOr<SmallVector<Value>> first =
+        emitKBlock(op, constIndex(0), inits, staged);
     firstKBlock = false;
     if (failed(first))
       return failure();
@@ -942,56 +943,17 @@ LogicalResult KernelLowering::lowerRingPut(RingPutOp op) {
   Value flipped = arith::XOrIOp::create(b, loc, parity, constI32(1));
   waitParity(barrierAt(/*empty=*/true, stage), flipped);
   Value full = barrierAt(/*empty=*/false, stage);
-  Value stageI32 = toI32(stage);
-  auto slotAt = [&](size_t i) {
-    return smemAt(arith::AddIOp::create(b, loc, constI32(slotOffsets[i]),
-                                        mulI32(stageI32, slotStrides[i])));
-  };
-  // Per-block scales first: a word per 128-row block the tile spans, copied
-  // by cp.async; the barrier then also waits for them (cp.async.mbarrier.
-  // arrive raises its pending count until they land, so it must precede the
-  // arrival below).
-  bool copiedScales = false;
-  for (auto [i, value] : llvm::enumerate(op.getValues())) {
-    auto scales = value.getDefiningOp<LoadScalesOp>();
-    if (!scales || isTmaLoad(scales))
-      continue;
-    FailureOr<BlockScaleSource> source = blockScaleSource(scales);
-    if (failed(source))
-      return failure();
-    Value kb = toI32(lookup(scales.getKb()));
-    // cp.async takes its shared address in a vector register: a copy of it
-    // (pinned), so that ptxas keeps the shared-memory base itself in a
-    // uniform register for the math warps (else their wgmma descriptors
-    // left uniform registers: 64 R2UR per two K blocks at 256x128).
-    auto sharedPtr = LLVM::LLVMPointerType::get(b.getContext(), 3);
-    Value dst = LLVM::IntToPtrOp::create(
-        b, loc, sharedPtr,
-        pinned(LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), slotAt(i))));
-    for (int64_t j = 0; j < source->numBlocks; ++j) {
-      Value at = LLVM::GEPOp::create(b, loc, sharedPtr, b.getF32Type(), dst,
-                                     ValueRange{constI32(j)});
-      NVVM::CpAsyncOp::create(
-          b, loc, at, blockScaleAddress(scales, *source, constI32(j), kb),
-          /*size=*/4, NVVM::LoadCacheModifierKind::CA,
-          /*cpSize=*/Value());
-    }
-    copiedScales = true;
-  }
-  if (copiedScales)
-    NVVM::CpAsyncMBarrierArriveOp::create(b, loc, full, /*noinc=*/false);
   int64_t bytes = 0;
-  for (auto [i, value] : llvm::enumerate(op.getValues()))
-    if (isTmaLoad(value.getDefiningOp()))
-      bytes += slotBytes[i]; // TMA counts whole boxes, zero-filled parts too
+  for (int64_t n : slotBytes)
+    bytes += n; // TMA counts whole boxes, zero-filled parts included
   NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full, constI32(bytes),
                                          /*scope=*/nullptr, /*relaxed=*/nullptr,
                                          Value());
+  Value stageI32 = toI32(stage);
   for (auto [i, value] : llvm::enumerate(op.getValues())) {
     Operation *load = value.getDefiningOp();
-    if (!isTmaLoad(load))
-      continue;
-    Value dst = slotAt(i);
+    Value dst = smemAt(arith::AddIOp::create(b, loc, constI32(slotOffsets[i]),
+                                             mulI32(stageI32, slotStrides[i])));
     Value desc = argParams.lookup(load->getOperand(0));
     SmallVector<Value> coords;
     if (auto tile = dyn_cast<LoadOp>(load)) {
@@ -1065,16 +1027,8 @@ LogicalResult KernelLowering::lowerRingGet(RingGetOp op) {
           arith::AddIOp::create(b, loc, constI32(slotOffsets[i] / 16),
                                 mulI32(stageI32, slotStrides[i] / 16)));
   }
-  if (!reuseRingEntry) {
-    Value full = barrierAt(/*empty=*/false, stage);
-    Value parity = toI32(lookup(op.getPhase()));
-    // (A plain grid keeps the per-lane wait: its descriptors stay uniform,
-    // and the vote cost 128x192 tiles registers that ptxas then spilled.)
-    if (config.isPersistent())
-      waitParityConverged(full, parity);
-    else
-      waitParity(full, parity);
-  }
+  if (!reuseRingEntry)
+    waitParity(barrierAt(/*empty=*/false, stage), toI32(lookup(op.getPhase())));
   return success();
 }
 

@@ -108,7 +108,6 @@ private:
   /// full[stage] or empty[stage].
   Value barrierAt(bool empty, Value stage);
   void waitParity(Value barrier, Value parityI32);
-  void waitParityConverged(Value barrier, Value parityI32);
   /// The tile's promoted accumulator: waves x block_n / 2 f32 per thread,
   /// wave w's fragment j at field w * block_n / 2 + j.
   Type accumulatorType();
@@ -173,14 +172,15 @@ private:
   /// The producer's last wait for every slot of a cluster's ring, after
   /// `numBlocks` puts.
   void drainClusterRing(Value numBlocks);
-  /// The K loop as one scf.for (`staged`: its per-block scales read from
-  /// the ring slots); returns the values of the op's results.
+  /// The K loop as one scf.for, the per-block scales `staged` staged in
+  /// shared memory chunk by chunk; returns the values of the op's results.
   FailureOr<SmallVector<Value>> buildKLoop(KLoopOp op, Value numBlocks,
                                            ArrayRef<LoadScalesOp> staged);
   /// One K block `kb` of the loop's body with its arguments `args`; the
   /// values it yields.
   FailureOr<SmallVector<Value>> emitKBlock(KLoopOp op, Value kb,
-                                           ValueRange args);
+                                           ValueRange args,
+                                           ArrayRef<LoadScalesOp> staged);
   LogicalResult lowerTileLoop(TileLoopOp op);
   LogicalResult lowerRingPut(RingPutOp op);
   LogicalResult lowerRingGet(RingGetOp op);
@@ -195,10 +195,14 @@ private:
     std::optional<int64_t> offset; // firstRow % 128 when known
   };
   FailureOr<BlockScaleSource> blockScaleSource(LoadScalesOp op);
-  Value blockScaleAddress(LoadScalesOp op, const BlockScaleSource &source,
-                          Value relativeBlock, Value kb);
   Value loadBlockScale(LoadScalesOp op, const BlockScaleSource &source,
                        Value relativeBlock, Value kb);
+  /// The math threads copy the scales of K blocks [chunkStart, chunkStart +
+  /// kScaleChunkBlocks) of `op`'s tile to staged words [word, word +
+  /// blocks spanned).
+  void stageBlockScales(LoadScalesOp op, Value chunkStart, int64_t word);
+  /// `op`'s scales of the chunk's block `chunkBlock`, read from the staging.
+  void readStagedScales(LoadScalesOp op, Value chunkBlock, int64_t word);
   /// bar.sync of the math warpgroups.
   void mathBarrier() {
     NVVM::BarrierOp::create(b, loc, Type(), constI32(kMathBarrierId),
@@ -311,7 +315,6 @@ private:
     std::optional<int64_t> offset;
   };
   DenseMap<Value, BlockScales> blockScales;
-
   /// Stores of `x + read_tile(C)` -> whether C is the destination's buffer
   /// (i1): then the addend read as zeros and the tile goes out by TMA
   /// reduce-add.

@@ -147,11 +147,11 @@ LogicalResult KernelLowering::lowerOverlappedDotLoop(KLoopOp op,
   return success();
 }
 
-/// The address of the tile's block `relativeBlock` (clamped to the last
-/// block) at K block `kb` in global memory (i32 values).
-Value KernelLowering::blockScaleAddress(LoadScalesOp op,
-                                        const BlockScaleSource &source,
-                                        Value relativeBlock, Value kb) {
+/// The scale of the tile's block `relativeBlock` (clamped to the last block)
+/// at K block `kb`, from global memory (i32 values).
+Value KernelLowering::loadBlockScale(LoadScalesOp op,
+                                     const BlockScaleSource &source,
+                                     Value relativeBlock, Value kb) {
   Value block = arith::MinUIOp::create(
       b, loc, arith::AddIOp::create(b, loc, source.firstBlock, relativeBlock),
       source.lastBlock);
@@ -161,18 +161,10 @@ Value KernelLowering::blockScaleAddress(LoadScalesOp op,
           b, loc, source.groupBase,
           arith::MulIOp::create(b, loc, block, source.kBlocks)),
       kb);
-  return LLVM::GEPOp::create(
+  Value ptr = LLVM::GEPOp::create(
       b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), b.getF32Type(),
       argPointers.lookup(op.getSource()), ValueRange{element});
-}
-
-/// The scale of the tile's block `relativeBlock` at K block `kb`, loaded
-/// from global memory by this thread.
-Value KernelLowering::loadBlockScale(LoadScalesOp op,
-                                     const BlockScaleSource &source,
-                                     Value relativeBlock, Value kb) {
-  return LLVM::LoadOp::create(b, loc, b.getF32Type(),
-                              blockScaleAddress(op, source, relativeBlock, kb),
+  return LLVM::LoadOp::create(b, loc, b.getF32Type(), ptr,
                               /*alignment=*/4, /*isVolatile=*/false,
                               /*isNonTemporal=*/false, /*isInvariant=*/true);
 }
@@ -256,28 +248,69 @@ LogicalResult KernelLowering::lowerLoadScales(LoadScalesOp op) {
   if (failed(source))
     return failure();
   BlockScales scales{source->firstRow, {}, source->offset};
-  if (Value staged = op.getStaged()) {
-    // From the ring slot, where the producer copied a word per block the
-    // tile can span (the first source->numBlocks of them are this tile's).
-    Value slot = lookup(staged);
-    if (!slot || !isa<LLVM::LLVMPointerType>(slot.getType()))
-      return op.emitError("staged scales must come from a ring slot");
-    for (int64_t j = 0; j < source->numBlocks; ++j)
-      scales.values.push_back(LLVM::LoadOp::create(
-          b, loc, b.getF32Type(),
-          LLVM::GEPOp::create(b, loc, slot.getType(), b.getF32Type(), slot,
-                              ValueRange{constI32(j)}),
-          /*alignment=*/4));
-    mapping[op] = scales.values.front();
-    blockScales[op.getResult()] = scales;
-    return success();
-  }
   for (int64_t j = 0; j < source->numBlocks; ++j)
     scales.values.push_back(
         loadBlockScale(op, *source, constI32(j), toI32(lookup(op.getKb()))));
   mapping[op] = scales.values.front();
   blockScales[op.getResult()] = scales;
   return success();
+}
+
+/// Staged word w, chunk block c at scaleOffset + (w x chunk + c) x 4. Each
+/// math thread copies every (128 x warpgroups)-th entry; entries past the
+/// tensor's K blocks are left as they are (no K block reads them).
+void KernelLowering::stageBlockScales(LoadScalesOp op, Value chunkStart,
+                                      int64_t word) {
+  FailureOr<BlockScaleSource> source = blockScaleSource(op);
+  if (failed(source))
+    return;
+  int64_t entries = source->numBlocks * kScaleChunkBlocks;
+  int64_t threads = 128 * config.getMathWarpgroups();
+  // Unrolled, so that the loads of one thread are in flight together.
+  for (int64_t first = 0; first < entries; first += threads) {
+    Value entry = arith::AddIOp::create(b, loc, mathTid, constI32(first));
+    Value j =
+        arith::DivUIOp::create(b, loc, entry, constI32(kScaleChunkBlocks));
+    Value c =
+        arith::RemUIOp::create(b, loc, entry, constI32(kScaleChunkBlocks));
+    Value kb = arith::AddIOp::create(b, loc, chunkStart, c);
+    Value inside = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, entry,
+                              constI32(entries)),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, kb,
+                              source->kBlocks));
+    auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    Value value = loadBlockScale(op, *source, j, kb);
+    Value slot = arith::AddIOp::create(
+        b, loc, mulI32(j, kScaleChunkBlocks),
+        arith::AddIOp::create(b, loc, c, constI32(word * kScaleChunkBlocks)));
+    LLVM::StoreOp::create(b, loc, value,
+                          smemAt(arith::AddIOp::create(
+                              b, loc, constI32(scaleOffset), mulI32(slot, 4))),
+                          /*alignment=*/4);
+  }
+}
+
+void KernelLowering::readStagedScales(LoadScalesOp op, Value chunkBlock,
+                                      int64_t word) {
+  FailureOr<BlockScaleSource> source = blockScaleSource(op);
+  if (failed(source))
+    return;
+  BlockScales scales{source->firstRow, {}, source->offset};
+  for (int64_t j = 0; j < source->numBlocks; ++j) {
+    Value slot = arith::AddIOp::create(
+        b, loc, chunkBlock, constI32((word + j) * kScaleChunkBlocks));
+    scales.values.push_back(LLVM::LoadOp::create(
+        b, loc, b.getF32Type(),
+        smemAt(arith::AddIOp::create(b, loc, constI32(scaleOffset),
+                                     mulI32(slot, 4))),
+        /*alignment=*/4));
+  }
+  mapping[op] = scales.values.front();
+  blockScales[op.getResult()] = scales;
 }
 
 /// The B scale of accumulator fragment `i` (columns 8i .. 8i+7 of the tile;

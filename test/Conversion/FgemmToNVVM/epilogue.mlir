@@ -97,11 +97,11 @@
 // each 4-byte copy); after the loop each thread reads its pairs from shared
 // memory, widens them to f32 (exact) and adds them; the sum is rounded to
 // bf16 once, by the store. The ring plan leaves the vector's 128 bytes past
-// the barriers.
+// the staged scales.
 // BFB-LABEL: llvm.func @sm90_fp8_gemm_bias_1d2d(
 // BFB-SAME: %arg4: !llvm.ptr<1> {llvm.noalias}, %[[BVEC:arg5]]: !llvm.ptr<1>, %arg6: i32,
 // BFB-SAME: #fgemm.pointer_param<arg = 3>, #fgemm.pointer_param<arg = 4>
-// BFB-SAME: fgemm.smem_bytes = 117952
+// BFB-SAME: fgemm.smem_bytes = 117440
 // BFB-SAME: fgemm.variant = "dense_bias"
 // BFB: llvm.getelementptr %[[BVEC]][%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i8
 // BFB: nvvm.cp.async.shared.global

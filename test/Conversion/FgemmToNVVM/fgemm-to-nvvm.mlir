@@ -21,7 +21,7 @@
 // CHECK-SAME: %[[SFB:arg[0-9]+]]: !llvm.ptr<1> {llvm.noalias}, %[[M:arg[0-9]+]]: i32, %[[N:arg[0-9]+]]: i32, %[[K:arg[0-9]+]]: i32)
 // The parameter list as the kernel description states it (docs/ABI.md).
 // CHECK-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 2, box = [128, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 4, box = [64, 128], swizzle = 128>, #fgemm.pointer_param<arg = 3>, #fgemm.dim_param<"m">, #fgemm.dim_param<"n">, #fgemm.dim_param<"k">]
-// CHECK-SAME: fgemm.smem_bytes = 166976
+// CHECK-SAME: fgemm.smem_bytes = 166464
 // CHECK-SAME: nvvm.kernel, nvvm.maxnreg = 168 : i32, nvvm.reqntid = array<i32: 384, 1, 1>
 
 // Set-up by thread 0: the four TMA descriptors prefetched (parameter
@@ -37,26 +37,24 @@
 // CHECK-NOT: nvvm.fence.proxy
 // CHECK: nvvm.barrier0
 
-// Producer: fewer registers; one thread waits for a free slot, copies the
-// tile's B scale (a word) from global memory into the slot by cp.async and
-// makes the full barrier wait for it (cp.async.mbarrier.arrive, before its
-// own arrival), arms the barrier with the TMA bytes of A + B + SFA, and
-// issues three TMA loads.
+// Producer: fewer registers; one thread waits for a free slot, arms the full
+// barrier with the bytes of A + B + SFA, and issues three TMA loads.
 // CHECK: nvvm.setmaxregister decrease 40
 // CHECK: scf.for
 // CHECK: nvvm.mbarrier.try_wait.parity
-// CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 4, cache = ca : !llvm.ptr<3>, !llvm.ptr<1>
-// CHECK-NEXT: nvvm.cp.async.mbarrier.arrive %[[FULL:.*]] : !llvm.ptr<3>
-// CHECK-NEXT: nvvm.mbarrier.arrive.expect_tx %[[FULL]], %c33280_i32
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c33280_i32
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[TMA_A]], %{{.*}}, box[
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[TMA_B]], %{{.*}}, box[
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[TMA_SFA]], %{{.*}}, box[
 
 // Math warpgroups: more registers; the warpgroup index made warp-uniform by
-// a shuffle (wgmma descriptors stay in uniform registers). Per K block: wait
-// for the slot, read the B scale and the two A row scales from the slot,
-// four k32 wgmmas (the first starts a fresh partial sum), wait, one arrival
-// per warp on the slot's empty barrier, promote.
+// a shuffle (wgmma descriptors stay in uniform registers). The B scales come
+// from shared memory (staged at 165952): at the first K block of each chunk
+// of 128, between two math barriers, the math threads copy the chunk's
+// scales there; each K block reads its own with one shared load. Per K
+// block: wait for the slot, read the two A row scales, four k32 wgmmas (the
+// first starts a fresh partial sum), wait, one arrival per warp on the
+// slot's empty barrier, promote.
 // CHECK: nvvm.setmaxregister increase 232
 // CHECK: nvvm.shfl.sync idx %{{.*}}, %{{.*}}, %c0_i32, %c31_i32 : i32 -> i32
 // The first K block runs before the loop and its promotion writes the
@@ -67,10 +65,17 @@
 // CHECK-NOT: llvm.intr.fma
 // CHECK: %[[TRIPS:.*]] = arith.subi %{{.*}}, %c1 : index
 // CHECK: scf.for %{{.*}} = %c0 to {{.*}} iter_args
-// CHECK-NOT: nvvm.barrier id
-// CHECK: nvvm.mbarrier.try_wait.parity
-// CHECK-NOT: !llvm.ptr<1> -> f32
+// CHECK: %[[CHUNK:.*]] = arith.remui %{{.*}}, %c128_i32 : i32
+// CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi eq, %[[CHUNK]], %c0_i32 : i32
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK-NEXT: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
+// CHECK: llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK: arith.addi %{{.*}}, %c165952_i32 : i32
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
+// CHECK: arith.addi %{{.*}}, %c165952_i32 : i32
 // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 // CHECK: nvvm.wgmma.fence.aligned
@@ -86,14 +91,14 @@
 
 // Epilogue: bf16 pairs into shared memory (two swizzled 64-column slabs),
 // proxy fence, math-only barrier, one TMA store per slab (the second at
-// column + 64, from 128 x 128 bytes past the staging tile at 134144);
+// column + 64, from 128 x 128 bytes past the staging tile at 133120);
 // without a tile loop the store is waited for at once.
 // CHECK-COUNT-32: llvm.fptrunc %{{.*}} : vector<2xf32> to vector<2xbf16>
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
 // CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %[[TMA_D]]
 // CHECK: %[[SLAB1:.*]] = arith.addi %{{.*}}, %c64_i32
-// CHECK: %[[SRC1:.*]] = llvm.getelementptr %{{.*}}[150528]
+// CHECK: %[[SRC1:.*]] = llvm.getelementptr %{{.*}}[149504]
 // CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %[[TMA_D]], %[[SRC1]], box[%[[SLAB1]], %{{.*}}]
 // CHECK: nvvm.cp.async.bulk.commit.group
 // CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
@@ -106,14 +111,9 @@
 
 // A 96-column tile can straddle two 128-column B-scale blocks. Tiles start
 // at multiples of 96, 0, 32, 64 or 96 columns into a block: the K loop is
-// emitted once per offset (switch on offset / 32), each copy reading from
-// the slot the blocks its tile spans (one at 0 and 32, two at 64 and 96;
-// the producer copies two words for every tile) and giving each fragment
-// its block's scale with no select; no math barrier and no global load in
-// the loop.
-// STRADDLE: nvvm.cp.async.shared.global
-// STRADDLE: nvvm.cp.async.shared.global
-// STRADDLE-NEXT: nvvm.cp.async.mbarrier.arrive
+// emitted once per offset (switch on offset / 32), each copy staging and
+// reading the blocks its tile spans (one at 0 and 32, two at 64 and 96) and
+// giving each fragment its block's scale with no select.
 // STRADDLE: nvvm.setmaxregister increase
 // STRADDLE: %[[COL:.*]] = arith.muli %{{.*}}, %c96_i32 : i32
 // STRADDLE-NEXT: %[[OFF:.*]] = arith.remui %[[COL]], %c128_i32{{.*}} : i32
@@ -123,21 +123,25 @@
 // STRADDLE-NEXT: scf.index_switch %[[IDX]]
 // STRADDLE: case 0 {
 // STRADDLE: scf.for
-// STRADDLE-NOT: nvvm.barrier id
-// STRADDLE-NOT: !llvm.ptr<1> -> f32
-// STRADDLE: nvvm.mbarrier.try_wait.parity
+// STRADDLE: nvvm.barrier
+// STRADDLE: llvm.load {{.*}} invariant {{.*}} : !llvm.ptr<1> -> f32
+// STRADDLE: nvvm.barrier
 // STRADDLE: llvm.load {{.*}} : !llvm.ptr<3> -> f32
+// STRADDLE-NOT: llvm.load
+// STRADDLE: nvvm.mbarrier.try_wait.parity
 // STRADDLE-NOT: arith.select
 // STRADDLE: case 1 {
 // STRADDLE-NOT: arith.select
 // STRADDLE: case 2 {
 // STRADDLE: scf.for
+// STRADDLE: nvvm.barrier
+// STRADDLE: llvm.load {{.*}} invariant {{.*}} : !llvm.ptr<1> -> f32
+// STRADDLE: nvvm.barrier
+// STRADDLE: llvm.load {{.*}} : !llvm.ptr<3> -> f32
+// STRADDLE-NEXT: arith.constant
+// STRADDLE: llvm.load {{.*}} : !llvm.ptr<3> -> f32
+// STRADDLE-NOT: llvm.load
 // STRADDLE: nvvm.mbarrier.try_wait.parity
-// STRADDLE: llvm.getelementptr
-// STRADDLE-NEXT: llvm.load {{.*}} : !llvm.ptr<3> -> f32
-// STRADDLE-NEXT: arith.constant 1 : i32
-// STRADDLE-NEXT: llvm.getelementptr
-// STRADDLE-NEXT: llvm.load {{.*}} : !llvm.ptr<3> -> f32
 // STRADDLE: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 96, k = 32>
 // STRADDLE-NOT: arith.select
 // STRADDLE: default {
@@ -153,12 +157,6 @@
 // PERSIST: nvvm.read.ptx.sreg.nctaid.x
 // PERSIST: scf.for
 // PERSIST: nvvm.setmaxregister increase 232
-// In the tile loop the math warps wait for a slot until every lane saw it
-// full (vote.sync all): ptxas then knows the warp leaves the wait converged
-// and keeps the wgmma descriptors in uniform registers.
-// PERSIST: scf.while
-// PERSIST-NEXT: llvm.inline_asm has_side_effects "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2, 10000000; selp.u32 $0, 1, 0, p; }"
-// PERSIST: nvvm.vote.sync all %c-1_i32
 // PERSIST: scf.for
 // PERSIST: nvvm.wgmma.mma_async
 // PERSIST: nvvm.cp.async.bulk.wait_group 0 {read}

@@ -25,24 +25,20 @@
 // after; A, B and SFA copies carry the group as their third coordinate.
 // MASKED: %[[REST:.*]] = arith.remsi %[[BLOCKS:.*]], %c4 : index
 // MASKED: %[[EVEN:.*]] = arith.subi %[[BLOCKS]], %[[REST]] : index
-// SFB of group g starts g x ceil(n/128) x ceil(k/128) scales in: the
-// producer copies the tile's word of its group into the slot.
 // MASKED: scf.for %{{.*}} = %c0 to %[[EVEN]] step %c4 {
-// MASKED: arith.muli %{{[0-9]+}}, %{{[0-9]+}} : i32
-// MASKED-NEXT: %[[SFB_GROUP:.*]] = arith.muli %[[GC:[0-9]+]], %{{[0-9]+}} : i32
-// MASKED-NEXT: arith.subi
-// MASKED: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 4, cache = ca
-// MASKED-NEXT: nvvm.cp.async.mbarrier.arrive
-// MASKED: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg0, %{{.*}}, box[%{{.*}}, %{{.*}}, %[[GC]]]
+// MASKED: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg0, %{{.*}}, box[%{{.*}}, %{{.*}}, %[[GC:.*]]]
 // MASKED: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg1, %{{.*}}, box[%{{.*}}, %{{.*}}, %[[GC]]]
 // MASKED: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg2, %{{.*}}, box[%{{.*}}, %{{.*}}, %[[GC]]]
+// SFB of group g starts g x ceil(n/128) x ceil(k/128) scales in (staged by
+// the math threads at each chunk's first K block).
 // MASKED: scf.for %{{.*}} = %[[EVEN]] to %[[BLOCKS]] step %c1 {
 // The math loop's first K block runs before it (a tile of no rows runs
 // none) and writes the accumulator with fmul (no zeros to materialize);
 // the loop runs over blocks 1 .. (its index from 0).
 // MASKED: scf.if
-// MASKED-NOT: !llvm.ptr<1> -> f32
-// MASKED: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// MASKED: %[[SFB_GROUP:.*]] = arith.muli %[[GC]], %{{.*}} : i32
+// MASKED: arith.addi %[[SFB_GROUP]]
+// MASKED: llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
 // MASKED: llvm.fmul
 // MASKED: scf.for %{{.*}} = %c0 to %{{.*}} step %c4 iter_args(
 // A tile inside the rows: TMA store at (n, m, group); else 16-byte pieces

@@ -130,7 +130,7 @@ fgemm.kernel @put_not_a_load(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {di
   fgemm.k_loop "k" {
   ^bb0(%kb: index):
     %t = "make"() : () -> !fgemm.tile<[bm, bk], f8E4M3FN>
-    // expected-error @below {{value #0 must come from an fgemm.load or fgemm.load_scales (MN-major or per-block scales) in the same block: the producer turns each into a TMA load, or copies per-block scales}}
+    // expected-error @below {{value #0 must come from an fgemm.load (or fgemm.load_scales of MN-major scales) in the same block: the producer turns each into a TMA load}}
     fgemm.ring.put %r[%kb] (%t) : !fgemm.tile<[bm, bk], f8E4M3FN>
     fgemm.yield
   }
@@ -243,61 +243,5 @@ fgemm.kernel @uaf_loop(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = [
     fgemm.yield
   // expected-error @below {{unknown  type `bogus` in dialect `fgemm`}}
   } -> !fgemm.bogus
-  fgemm.return
-}
-
-// -----
-
-// `from` names the ring slot the producer copied per-block scales into:
-// MN-major scales come by TMA with the tiles, never from such a slot.
-fgemm.kernel @staged_mn_major(%sfa: !fgemm.scales<[m, k], f32, block = [1, 128], mn_major>) attributes {dims = ["m", "k"]} {
-  %c0 = arith.constant 0 : index
-  %r = fgemm.ring.create : !fgemm.ring
-  fgemm.warp_specialize {consumer_regs = 232 : i64, math_warpgroups = 2 : i64, producer_regs = 40 : i64} producer {
-    fgemm.yield
-  } consumer {
-    fgemm.k_loop "k" {
-    ^bb0(%kb: index):
-      %s = fgemm.ring.get %r[%kb] : !fgemm.tile<[bm], f32>
-      // expected-error @below {{reads only per-block scales from a ring slot; MN-major and per-tensor scales are loaded directly}}
-      %sa = fgemm.load_scales %sfa[%c0, %kb] from %s : !fgemm.tile<[bm], f32> : !fgemm.scales<[m, k], f32, block = [1, 128], mn_major> -> !fgemm.tile<[bm], f32>
-      fgemm.yield
-    }
-    fgemm.yield
-  }
-  fgemm.return
-}
-
-// -----
-
-fgemm.kernel @staged_not_a_slot(%sfb: !fgemm.scales<[n, k], f32, block = [128, 128]>) attributes {dims = ["n", "k"]} {
-  %c0 = arith.constant 0 : index
-  fgemm.k_loop "k" {
-  ^bb0(%kb: index):
-    %t = "make"() : () -> !fgemm.tile<[bn], f32>
-    // expected-error @below {{`from` must name a fgemm.ring.get result (the slot the producer copied the scales into)}}
-    %sb = fgemm.load_scales %sfb[%c0, %kb] from %t : !fgemm.tile<[bn], f32> : !fgemm.scales<[n, k], f32, block = [128, 128]> -> !fgemm.tile<[bn], f32>
-    fgemm.yield
-  }
-  fgemm.return
-}
-
-// -----
-
-fgemm.kernel @staged_wrong_type(%sfb: !fgemm.scales<[n, k], f32, block = [128, 128]>) attributes {dims = ["n", "k"]} {
-  %c0 = arith.constant 0 : index
-  %r = fgemm.ring.create : !fgemm.ring
-  fgemm.warp_specialize {consumer_regs = 232 : i64, math_warpgroups = 2 : i64, producer_regs = 40 : i64} producer {
-    fgemm.yield
-  } consumer {
-    fgemm.k_loop "k" {
-    ^bb0(%kb: index):
-      %s = fgemm.ring.get %r[%kb] : !fgemm.tile<[bm], f32>
-      // expected-error @below {{reads its scales from a slot of its own type '!fgemm.tile<[bn], f32>'; got '!fgemm.tile<[bm], f32>'}}
-      %sb = fgemm.load_scales %sfb[%c0, %kb] from %s : !fgemm.tile<[bm], f32> : !fgemm.scales<[n, k], f32, block = [128, 128]> -> !fgemm.tile<[bn], f32>
-      fgemm.yield
-    }
-    fgemm.yield
-  }
   fgemm.return
 }
