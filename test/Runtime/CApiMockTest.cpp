@@ -15,6 +15,7 @@
 
 #include "TestDirectory.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -342,6 +343,13 @@ fgemm_status fakeProvide(const fgemm_dense_config *config, char *base,
   std::string stem = "bm" + std::to_string(config->block_m) + "_bn" +
                      std::to_string(config->block_n) +
                      (config->persistent ? "_persistent" : "_plain");
+  if (config->cluster > 1 && config->multicast_b) {
+    // (The fake descriptions split A's box only.)
+    std::snprintf(base, capacity, "fake provider: no pairs sharing B");
+    return FGEMM_ERROR_RUNTIME;
+  }
+  if (config->cluster > 1)
+    stem += "_cluster" + std::to_string(config->cluster);
   if (config->fixed_n || config->fixed_k)
     stem += "_n" + std::to_string(config->fixed_n) + "_k" +
             std::to_string(config->fixed_k);
@@ -350,6 +358,7 @@ fgemm_status fakeProvide(const fgemm_dense_config *config, char *base,
   made.blockM = config->block_m;
   made.blockN = config->block_n;
   made.schedule = config->persistent ? "persistent" : "plain";
+  made.cluster = uint32_t(std::max(config->cluster, 1));
   made.smemBytes = 165952;
   made.fixedN = uint32_t(config->fixed_n);
   made.fixedK = uint32_t(config->fixed_k);
