@@ -61,15 +61,23 @@ uint8_t fgemm::floatToE4m3(float value) {
   return roundToFp8(value, 3, 7, kE4m3Max, 0x7e);
 }
 
-float fgemm::e4m3ToFloat(uint8_t bits) {
+/// An FP8 code's value with `mantissaBits` mantissa bits and exponent bias
+/// `bias`, its specials (NaN, infinity) aside: subnormal at exponent 0.
+static float decodeFp8(uint8_t bits, int mantissaBits, int bias) {
   const float sign = (bits & 0x80) ? -1.0f : 1.0f;
-  const int exponent = (bits >> 3) & 0xf;
-  const int mantissa = bits & 0x7;
-  if (exponent == 0xf && mantissa == 0x7)
-    return std::numeric_limits<float>::quiet_NaN();
+  const int exponent = (bits & 0x7f) >> mantissaBits;
+  const int mantissa = bits & ((1 << mantissaBits) - 1);
   if (exponent == 0)
-    return sign * std::ldexp(static_cast<float>(mantissa), -9);
-  return sign * std::ldexp(static_cast<float>(8 + mantissa), exponent - 10);
+    return sign *
+           std::ldexp(static_cast<float>(mantissa), 1 - bias - mantissaBits);
+  return sign * std::ldexp(static_cast<float>((1 << mantissaBits) + mantissa),
+                           exponent - bias - mantissaBits);
+}
+
+float fgemm::e4m3ToFloat(uint8_t bits) {
+  if ((bits & 0x7f) == 0x7f)
+    return std::numeric_limits<float>::quiet_NaN();
+  return decodeFp8(bits, 3, 7);
 }
 
 // e5m2 saturates at 57344 (0x7b), below its infinity (0x7c).
@@ -78,15 +86,11 @@ uint8_t fgemm::floatToE5m2(float value) {
 }
 
 float fgemm::e5m2ToFloat(uint8_t bits) {
-  const float sign = (bits & 0x80) ? -1.0f : 1.0f;
-  const int exponent = (bits >> 2) & 0x1f;
-  const int mantissa = bits & 0x3;
-  if (exponent == 0x1f)
-    return mantissa ? std::numeric_limits<float>::quiet_NaN()
-                    : sign * std::numeric_limits<float>::infinity();
-  if (exponent == 0)
-    return sign * std::ldexp(static_cast<float>(mantissa), -16);
-  return sign * std::ldexp(static_cast<float>(4 + mantissa), exponent - 17);
+  if ((bits & 0x7c) == 0x7c) // exponent all ones
+    return (bits & 0x3)    ? std::numeric_limits<float>::quiet_NaN()
+           : (bits & 0x80) ? -std::numeric_limits<float>::infinity()
+                           : std::numeric_limits<float>::infinity();
+  return decodeFp8(bits, 2, 15);
 }
 
 uint8_t fgemm::floatToFp8(float value, Fp8Format format) {

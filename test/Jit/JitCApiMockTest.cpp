@@ -30,24 +30,43 @@ int cacheEntries(const fs::path &dir) {
   return entries;
 }
 
+/// A fake device address (the mock never dereferences it).
+void *p(uintptr_t v) { return reinterpret_cast<void *>(v); }
+
 fgemm_status gemm(fgemm_context *context, int64_t m, int64_t n, int64_t k,
                   uintptr_t a = 0x10000) {
-  auto p = [](uintptr_t v) { return reinterpret_cast<void *>(v); };
   return fgemm_gemm_fp8_nt(context, p(a), p(0x20000), p(0x30000), p(0x40000),
                            p(0x50000), m, n, k, nullptr);
 }
 
 } // namespace
 
-TEST(JitCApiMock, CompilesOnFirstUseIntoTheCache) {
-  if (!mlir::fgemm::ptxasVersion(""))
-    GTEST_SKIP() << "no ptxas";
-  fgemmMockSetComputeCapability(9, 0);
-  fs::path cache = fs::path(::testing::TempDir()) / "fgemm_jit_capi_cache";
-  fs::remove_all(cache);
+/// A JIT context on an sm_90 mock device with an empty kernel cache of the
+/// test's own (skipped where there is no ptxas to compile with).
+class JitCApiMock : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (!mlir::fgemm::ptxasVersion(""))
+      GTEST_SKIP() << "no ptxas";
+    fgemmMockSetComputeCapability(9, 0);
+    cache = fs::path(::testing::TempDir()) /
+            (std::string("fgemm_jit_") +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(cache);
+    ASSERT_EQ(fgemm_jit_context_create(0, cache.c_str(), &context),
+              FGEMM_SUCCESS)
+        << fgemm_last_error();
+  }
+  void TearDown() override {
+    fgemm_context_destroy(context);
+    if (!cache.empty())
+      fs::remove_all(cache);
+  }
+  fs::path cache;
   fgemm_context *context = nullptr;
-  ASSERT_EQ(fgemm_jit_context_create(0, cache.c_str(), &context), FGEMM_SUCCESS)
-      << fgemm_last_error();
+};
+
+TEST_F(JitCApiMock, CompilesOnFirstUseIntoTheCache) {
   EXPECT_EQ(cacheEntries(cache), 0);
   int launches = fgemmMockLaunchCount();
   ASSERT_EQ(gemm(context, 4096, 7168, 7168), FGEMM_SUCCESS)
@@ -73,20 +92,9 @@ TEST(JitCApiMock, CompilesOnFirstUseIntoTheCache) {
   EXPECT_EQ(cacheEntries(cache), 3);
   EXPECT_EQ(fgemmMockLaunchCount(), launches + 6);
   fgemm_context_destroy(other);
-  fgemm_context_destroy(context);
-  fs::remove_all(cache);
 }
 
-TEST(JitCApiMock, CompilesGroupedKernelsOnFirstUse) {
-  if (!mlir::fgemm::ptxasVersion(""))
-    GTEST_SKIP() << "no ptxas";
-  fgemmMockSetComputeCapability(9, 0);
-  fs::path cache = fs::path(::testing::TempDir()) / "fgemm_jit_grouped_cache";
-  fs::remove_all(cache);
-  fgemm_context *context = nullptr;
-  ASSERT_EQ(fgemm_jit_context_create(0, cache.c_str(), &context), FGEMM_SUCCESS)
-      << fgemm_last_error();
-  auto p = [](uintptr_t v) { return reinterpret_cast<void *>(v); };
+TEST_F(JitCApiMock, CompilesGroupedKernelsOnFirstUse) {
   int launches = fgemmMockLaunchCount();
   // 4 groups of up to 1024 rows, expected 1024: a 128x192 masked kernel,
   // compiled from the embedded DSL into the cache, then launched.
@@ -110,20 +118,9 @@ TEST(JitCApiMock, CompilesGroupedKernelsOnFirstUse) {
   EXPECT_EQ(cacheEntries(cache), 2);
   EXPECT_STREQ(fgemmMockLastLaunch()->function,
                "sm90_m_grouped_fp8_gemm_contiguous_1d2d");
-  fgemm_context_destroy(context);
-  fs::remove_all(cache);
 }
 
-TEST(JitCApiMock, CompilesTheFp32KernelOnFirstUse) {
-  if (!mlir::fgemm::ptxasVersion(""))
-    GTEST_SKIP() << "no ptxas";
-  fgemmMockSetComputeCapability(9, 0);
-  fs::path cache = fs::path(::testing::TempDir()) / "fgemm_jit_fp32_cache";
-  fs::remove_all(cache);
-  fgemm_context *context = nullptr;
-  ASSERT_EQ(fgemm_jit_context_create(0, cache.c_str(), &context), FGEMM_SUCCESS)
-      << fgemm_last_error();
-  auto p = [](uintptr_t v) { return reinterpret_cast<void *>(v); };
+TEST_F(JitCApiMock, CompilesTheFp32KernelOnFirstUse) {
   int launches = fgemmMockLaunchCount();
   // C apart from D, then in place: one compile, two launches.
   ASSERT_EQ(fgemm_gemm_fp8_nt_fp32(context, p(0x10000), p(0x20000), p(0x30000),
@@ -138,20 +135,9 @@ TEST(JitCApiMock, CompilesTheFp32KernelOnFirstUse) {
   EXPECT_EQ(cacheEntries(cache), 1);
   EXPECT_EQ(fgemmMockLaunchCount(), launches + 2);
   EXPECT_STREQ(fgemmMockLastLaunch()->function, "sm90_fp8_gemm_1d1d");
-  fgemm_context_destroy(context);
-  fs::remove_all(cache);
 }
 
-TEST(JitCApiMock, CompilesTheOtherDenseVariantsOnFirstUse) {
-  if (!mlir::fgemm::ptxasVersion(""))
-    GTEST_SKIP() << "no ptxas";
-  fgemmMockSetComputeCapability(9, 0);
-  fs::path cache = fs::path(::testing::TempDir()) / "fgemm_jit_variant_cache";
-  fs::remove_all(cache);
-  fgemm_context *context = nullptr;
-  ASSERT_EQ(fgemm_jit_context_create(0, cache.c_str(), &context), FGEMM_SUCCESS)
-      << fgemm_last_error();
-  auto p = [](uintptr_t v) { return reinterpret_cast<void *>(v); };
+TEST_F(JitCApiMock, CompilesTheOtherDenseVariantsOnFirstUse) {
   int launches = fgemmMockLaunchCount();
   // Per-tensor scales (one f32 each), then a bias: one compile each.
   ASSERT_EQ(fgemm_gemm_fp8_nt_variant(
@@ -168,6 +154,4 @@ TEST(JitCApiMock, CompilesTheOtherDenseVariantsOnFirstUse) {
   EXPECT_STREQ(fgemmMockLastLaunch()->function, "sm90_fp8_gemm_bias_1d2d");
   EXPECT_EQ(cacheEntries(cache), 2);
   EXPECT_EQ(fgemmMockLaunchCount(), launches + 2);
-  fgemm_context_destroy(context);
-  fs::remove_all(cache);
 }
