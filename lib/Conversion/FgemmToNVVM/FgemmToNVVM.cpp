@@ -662,6 +662,8 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
         scales.getKb() == kbArg &&
         !op->isAncestor(scales.getIndex().getParentRegion()->getParentOp()))
       staged.push_back(scales);
+  firstStagingOrdered = isFirstStagingOrdered(op);
+  stagingSkipsStoreWarp = op->getParentOfType<TileLoopOp>() != nullptr;
 
   // A tile whose columns straddle 128-column scale blocks (block_n not
   // dividing 128) picks each fragment's scale by its column. Tiles start at
@@ -722,6 +724,28 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
   return success();
 }
 
+/// Whether no math thread can still read staged scales when the threads
+/// stage the first chunk of `op`'s tile: `op` is the only math loop of its
+/// tile, and the CTA runs one tile, or the tile's store follows the loop
+/// (every lowered store ends with a math barrier, on every path, which no
+/// thread passes before all have finished the tile's K loop).
+bool KernelLowering::isFirstStagingOrdered(KLoopOp op) {
+  Operation *tileLoop = op->getParentOfType<TileLoopOp>();
+  Operation *scope = tileLoop ? tileLoop : op->getParentOfType<KernelOp>();
+  int64_t mathLoops = 0;
+  scope->walk([&](KLoopOp loop) {
+    mathLoops += !loop.getBody().getOps<ScaledDotOp>().empty();
+  });
+  if (mathLoops != 1)
+    return false;
+  if (!tileLoop)
+    return true;
+  for (Operation *next = op->getNextNode(); next; next = next->getNextNode())
+    if (isa<StoreOp>(next))
+      return true;
+  return false;
+}
+
 FailureOr<SmallVector<Value>>
 KernelLowering::emitKBlock(KLoopOp op, Value kb, ValueRange args,
                            ArrayRef<LoadScalesOp> staged) {
@@ -733,9 +757,12 @@ KernelLowering::emitKBlock(KLoopOp op, Value kb, ValueRange args,
     // The per-block scales the math threads read come from shared memory:
     // at the first K block of each chunk the math threads copy the chunk's
     // scales there (a barrier first, so that no thread still reads the
-    // previous chunk, or the previous tile's, and one after). A global load
-    // per K block, carried into the next iteration, had stalled on its
-    // latency (ncu, docs/PERF.md); DeepGEMM stages its B scales too.
+    // previous chunk, and one after). A global load per K block, carried
+    // into the next iteration, had stalled on its latency (ncu,
+    // docs/PERF.md); DeepGEMM stages its B scales too. At a tile's first
+    // block the previous tile's store has ordered its readers already
+    // (isFirstStagingOrdered): with no barrier first, each thread's loads
+    // start as it arrives, under the store warp's TMA stores.
     Value chunkBlock =
         arith::RemUIOp::create(b, loc, toI32(kb), constI32(kScaleChunkBlocks));
     Value atChunk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
@@ -744,7 +771,8 @@ KernelLowering::emitKBlock(KLoopOp op, Value kb, ValueRange args,
     {
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(ifOp.thenBlock());
-      mathBarrier();
+      if (!(firstKBlock && firstStagingOrdered))
+        mathBarrier();
       int64_t word = 0;
       for (LoadScalesOp scales : staged) {
         stageBlockScales(scales, toI32(kb), word);
@@ -1108,7 +1136,15 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
         toI32(lookup(op.getRowsEnd())));
     Value meets =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lo, hi);
-    auto ifOp = scf::IfOp::create(b, loc, meets, /*withElseRegion=*/false);
+    // In a tile loop the skip meets the math barrier too: every store ends
+    // with one, which orders this tile's reads of the staged scales before
+    // the next tile stages its own (isFirstStagingOrdered).
+    bool persistent = op->getParentOfType<TileLoopOp>() != nullptr;
+    auto ifOp = scf::IfOp::create(b, loc, meets, /*withElseRegion=*/persistent);
+    if (persistent) {
+      b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+      mathBarrier();
+    }
     b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
   }
   Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,

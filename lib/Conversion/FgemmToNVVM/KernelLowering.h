@@ -203,6 +203,7 @@ private:
   void stageBlockScales(LoadScalesOp op, Value chunkStart, int64_t word);
   /// `op`'s scales of the chunk's block `chunkBlock`, read from the staging.
   void readStagedScales(LoadScalesOp op, Value chunkBlock, int64_t word);
+  bool isFirstStagingOrdered(KLoopOp op);
   /// bar.sync of the math warpgroups.
   void mathBarrier() {
     NVVM::BarrierOp::create(b, loc, Type(), constI32(kMathBarrierId),
@@ -304,6 +305,13 @@ private:
   /// Set while the math loop's first K block is emitted: its promotion
   /// writes the accumulator instead of adding to it.
   bool firstKBlock = false;
+  /// Set for a math loop whose tile's first scale staging needs no barrier
+  /// before it (isFirstStagingOrdered).
+  bool firstStagingOrdered = false;
+  /// Set in tile loops: the scale staging leaves out the math warp that
+  /// issues the TMA stores (mathTid 0's), whose loads would otherwise start
+  /// after the previous tile's stores (DeepGEMM leaves it out too).
+  bool stagingSkipsStoreWarp = false;
   /// setmaxnreg of the math warpgroups (from fgemm.warp_specialize).
   int64_t consumerRegs = 0;
   /// Per-block scales of a tile: the values of the blocks it spans.

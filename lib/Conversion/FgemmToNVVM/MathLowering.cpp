@@ -257,18 +257,23 @@ LogicalResult KernelLowering::lowerLoadScales(LoadScalesOp op) {
 }
 
 /// Staged word w, chunk block c at scaleOffset + (w x chunk + c) x 4. Each
-/// math thread copies every (128 x warpgroups)-th entry; entries past the
-/// tensor's K blocks are left as they are (no K block reads them).
+/// math thread copies every (128 x warpgroups)-th entry (less the store
+/// warp's 32 threads where it takes no part); entries past the tensor's K
+/// blocks are left as they are (no K block reads them).
 void KernelLowering::stageBlockScales(LoadScalesOp op, Value chunkStart,
                                       int64_t word) {
   FailureOr<BlockScaleSource> source = blockScaleSource(op);
   if (failed(source))
     return;
   int64_t entries = source->numBlocks * kScaleChunkBlocks;
-  int64_t threads = 128 * config.getMathWarpgroups();
+  int64_t skipped = stagingSkipsStoreWarp ? 32 : 0;
+  int64_t threads = 128 * config.getMathWarpgroups() - skipped;
+  Value stager = arith::SubIOp::create(b, loc, mathTid, constI32(skipped));
+  Value takesPart = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                          mathTid, constI32(skipped));
   // Unrolled, so that the loads of one thread are in flight together.
   for (int64_t first = 0; first < entries; first += threads) {
-    Value entry = arith::AddIOp::create(b, loc, mathTid, constI32(first));
+    Value entry = arith::AddIOp::create(b, loc, stager, constI32(first));
     Value j =
         arith::DivUIOp::create(b, loc, entry, constI32(kScaleChunkBlocks));
     Value c =
@@ -280,6 +285,8 @@ void KernelLowering::stageBlockScales(LoadScalesOp op, Value chunkStart,
                               constI32(entries)),
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, kb,
                               source->kBlocks));
+    if (skipped)
+      inside = arith::AndIOp::create(b, loc, inside, takesPart);
     auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
