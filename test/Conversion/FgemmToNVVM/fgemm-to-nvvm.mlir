@@ -57,6 +57,13 @@
 // slot's empty barrier, promote.
 // CHECK: nvvm.setmaxregister increase 232
 // CHECK: nvvm.shfl.sync idx %{{.*}}, %{{.*}}, %c0_i32, %c31_i32 : i32 -> i32
+// The tile's first staging needs no barrier before it (nothing has read the
+// staging yet), only the one after.
+// CHECK-NOT: nvvm.barrier
+// CHECK: llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK: llvm.store %{{.*}} : f32, !llvm.ptr<3>
+// CHECK-NEXT: }
+// CHECK-NEXT: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
 // The first K block runs before the loop and its promotion writes the
 // accumulator (fmul: no zeros to materialize); the loop runs over blocks
 // 1 .. K blocks - 1, its index from 0 (kb = index + 1).
@@ -158,6 +165,20 @@
 // PERSIST: scf.for
 // PERSIST: nvvm.setmaxregister increase 232
 // PERSIST: scf.for
+// A tile's first staging starts with no barrier (the previous tile's store
+// ended with one) and without the store warp (math threads 0-31), which may
+// still be issuing the previous tile's TMA stores.
+// PERSIST-NOT: nvvm.barrier
+// PERSIST: %[[STAGER:.*]] = arith.subi %{{.*}}, %c160_i32 : i32
+// PERSIST-NOT: nvvm.barrier
+// PERSIST: %[[TAKES:.*]] = arith.cmpi uge, %{{.*}}, %c32_i32 : i32
+// PERSIST-NOT: nvvm.barrier
+// PERSIST: arith.andi %{{.*}}, %[[TAKES]] : i1
+// PERSIST-NOT: nvvm.barrier
+// PERSIST: llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// PERSIST: llvm.store %{{.*}} : f32, !llvm.ptr<3>
+// PERSIST-NEXT: }
+// PERSIST-NEXT: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
 // PERSIST: nvvm.wgmma.mma_async
 // PERSIST: nvvm.cp.async.bulk.wait_group 0 {read}
 // PERSIST-NEXT: }

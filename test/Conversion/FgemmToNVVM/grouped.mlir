@@ -116,3 +116,12 @@
 // MASKED-PERSISTENT: scf.condition
 // MASKED-PERSISTENT: nvvm.setmaxregister increase
 // MASKED-PERSISTENT: scf.while
+// A tile the rows miss skips its store but still meets the math barrier:
+// every store ends with one, so the next tile stages its B scales with no
+// barrier before.
+// MASKED-PERSISTENT: nvvm.cp.async.bulk.commit.group
+// MASKED-PERSISTENT: } else {
+// MASKED-PERSISTENT-NEXT: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
+// MASKED-PERSISTENT-NEXT: }
+// MASKED-PERSISTENT-NEXT: arith.addi
+// MASKED-PERSISTENT-NEXT: scf.yield
