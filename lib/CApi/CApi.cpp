@@ -14,6 +14,7 @@
 #include "Runtime/Driver.h"
 #include "Runtime/Gemm.h"
 #include "Runtime/GroupedGemm.h"
+#include "Runtime/ScaleLayout.h"
 
 #include <cstring>
 #include <functional>
@@ -42,6 +43,8 @@ struct fgemm_context {
   /// The other dense variants of a kernel directory (bias, per-tensor,
   /// e5m2), where it has them: fgemm_gemm_fp8_nt_variant.
   std::map<DenseRecipe, DenseGemm> variants;
+  /// The scale re-layout kernel, loaded by the first fgemm_scales_to_mn_major.
+  std::optional<ScaleLayoutKernel> scaleLayout;
 };
 
 /// The dense recipes fgemm_gemm_fp8_nt_variant serves, by variant name.
@@ -669,6 +672,42 @@ fgemm_status fgemm_m_grouped_validate_group_ends(fgemm_context *context,
                            " (allowed: 128 for the psum form, 1 unpadded)"))
           .withContext("fgemm_m_grouped_validate_group_ends"),
       FGEMM_ERROR_INVALID_ARGUMENT);
+}
+
+fgemm_status fgemm_scales_to_mn_major(fgemm_context *context, const float *src,
+                                      int64_t groups, int64_t rows,
+                                      int64_t cols, int64_t stride_group,
+                                      int64_t stride_row, int64_t stride_col,
+                                      float *dst, void *stream) {
+  if (!context)
+    return fail(FGEMM_ERROR_INVALID_ARGUMENT,
+                "fgemm_scales_to_mn_major: context is NULL");
+  ScalesToMnMajor copy;
+  copy.src = devicePointer(src);
+  copy.dst = devicePointer(dst);
+  copy.groups = groups;
+  copy.rows = rows;
+  copy.cols = cols;
+  copy.strideGroup = stride_group;
+  copy.strideRow = stride_row;
+  copy.strideCol = stride_col;
+  if (Status status = copy.validate(); !status.ok())
+    return fromStatus(std::move(status).withContext("fgemm_scales_to_mn_major"),
+                      FGEMM_ERROR_INVALID_ARGUMENT);
+  if (groups == 0 || rows == 0 || cols == 0)
+    return FGEMM_SUCCESS;
+  ScopedContext scope(*context->driver, context->primary.get());
+  if (!context->scaleLayout) {
+    Expected<ScaleLayoutKernel> kernel =
+        ScaleLayoutKernel::load(*context->driver);
+    if (!kernel.ok())
+      return fromStatus(
+          kernel.takeStatus().withContext("fgemm_scales_to_mn_major"));
+    context->scaleLayout.emplace(std::move(*kernel));
+  }
+  return fromStatus(
+      context->scaleLayout->run(copy, static_cast<CUstream>(stream))
+          .withContext("fgemm_scales_to_mn_major"));
 }
 
 } // extern "C"

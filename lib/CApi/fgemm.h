@@ -26,9 +26,10 @@ extern "C" {
 
 /* The version of this interface. It changes when a function's meaning or
  * signature does, or functions are added (2: the M-grouped GEMMs; 3: contexts
- * whose dense and M-grouped kernels are made on first use); callers check
+ * whose dense and M-grouped kernels are made on first use; 7: the scale
+ * re-layout, fgemm_scales_to_mn_major); callers check
  * fgemm_api_version() == FGEMM_API_VERSION. */
-#define FGEMM_API_VERSION 6
+#define FGEMM_API_VERSION 7
 
 typedef enum fgemm_status {
   FGEMM_SUCCESS = 0,
@@ -250,6 +251,22 @@ FGEMM_EXPORT fgemm_status fgemm_m_grouped_validate_m_indices(
 FGEMM_EXPORT fgemm_status fgemm_m_grouped_validate_group_ends(
     fgemm_context *context, const int32_t *group_ends, int64_t num_groups,
     int64_t m, int64_t alignment);
+
+/* Re-lays out FP32 scales for the kernels, on the GPU: dst[g][c][r] =
+ * src[g * stride_group + r * stride_row + c * stride_col] for r < rows, and
+ * 0 for the padding rows up to ceil(rows/4)*4. dst [groups][cols][ceil(rows/
+ * 4)*4] is then the MN-major, TMA-aligned layout sfa takes (and the 1D1D
+ * recipe's sfb): for a row-major [m, ceil(k/128)] sfa, groups 1, rows m,
+ * cols ceil(k/128), strides (0, cols, 1). One launch on `stream` of a kernel
+ * of fgemm's own (the library embeds it). src 4-byte and dst 16-byte
+ * aligned device pointers of the context's device, not overlapping; strides
+ * >= 0; cols and groups at most 65535. An empty copy launches nothing.
+ * FGEMM_ERROR_RUNTIME if the library was built without nvcc, so without
+ * the kernel. Asynchronous. */
+FGEMM_EXPORT fgemm_status fgemm_scales_to_mn_major(
+    fgemm_context *context, const float *src, int64_t groups, int64_t rows,
+    int64_t cols, int64_t stride_group, int64_t stride_row, int64_t stride_col,
+    float *dst, void *stream);
 
 #ifdef __cplusplus
 }

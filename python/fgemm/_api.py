@@ -196,6 +196,35 @@ def _current_stream(index):
     return raw(index) if raw is not None else torch.cuda.current_stream(index).cuda_stream
 
 
+_relayout_unavailable = False
+
+
+def scales_to_mn_major(src, dst):
+    """Copies the FP32 scales src [G, M, K'] (any strides) into dst
+    [G, K', align(M, 4)] (contiguous) with fgemm's re-layout kernel on the
+    current stream; False, copying nothing, where the library cannot (src
+    on the CPU, no library or context, or a library without the kernel)."""
+    global _relayout_unavailable
+    if _relayout_unavailable or not src.is_cuda or src.device != dst.device:
+        return False
+    index = src.device.index if src.device.index is not None else 0
+    try:
+        ctx = _lib.context(index)
+    except (_lib.FgemmError, ValueError, OSError):
+        _relayout_unavailable = True
+        return False
+    g, m, k = src.shape
+    try:
+        _run(ctx, index, _lib.library().fgemm_scales_to_mn_major, src.data_ptr(), g, m, k,
+             src.stride(0), src.stride(1), src.stride(2), dst.data_ptr())
+    except _lib.FgemmError:  # built without nvcc: no kernel
+        _relayout_unavailable = True
+        return False
+    except ValueError:  # beyond the kernel's grid (over 65535 scale columns or groups)
+        return False
+    return True
+
+
 def _run(ctx, index, function, *args):
     """Calls the C entry point `function(handle, *args, stream)` on torch's
     current stream of device `index`, with the SM cap set_num_sms chose."""

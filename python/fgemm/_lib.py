@@ -6,7 +6,7 @@ import ctypes
 import os
 import threading
 
-API_VERSION = 6  # FGEMM_API_VERSION this binding was written for
+API_VERSION = 7  # FGEMM_API_VERSION this binding was written for
 
 SUCCESS = 0
 ERROR_INVALID_ARGUMENT = 1
@@ -99,6 +99,9 @@ def _declare(lib):
     lib.fgemm_m_grouped_validate_group_ends.argtypes = [c.c_void_p, c.c_void_p] + [c.c_int64] * 3
     lib.fgemm_m_grouped_validate_m_indices.restype = c.c_int
     lib.fgemm_m_grouped_validate_m_indices.argtypes = [c.c_void_p, c.c_void_p, c.c_int64, c.c_int64]
+    lib.fgemm_scales_to_mn_major.restype = c.c_int
+    lib.fgemm_scales_to_mn_major.argtypes = \
+        [c.c_void_p, c.c_void_p] + [c.c_int64] * 6 + [c.c_void_p, c.c_void_p]
 
 
 def check(status):

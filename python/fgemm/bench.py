@@ -3,7 +3,7 @@
 blockwise FP8 GEMM), on the same tensors, timed the same way.
 
     python -m fgemm.bench [--shapes dense|quick|M,N,K;...] [--reps N]
-                          [--libs fgemm,deepgemm,cublas] [--json F] [--md F]
+                          [--libs fgemm,fgemm_rowsfa,deepgemm,cublas] [--json F] [--md F]
                           [--png F] [--no-check]
 
 Each library's kernels are timed with the torch profiler (CUPTI kernel
@@ -33,7 +33,9 @@ import sys
 NK = [(2112, 7168), (24576, 1536), (32768, 512), (7168, 16384), (4096, 7168), (7168, 2048)]
 MS = [64, 128, 4096]
 QUICK = [(64, 2112, 7168), (128, 4096, 7168), (4096, 7168, 16384)]
-LIBRARIES = ("fgemm", "deepgemm", "cublas")
+# fgemm_rowsfa: fgemm given SFA row-major, as quantization makes it: each call
+# re-lays it out with fgemm's own kernel first, and both kernels are timed.
+LIBRARIES = ("fgemm", "fgemm_rowsfa", "deepgemm", "cublas")
 FLUSH_BYTES = 256 << 20
 EXCLUDED_KERNELS = ("memset", "Memset", "fill", "Fill", "vectorized_elementwise")
 
@@ -164,6 +166,10 @@ class Case:
 
     def fgemm_call(self):
         self.fgemm.fp8_gemm_nt((self.a8, self.sfa_mn), (self.b8, self.sfb), self.d)
+        return self.d
+
+    def fgemm_rowsfa_call(self):
+        self.fgemm.fp8_gemm_nt((self.a8, self.sfa), (self.b8, self.sfb), self.d)
         return self.d
 
     def deepgemm_call(self):

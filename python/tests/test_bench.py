@@ -66,7 +66,7 @@ class Arguments(unittest.TestCase):
     def test_errors_before_any_gpu_work(self):
         code, err = self.run_main("--libs", "fgemm,cutlass")
         self.assertEqual(code, 2)
-        self.assertIn("allowed: fgemm, deepgemm, cublas", err)
+        self.assertIn("allowed: fgemm, fgemm_rowsfa, deepgemm, cublas", err)
         code, err = self.run_main("--libs", "deepgemm")
         self.assertIn("fgemm included", err)
         code, err = self.run_main("--shapes", "64,100,7168")

@@ -310,6 +310,65 @@ TEST_F(CApiMock, DenseVariantsOfTheDirectory) {
   EXPECT_EQ(fgemmMockLaunchCount(), before + 1);
 }
 
+TEST_F(CApiMock, ScalesToMnMajor) {
+  ASSERT_EQ(create(), FGEMM_SUCCESS) << fgemm_last_error();
+  auto f = [](uintptr_t v) { return reinterpret_cast<float *>(v); };
+  int before = fgemmMockLaunchCount();
+  // Row-major [4097, 56] scales (K = 7168) into [56][4100], and two groups
+  // of a strided view.
+  ASSERT_EQ(fgemm_scales_to_mn_major(context, f(0x10004), 1, 4097, 56, 0, 56, 1,
+                                     f(0x80000), nullptr),
+            FGEMM_SUCCESS)
+      << fgemm_last_error();
+  ASSERT_EQ(fgemmMockLaunchCount(), before + 1);
+  const MockLaunch *launch = fgemmMockLastLaunch();
+  EXPECT_STREQ(launch->function, "fgemm_scales_to_mn_major");
+  EXPECT_EQ(launch->grid[0], 17u); // ceil(4100 / 256)
+  EXPECT_EQ(launch->grid[1], 56u);
+  EXPECT_EQ(launch->grid[2], 1u);
+  EXPECT_EQ(launch->block[0], 256u);
+  // (The mock cannot read a real cubin's parameter sizes, so it records no
+  // parameters: python/tests check the copy's values on the GPU.)
+  ASSERT_EQ(fgemm_scales_to_mn_major(context, f(0x10000), 2, 64, 16, 4096, 32,
+                                     2, f(0x80000), nullptr),
+            FGEMM_SUCCESS)
+      << fgemm_last_error();
+  launch = fgemmMockLastLaunch();
+  EXPECT_EQ(launch->grid[0], 1u);
+  EXPECT_EQ(launch->grid[1], 16u);
+  EXPECT_EQ(launch->grid[2], 2u);
+  // Empty copies launch nothing; bad ones say what is wrong.
+  int launches = fgemmMockLaunchCount();
+  EXPECT_EQ(fgemm_scales_to_mn_major(context, nullptr, 1, 0, 56, 0, 56, 1,
+                                     nullptr, nullptr),
+            FGEMM_SUCCESS);
+  EXPECT_EQ(fgemm_scales_to_mn_major(context, f(0x10000), 1, 64, 56, 0, 56, 1,
+                                     f(0x80008), nullptr),
+            FGEMM_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(fgemm_last_error()).find("dst is not 16-byte aligned"),
+            std::string::npos)
+      << fgemm_last_error();
+  EXPECT_EQ(fgemm_scales_to_mn_major(context, f(0x10002), 1, 64, 56, 0, 56, 1,
+                                     f(0x80000), nullptr),
+            FGEMM_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(fgemm_scales_to_mn_major(context, f(0x10000), 1, 64, 56, 0, -56, 1,
+                                     f(0x80000), nullptr),
+            FGEMM_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(fgemm_last_error()).find("strides must be >= 0"),
+            std::string::npos)
+      << fgemm_last_error();
+  EXPECT_EQ(fgemm_scales_to_mn_major(context, f(0x10000), 1, 64, 70000, 0,
+                                     70000, 1, f(0x80000), nullptr),
+            FGEMM_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(fgemm_last_error()).find("at most 65535"),
+            std::string::npos)
+      << fgemm_last_error();
+  EXPECT_EQ(fgemm_scales_to_mn_major(nullptr, f(0x10000), 1, 64, 56, 0, 56, 1,
+                                     f(0x80000), nullptr),
+            FGEMM_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(fgemmMockLaunchCount(), launches);
+}
+
 TEST_F(CApiMock, NumSms) {
   ASSERT_EQ(create(), FGEMM_SUCCESS) << fgemm_last_error();
   int all = fgemm_context_num_sms(context);

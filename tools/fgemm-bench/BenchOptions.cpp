@@ -48,7 +48,7 @@ std::string fgemm::bench::usage() {
          "  --no-check       skip the accuracy checks\n"
          "  --host-latency   print the host time of one DenseGemm::run call,\n"
          "                   first (prepares) and warm (reuses the prepared\n"
-         "                   launch; mean of 2000, queue not drained)\n"
+         "                   launch), and the prepared launch alone\n"
          "  --checksum       print an FNV-1a hash of D's bits per shape (same\n"
          "                   seed + same math = same hash: SASS-pass checks)\n"
          "  --no-time        skip timing\n"

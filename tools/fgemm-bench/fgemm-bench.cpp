@@ -33,6 +33,7 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <optional>
 
 namespace fgemm::bench {
@@ -117,7 +118,8 @@ private:
                const Addends &addends, const DeviceBuffer &d,
                ShapeResult &result);
   Status time(const DenseGemm::Prepared &prepared, ShapeResult &result);
-  Status hostLatency(const DenseGemmProblem &problem, ShapeResult &result);
+  Status hostLatency(const DenseGemmProblem &problem,
+                     const DenseGemm::Prepared &prepared, ShapeResult &result);
   Status launchRaw(CUfunction function, uint32_t gridX, uint32_t gridY,
                    std::vector<void *> params);
 
@@ -300,31 +302,53 @@ Status Bench::runShape(const Shape &shape, ShapeResult &result) {
   if (options.time)
     FGEMM_RETURN_IF_ERROR(time(*prepared, result));
   if (options.hostLatency)
-    FGEMM_RETURN_IF_ERROR(hostLatency(problem, result));
+    FGEMM_RETURN_IF_ERROR(hostLatency(problem, *prepared, result));
   return Status::success();
 }
 
-Status Bench::hostLatency(const DenseGemmProblem &p, ShapeResult &result) {
+Status Bench::hostLatency(const DenseGemmProblem &p,
+                          const DenseGemm::Prepared &prepared,
+                          ShapeResult &result) {
   using Clock = std::chrono::steady_clock;
-  auto call = [&] { return gemm.run(p, stream.get()); };
+  auto micros = [](Clock::duration d) {
+    return std::chrono::duration<double, std::micro>(d).count();
+  };
+  auto run = [&] { return gemm.run(p, stream.get()); };
+  auto launch = [&] { return gemm.launch(prepared, stream.get()); };
   FGEMM_RETURN_IF_ERROR(stream.synchronize());
   auto start = Clock::now();
-  FGEMM_RETURN_IF_ERROR(call()); // prepares
-  double first =
-      std::chrono::duration<double, std::micro>(Clock::now() - start).count();
-  constexpr int kCalls = 2000;
-  start = Clock::now();
-  for (int i = 0; i < kCalls; ++i)
-    FGEMM_RETURN_IF_ERROR(call());
-  double warm =
-      std::chrono::duration<double, std::micro>(Clock::now() - start).count() /
-      kCalls;
+  FGEMM_RETURN_IF_ERROR(run()); // prepares
+  double first = micros(Clock::now() - start);
+  // Batches of a few calls, each started on a drained queue: longer runs
+  // fill the launch queue and then time the GPU, not the host.
+  constexpr int kBatches = 50, kCallsPerBatch = 16;
+  auto median = [&](const std::function<Status()> &call) -> Expected<double> {
+    std::vector<double> perCall;
+    for (int batch = 0; batch < kBatches; ++batch) {
+      FGEMM_RETURN_IF_ERROR(stream.synchronize());
+      auto begin = Clock::now();
+      for (int i = 0; i < kCallsPerBatch; ++i)
+        FGEMM_RETURN_IF_ERROR(call());
+      perCall.push_back(micros(Clock::now() - begin) / kCallsPerBatch);
+    }
+    std::sort(perCall.begin(), perCall.end());
+    return perCall[perCall.size() / 2];
+  };
+  Expected<double> warm = median(run);
+  if (!warm.ok())
+    return warm.takeStatus();
+  // The prepared launch alone (parameter packing and cuLaunchKernelEx):
+  // what is left of a warm call once its lookup is taken away.
+  Expected<double> launchOnly = median(launch);
+  if (!launchOnly.ok())
+    return launchOnly.takeStatus();
   FGEMM_RETURN_IF_ERROR(stream.synchronize());
-  char line[128];
+  char line[192];
   std::snprintf(line, sizeof(line),
-                "host time of DenseGemm::run: first %.1f us, warm %.2f us "
-                "(mean of %d)",
-                first, warm, kCalls);
+                "host time of DenseGemm::run: first %.1f us, warm %.2f us, "
+                "its launch alone %.2f us (medians of %d batches of %d "
+                "calls, each on a drained queue)",
+                first, *warm, *launchOnly, kBatches, kCallsPerBatch);
   result.notes.push_back(line);
   return Status::success();
 }

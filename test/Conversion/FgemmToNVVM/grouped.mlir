@@ -120,7 +120,11 @@
 // every store ends with one, so the next tile stages its B scales with no
 // barrier before.
 // MASKED-PERSISTENT: nvvm.cp.async.bulk.commit.group
-// MASKED-PERSISTENT: } else {
+// MASKED-PERSISTENT: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<1>
+// MASKED-PERSISTENT-NEXT: }
+// MASKED-PERSISTENT-NEXT: }
+// MASKED-PERSISTENT-NEXT: }
+// MASKED-PERSISTENT-NEXT: } else {
 // MASKED-PERSISTENT-NEXT: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
 // MASKED-PERSISTENT-NEXT: }
 // MASKED-PERSISTENT-NEXT: arith.addi
