@@ -196,33 +196,48 @@ def _current_stream(index):
     return raw(index) if raw is not None else torch.cuda.current_stream(index).cuda_stream
 
 
-_relayout_unavailable = False
+_relayout_unavailable = False  # set when the library has no re-layout kernel
 
 
-def scales_to_mn_major(src, dst):
-    """Copies the FP32 scales src [G, M, K'] (any strides) into dst
-    [G, K', align(M, 4)] (contiguous) with fgemm's re-layout kernel on the
-    current stream; False, copying nothing, where the library cannot (src
-    on the CPU, no library or context, or a library without the kernel)."""
+def _relaid(ctx, index, x):
+    """The FP32 scales x ([M, K'] or [G, M, K'], any strides, on device
+    `index`) in the MN-major TMA-aligned layout the kernels read, by one
+    launch of fgemm's re-layout kernel on the current stream (the padding rows
+    zeroed); by a torch copy where the library has no such kernel or the
+    scales are beyond its grid (over 65535 scale columns or groups)."""
     global _relayout_unavailable
-    if _relayout_unavailable or not src.is_cuda or src.device != dst.device:
-        return False
-    index = src.device.index if src.device.index is not None else 0
+    import torch
+
+    shape, stride = x.shape, x.stride()
+    if len(shape) == 2:
+        g, (m, k), sg, (sr, sc) = 1, shape, 0, stride
+    else:
+        (g, m, k), (sg, sr, sc) = shape, stride
+    am = (m + 3) // 4 * 4
+    flat = torch.empty(g * k * am, dtype=torch.float32, device=x.device)
+    out = flat.as_strided((m, k), (1, am)) if len(shape) == 2 else \
+        flat.as_strided((g, m, k), (k * am, 1, am))
+    if not _relayout_unavailable:
+        status = _lib.library().fgemm_scales_to_mn_major(
+            ctx.handle, x.data_ptr(), g, m, k, sg, sr, sc, flat.data_ptr(), _current_stream(index))
+        if status == _lib.SUCCESS:
+            return out
+        _relayout_unavailable = status == _lib.ERROR_RUNTIME
+    out.copy_(x)
+    return out
+
+
+def relaid_on_gpu(x):
+    """_relaid for get_mn_major_tma_aligned_tensor: None where fgemm cannot
+    run on x's device (x on the CPU, or no library or kernels there)."""
+    if not x.is_cuda:
+        return None
+    index = x.device.index if x.device.index is not None else 0
     try:
         ctx = _lib.context(index)
     except (_lib.FgemmError, ValueError, OSError):
-        _relayout_unavailable = True
-        return False
-    g, m, k = src.shape
-    try:
-        _run(ctx, index, _lib.library().fgemm_scales_to_mn_major, src.data_ptr(), g, m, k,
-             src.stride(0), src.stride(1), src.stride(2), dst.data_ptr())
-    except _lib.FgemmError:  # built without nvcc: no kernel
-        _relayout_unavailable = True
-        return False
-    except ValueError:  # beyond the kernel's grid (over 65535 scale columns or groups)
-        return False
-    return True
+        return None
+    return _relaid(ctx, index, x)
 
 
 def _run(ctx, index, function, *args):
@@ -300,7 +315,7 @@ def _fp8_gemm_nt_variant(a, b, d, bias, c, recipe):
 
 def _launch(ctx, index, A, sfa, B, sfb, d, m, n, k, relayout):
     if relayout:
-        sfa = get_mn_major_tma_aligned_tensor(sfa)
+        sfa = _relaid(ctx, index, sfa)
     _run(ctx, index, _lib.library().fgemm_gemm_fp8_nt, A.data_ptr(), sfa.data_ptr(), B.data_ptr(),
          sfb.data_ptr(), d.data_ptr(), m, n, k)
 
@@ -356,9 +371,9 @@ def _fp8_gemm_nt_fp32(a, b, d, c, recipe):
 
 def _launch_fp32(ctx, index, m, n, k, relayout_a, relayout_b, A, sfa, B, sfb, c, d):
     if relayout_a:
-        sfa = get_mn_major_tma_aligned_tensor(sfa)
+        sfa = _relaid(ctx, index, sfa)
     if relayout_b:
-        sfb = get_mn_major_tma_aligned_tensor(sfb)
+        sfb = _relaid(ctx, index, sfb)
     _run(ctx, index, _lib.library().fgemm_gemm_fp8_nt_fp32, A.data_ptr(), sfa.data_ptr(), B.data_ptr(),
          sfb.data_ptr(), c.data_ptr() if c is not None else None, d.data_ptr(), m, n, k)
 

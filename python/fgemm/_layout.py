@@ -49,19 +49,20 @@ def get_mn_major_tma_aligned_tensor(x):
         raise ValueError(f"scales must be 2-D or 3-D, got shape {tuple(x.shape)}")
     if is_mn_major_tma_aligned(x):
         return x
+    # On the GPU, one launch of fgemm's own re-layout kernel (the padding rows
+    # zeroed); torch ops where fgemm cannot run (a CPU tensor, no library).
+    from . import _api
+
+    out = _api.relaid_on_gpu(x)
+    if out is not None:
+        return out
     batched = x.dim() == 3
     y = x if batched else x.unsqueeze(0)
     g, m, k = y.shape
     aligned_m = get_tma_aligned_size(m, 4)
-    out = torch.empty((g, k, aligned_m), dtype=x.dtype, device=x.device)
-    # On the GPU, one launch of fgemm's own re-layout kernel (the padding rows
-    # zeroed); torch ops where the library cannot (a CPU tensor, no library,
-    # or a library built without the kernel).
-    from . import _api
-
-    if not _api.scales_to_mn_major(y, out):
-        out.transpose(1, 2)[:, :m, :] = y
-    out = out.transpose(1, 2)[:, :m, :]
+    out = torch.empty((g, k, aligned_m), dtype=x.dtype, device=x.device).transpose(1, 2)
+    out[:, :m, :] = y
+    out = out[:, :m, :]
     return out if batched else out.squeeze(0)
 
 

@@ -138,29 +138,34 @@ class Gpu(unittest.TestCase):
         self.check(d1, ref)
 
     def test_scale_relayout_kernel(self):
-        # fgemm's own re-layout kernel against a torch copy, on row-major,
-        # batched, strided (a column slice), broadcast (stride 0) and
-        # odd-row scales; the padding rows come out zero. Poisoned first.
+        # fgemm's own re-layout kernel against the input, on row-major,
+        # batched, strided (a column slice), broadcast (stride 0), odd-row
+        # and transposed scales; the padding rows come out zero (the block
+        # the output reuses is poisoned first). Then the torch fallback.
         torch.manual_seed(5)
         cases = [torch.rand(4097, 56, device="cuda"), torch.rand(3, 65, 16, device="cuda"),
                  torch.rand(64, 40, device="cuda")[:, 3:19], torch.rand(1, 4, device="cuda").expand(130, 4),
                  torch.rand(1, 1, device="cuda"), torch.rand(2, 7, 3, device="cuda").transpose(1, 2)]
-        for x in cases:
-            with self.subTest(shape=tuple(x.shape), stride=x.stride()):
-                y = x if x.dim() == 3 else x.unsqueeze(0)
-                g, m, k = y.shape
-                aligned = fgemm.get_tma_aligned_size(m, 4)
-                out = torch.full((g, k, aligned), float("nan"), device="cuda")
-                self.assertTrue(fgemm._api.scales_to_mn_major(y, out),
-                                "the library's re-layout kernel did not run")
-                self.assertTrue(torch.equal(out[:, :, :m], y.transpose(1, 2)))
-                self.assertTrue(torch.equal(out[:, :, m:], torch.zeros_like(out[:, :, m:])))
-                z = fgemm.get_mn_major_tma_aligned_tensor(x)
-                self.assertTrue(fgemm._layout.is_mn_major_tma_aligned(z))
-                self.assertTrue(torch.equal(z, x))
+        for fallback in (False, True):
+            fgemm._api._relayout_unavailable = fallback
+            try:
+                for x in cases:
+                    with self.subTest(fallback=fallback, shape=tuple(x.shape), stride=x.stride()):
+                        g, m, k = x.shape if x.dim() == 3 else (1, *x.shape)
+                        aligned = fgemm.get_tma_aligned_size(m, 4)
+                        torch.full((g * k * aligned,), float("nan"), device="cuda")  # freed: poisons
+                        z = fgemm.get_mn_major_tma_aligned_tensor(x)
+                        self.assertTrue(fgemm._layout.is_mn_major_tma_aligned(z))
+                        self.assertTrue(torch.equal(z, x))
+                        if not fallback:
+                            full = z.as_strided((g, k, aligned), (k * aligned, aligned, 1))
+                            self.assertTrue(torch.equal(full[:, :, m:], torch.zeros_like(full[:, :, m:])))
+            finally:
+                fgemm._api._relayout_unavailable = False
         # On a side stream, in order with the work queued there.
         s = torch.cuda.Stream()
         x = torch.rand(4096, 56, device="cuda")
+        s.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(s):
             x.mul_(2)
             z = fgemm.get_mn_major_tma_aligned_tensor(x)
