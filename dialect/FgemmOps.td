@@ -183,7 +183,8 @@ def Fgemm_KLoopOp : Fgemm_Op<"k_loop", [RecursiveMemoryEffects, SingleBlock,
 // Data movement
 //===----------------------------------------------------------------------===//
 
-def Fgemm_LoadOp : Fgemm_Op<"load", [MemoryEffects<[MemRead]>]> {
+def Fgemm_LoadOp : Fgemm_Op<"load", [AttrSizedOperandSegments,
+    MemoryEffects<[MemRead]>]> {
   let summary = "loads one tile of a global tensor";
   let description = [{
     Loads the tile at block indices `(row, col)` of `source`: rows
@@ -196,13 +197,21 @@ def Fgemm_LoadOp : Fgemm_Op<"load", [MemoryEffects<[MemRead]>]> {
 
     `multicast` is set by `fgemm-schedule-tiles` on loads whose tile is the
     same for every CTA of a cluster: each CTA then loads 1/cluster of the
-    tile's rows and TMA multicasts them into the whole cluster.
+    tile's rows and TMA multicasts them into the whole cluster. Where the
+    CTAs' tiles are the same only sometimes (B of M-grouped tiles sharing a
+    column: the same only when their row tiles are in one group), the
+    scheduler gives the condition, the same in every CTA of the cluster:
+    `multicast_if(%same)`; when it is false each CTA loads the whole tile
+    itself.
 
     Example: `%ta = fgemm.load %a[%tm, %kb] : !fgemm.tensor<[m, k], f8E4M3FN> -> !fgemm.tile<[bm, bk], f8E4M3FN>`
   }];
-  let arguments = (ins Fgemm_TensorType:$source, Variadic<Index>:$indices, UnitAttr:$multicast);
+  let arguments = (ins Fgemm_TensorType:$source, Variadic<Index>:$indices,
+                       Optional<I1>:$multicastIf, UnitAttr:$multicast);
   let results = (outs Fgemm_TileType:$result);
-  let assemblyFormat = "$source `[` $indices `]` attr-dict `:` type($source) `->` type($result)";
+  let assemblyFormat = [{
+    $source `[` $indices `]` (`multicast_if` `(` $multicastIf^ `)`)? attr-dict `:` type($source) `->` type($result)
+  }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     ::mlir::Value getRow() { return getIndices()[getIndices().size() - 2]; }

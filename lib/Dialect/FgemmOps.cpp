@@ -422,6 +422,9 @@ LogicalResult LoadOp::verify() {
     return emitOpError("loads FP8 operand tiles; got ") << src.getElementType();
   if (failed(verifyIndices(*this, getSource(), src.getDims(), getIndices())))
     return failure();
+  if (getMulticastIf() && !getMulticast())
+    return emitOpError("has multicast_if but is not a multicast load: the "
+                       "condition says when a multicast tile is shared");
   return verifyBlockedDims(*this, src.getDims().take_back(2), tile, "a tile");
 }
 

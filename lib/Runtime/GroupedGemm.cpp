@@ -33,12 +33,12 @@ fgemm::groupedConfigurationSet(GroupedLayout layout) {
   // Measured one by one on the H100 (docs/PERF.md, "Grouped"): contiguous
   // tiles of at most 128 rows (a tile stays in one group's 128-row block);
   // plain 128-row grids in raster groups of 16 tile rows; 128x192
-  // persistent in clusters of two sharing A, in raster groups of 32 tile
-  // rows (4-9% faster than the plain grid and than the persistent one
-  // without a cluster, at every K measured); 64-row tiles for a few rows
-  // per group.
+  // persistent in clusters of two row tiles sharing B (when they are in one
+  // group), in raster groups of 8 tile rows, as DeepGEMM runs them; 64-row
+  // tiles for a few rows per group.
   static const std::vector<DenseConfiguration> contiguous = {
-      {128, 192, true, 32, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2},
+      {128, 192, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
+       /*multicastB=*/true},
       {128, 128, true, 0},
       {128, 128, false, 16},
       {128, 96, false, 16},

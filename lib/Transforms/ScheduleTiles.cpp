@@ -68,7 +68,15 @@
 // The kernel records `grid = #fgemm.tile_grid<kind, [x dim, y dim(, z)]>`,
 // from which the runtime sizes the launch (docs/ABI.md).
 //
-// Limitations: grouped tile spaces multicast A only (multicast = a).
+// Pairs of row tiles of the grouped_contiguous(_psum) tile spaces may share
+// B (cluster 2, multicast = b): B is the same for both only when they are in
+// one group, so the B loads multicast under that condition
+// (fgemm.load ... multicast_if) and each CTA loads its own B otherwise; the
+// pair runs every K block when either tile has rows, as both CTAs' rings
+// must stay in step.
+//
+// Limitations: the masked and unpadded grouped tile spaces multicast A only
+// (multicast = a).
 //
 //===----------------------------------------------------------------------===//
 
@@ -136,6 +144,16 @@ emitClusterTileOrder(RewriterBase &rewriter, Location loc, Value unit,
   return {tm, tn};
 }
 
+/// The row tile of the other CTA of a pair (cluster 2) sharing B: the pair
+/// holds row tiles tm - rank and tm - rank + 1.
+static Value emitPairPeer(RewriterBase &rewriter, Location loc, Value tm,
+                          Value rank) {
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  Value first = arith::SubIOp::create(rewriter, loc, tm, rank);
+  return arith::AddIOp::create(rewriter, loc, first,
+                               arith::SubIOp::create(rewriter, loc, one, rank));
+}
+
 namespace {
 /// What a tile of a grouped tile space knows about its group (index values).
 struct GroupedTile {
@@ -170,10 +188,13 @@ static FailureOr<StringAttr> getGroupDimension(TileSpaceOp space) {
 /// The group and the group's rows of the tile in row block `tm`, read from
 /// the tile space's layout tensor; `knownGroup` is the group where the tile
 /// order already found it (masked: grid z or fgemm.find_row_tile_group;
-/// unpadded contiguous: the piece's group).
+/// unpadded contiguous: the piece's group). With `mayBePastEnd` (a pair of
+/// row tiles sharing B, whose second can lie past the last) a tile past
+/// the rows reads no layout entry and has no group.
 static FailureOr<GroupedTile> emitGroupedTile(RewriterBase &rewriter,
                                               TileSpaceOp space, Value tm,
-                                              Value knownGroup) {
+                                              Value knownGroup,
+                                              bool mayBePastEnd = false) {
   Location loc = space.getLoc();
   Type index = rewriter.getIndexType(), i32 = rewriter.getI32Type();
   auto out = cast<GlobalTensorType>(space.getOutput().getType());
@@ -246,10 +267,19 @@ static FailureOr<GroupedTile> emitGroupedTile(RewriterBase &rewriter,
         arith::SelectOp::create(rewriter, loc, valid, clampedRow(group), first);
     return GroupedTile{group, rowsBegin, rowsEnd};
   }
-  Value raw = ReadOp::create(rewriter, loc, i32, layout, first);
+  Value exists;
+  Value readRow = first;
+  if (mayBePastEnd) {
+    exists = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
+                                   first, rowsM);
+    readRow = arith::SelectOp::create(rewriter, loc, exists, first, zero);
+  }
+  Value raw = ReadOp::create(rewriter, loc, i32, layout, readRow);
   // 0 <= raw < g as one unsigned compare (-1 wraps to the top).
   Value valid = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
                                       raw, groups);
+  if (exists)
+    valid = arith::AndIOp::create(rewriter, loc, valid, exists);
   Value group =
       arith::SelectOp::create(rewriter, loc, valid, toIndex(raw), zero);
   Value tileEnd = arith::MinUIOp::create(
@@ -263,23 +293,48 @@ static FailureOr<GroupedTile> emitGroupedTile(RewriterBase &rewriter,
 /// rows, and every K loop's block count (none for a tile without rows). On a
 /// plain grid a masked tile without rows ends its CTA (fgemm.skip_tile_if);
 /// in a persistent loop it stores nothing.
+///
+/// With `peerTm`, the tile is one of a cluster's pair of row tiles sharing
+/// their B tile (tm and peerTm, in the same column): both CTAs must run the
+/// same K blocks, since the multicast fills the same ring slot in each, so
+/// the pair runs every K block when either tile has rows; `sameGroup` is
+/// set to whether both have rows of one group, when B is theirs to share.
 static FailureOr<SmallVector<Value>>
 emitGroupedTileValues(RewriterBase &rewriter, TileSpaceOp space, Value tm,
-                      Value tn, Value knownGroup, bool plainGrid) {
+                      Value tn, Value knownGroup, bool plainGrid,
+                      Value peerTm = Value(), Value *sameGroup = nullptr) {
   Location loc = space.getLoc();
   int64_t blockSize =
       space->getParentOfType<KernelOp>().getConfigAttr().getBlockM();
+  Value blockM = arith::ConstantIndexOp::create(rewriter, loc, blockSize);
+  // Whether the tile in row block `row` of group `tile` has rows.
+  auto hasRowsOf = [&](Value row, const GroupedTile &tile) -> Value {
+    Value first = arith::MulIOp::create(rewriter, loc, row, blockM);
+    Value last = arith::AddIOp::create(rewriter, loc, first, blockM);
+    Value lo = arith::MaxUIOp::create(rewriter, loc, first, tile.rowsBegin);
+    Value hi = arith::MinUIOp::create(rewriter, loc, last, tile.rowsEnd);
+    return arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, lo,
+                                 hi);
+  };
+  bool pair = static_cast<bool>(peerTm);
   FailureOr<GroupedTile> grouped =
-      emitGroupedTile(rewriter, space, tm, knownGroup);
+      emitGroupedTile(rewriter, space, tm, knownGroup, pair);
   if (failed(grouped))
     return failure();
-  Value blockM = arith::ConstantIndexOp::create(rewriter, loc, blockSize);
-  Value first = arith::MulIOp::create(rewriter, loc, tm, blockM);
-  Value last = arith::AddIOp::create(rewriter, loc, first, blockM);
-  Value lo = arith::MaxUIOp::create(rewriter, loc, first, grouped->rowsBegin);
-  Value hi = arith::MinUIOp::create(rewriter, loc, last, grouped->rowsEnd);
-  Value hasRows =
-      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, lo, hi);
+  Value hasRows = hasRowsOf(tm, *grouped);
+  Value runsBlocks = hasRows;
+  if (pair) {
+    FailureOr<GroupedTile> peer =
+        emitGroupedTile(rewriter, space, peerTm, knownGroup, pair);
+    if (failed(peer))
+      return failure();
+    Value peerHasRows = hasRowsOf(peerTm, *peer);
+    runsBlocks = arith::OrIOp::create(rewriter, loc, hasRows, peerHasRows);
+    *sameGroup = arith::AndIOp::create(
+        rewriter, loc, arith::AndIOp::create(rewriter, loc, hasRows, peerHasRows),
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                              grouped->group, peer->group));
+  }
   // A masked tile past its group's rows writes nothing: on a plain grid its
   // CTA ends at once. (A contiguous padding tile still stores its zeros.)
   if (plainGrid && space.getKind() == TileSpaceKind::GroupedMasked)
@@ -292,7 +347,8 @@ emitGroupedTileValues(RewriterBase &rewriter, TileSpaceOp space, Value tm,
     Value all =
         NumBlocksOp::create(rewriter, loc, rewriter.getIndexType(),
                             loop.getDimAttr(), rewriter.getStringAttr("bk"));
-    Value blocks = arith::SelectOp::create(rewriter, loc, hasRows, all, zero);
+    Value blocks =
+        arith::SelectOp::create(rewriter, loc, runsBlocks, all, zero);
     rewriter.modifyOpInPlace(loop,
                              [&] { loop.getBlocksMutable().assign(blocks); });
   });
@@ -333,10 +389,16 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
                              "scheduled persistently only (schedule = "
                              "persistent): its number of tiles is known on "
                              "the GPU only");
-    if (config.getCluster() > 1 && config.getMulticast() == Multicast::B)
-      return space.emitError("a grouped tile space multicasts A only "
-                             "(multicast = a): the CTAs sharing B would need "
-                             "M tiles of one group");
+    bool contiguous = space.getKind() == TileSpaceKind::GroupedContiguous ||
+                      space.getKind() == TileSpaceKind::GroupedContiguousPsum;
+    if (config.getCluster() > 1 && config.getMulticast() == Multicast::B &&
+        (!contiguous || config.getCluster() != 2))
+      return space.emitError("a ")
+             << stringifyTileSpaceKind(space.getKind())
+             << " tile space with cluster " << config.getCluster()
+             << " multicasts A only (multicast = a): B is shared by pairs of "
+                "row tiles (cluster 2) of the grouped_contiguous and "
+                "grouped_contiguous_psum tile spaces only";
   }
   for (StringAttr d : {dimM, dimN})
     if (getTileDimExtent(("b" + d.getValue()).str(), config) <= 0)
@@ -356,8 +418,12 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
   // with multicast = b); loads that do not depend on it are multicast.
   int64_t cluster = config.getCluster();
   bool clusterAlongM = cluster > 1 && config.getMulticast() == Multicast::B;
+  // Grouped row tiles sharing B share it only when they are in one group:
+  // those loads get the pair's condition (multicast_if) below.
+  SmallVector<LoadOp> sharedWithinGroup;
   if (cluster > 1) {
     Value varying = clusterAlongM ? argM : argN;
+    Value groupArg = space.isGrouped() ? body.getArgument(0) : Value();
     bool any = false;
     space.walk([&](LoadOp load) {
       if (llvm::none_of(load.getIndices(), [&](Value index) {
@@ -365,6 +431,8 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
           })) {
         load.setMulticast(true);
         any = true;
+        if (clusterAlongM && groupArg && load.getGroup() == groupArg)
+          sharedWithinGroup.push_back(load);
       }
     });
     if (!any)
@@ -453,11 +521,17 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
     }
     SmallVector<Value> tileValues = {tm, tn};
     if (space.isGrouped()) {
-      FailureOr<SmallVector<Value>> values = emitGroupedTileValues(
-          rewriter, space, tm, tn, group, /*plainGrid=*/false);
+      Value peerTm, sameGroup;
+      if (clusterAlongM)
+        peerTm = emitPairPeer(rewriter, loc, tm, rank);
+      FailureOr<SmallVector<Value>> values =
+          emitGroupedTileValues(rewriter, space, tm, tn, group,
+                                /*plainGrid=*/false, peerTm, &sameGroup);
       if (failed(values))
         return failure();
       tileValues = *values;
+      for (LoadOp load : sharedWithinGroup)
+        load.getMulticastIfMutable().assign(sameGroup);
     }
     rewriter.mergeBlocks(&body, loopBody, tileValues);
     kernel.setGridAttr(TileGridAttr::get(ctx, space.getKind(), gridDims));
@@ -471,6 +545,11 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
   Value y =
       ProgramIdOp::create(rewriter, loc, index, DimAttr::get(ctx, Dim::Y));
   Value tm = clusterAlongM ? x : y, tn = clusterAlongM ? y : x;
+  // The CTA's rank in its cluster: clusters are consecutive along x.
+  Value rank;
+  if (clusterAlongM)
+    rank = arith::RemUIOp::create(
+        rewriter, loc, x, arith::ConstantIndexOp::create(rewriter, loc, cluster));
   if (config.getRasterGroup() > 0) {
     // The CTA's linear index goes through the tile order. A cluster's CTAs
     // (consecutive along x) are ordered as one unit, so they keep sharing
@@ -480,7 +559,7 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
                                  rewriter.getStringAttr("b" + dim.getValue()));
     };
     Value tilesM = numBlocks(dimM), tilesN = numBlocks(dimN);
-    Value unit = x, rank, clusterSize;
+    Value unit = x, clusterSize;
     if (cluster > 1) {
       clusterSize = arith::ConstantIndexOp::create(rewriter, loc, cluster);
       unit = arith::DivUIOp::create(rewriter, loc, x, clusterSize);
@@ -506,11 +585,17 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
           ProgramIdOp::create(rewriter, loc, index, DimAttr::get(ctx, Dim::Z));
       gridDims.push_back(out.getDims()[0]);
     }
-    FailureOr<SmallVector<Value>> values = emitGroupedTileValues(
-        rewriter, space, tm, tn, group, /*plainGrid=*/true);
+    Value peerTm, sameGroup;
+    if (clusterAlongM)
+      peerTm = emitPairPeer(rewriter, loc, tm, rank);
+    FailureOr<SmallVector<Value>> values =
+        emitGroupedTileValues(rewriter, space, tm, tn, group,
+                              /*plainGrid=*/true, peerTm, &sameGroup);
     if (failed(values))
       return failure();
     tileValues = *values;
+    for (LoadOp load : sharedWithinGroup)
+      load.getMulticastIfMutable().assign(sameGroup);
   }
   rewriter.eraseOp(body.getTerminator());
   rewriter.inlineBlockBefore(&body, space, tileValues);

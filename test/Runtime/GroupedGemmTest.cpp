@@ -176,12 +176,12 @@ TEST(GroupedGemmContract, ArgumentLists) {
 
 TEST(GroupedGemmConfig, MeasuredChoices) {
   const GroupedLayout c = GroupedLayout::Contiguous, m = GroupedLayout::Masked;
-  // H100 (docs/PERF.md, 2026-11-24): 128x192 persistent in pairs sharing A
-  // on the contiguous shapes, at K = 7168 and 2048.
+  // H100 (docs/PERF.md, 2026-11-25): 128x192 persistent in pairs of row
+  // tiles sharing B on the contiguous shapes, at K = 7168 and 2048.
   EXPECT_EQ(choose(problem(c, 33408, 4096, 7168, 4)),
-            "bm128_bn192_persistent_cluster2");
+            "bm128_bn192_persistent_cluster2b");
   EXPECT_EQ(choose(problem(c, 36352, 7168, 2048, 4)),
-            "bm128_bn192_persistent_cluster2");
+            "bm128_bn192_persistent_cluster2b");
   // Masked: 128x192 for 1024 rows per group; a persistent grid where the
   // capacity is over twice the rows (a plain one launches a CTA for every
   // row block of the capacity), a plain one where it is not.

@@ -3,6 +3,7 @@
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_masked_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent" --fgemm-schedule-tiles | FileCheck %s --check-prefix=PERSISTENT
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_psum_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4" --fgemm-schedule-tiles | FileCheck %s --check-prefix=PSUM
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_unpadded_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent" --fgemm-schedule-tiles | FileCheck %s --check-prefix=UNPADDED
+// RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent cluster=2 multicast=b" --fgemm-schedule-tiles | FileCheck %s --check-prefix=PAIRS
 // RUN: fgemm-opt %s --split-input-file --fgemm-schedule-tiles --verify-diagnostics
 // fgemm-schedule-tiles on grouped tile spaces: what a tile knows about its
 // group, read from the layout tensor on the GPU, and a K loop that runs no
@@ -112,11 +113,40 @@
 
 // -----
 
-// CTAs sharing B would need M tiles of one group.
+// Contiguous row tiles in pairs sharing B: the CTA's row tile and its
+// peer's (the pair's other one), each group read with the row clamped to the
+// tensor (the pair's second tile can lie past the last row); the pair runs
+// every K block when either tile has rows, and multicasts B only when both
+// have rows of one group.
+// PAIRS: %[[RANK:.*]] = arith.remui %{{.*}}, %c2 : index
+// PAIRS: %[[TM:.*]] = arith.addi %{{.*}}, %[[RANK]] : index
+// PAIRS: %[[BASE:.*]] = arith.subi %[[TM]], %[[RANK]] : index
+// PAIRS: %[[OTHER:.*]] = arith.subi %c1, %[[RANK]] : index
+// PAIRS: %[[PEER:.*]] = arith.addi %[[BASE]], %[[OTHER]] : index
+// PAIRS: %[[FIRST:.*]] = arith.muli %[[TM]], %{{.*}} : index
+// PAIRS: %[[IN:.*]] = arith.cmpi ult, %[[FIRST]], %{{.*}} : index
+// PAIRS: %[[ROW:.*]] = arith.select %[[IN]], %[[FIRST]], %{{.*}} : index
+// PAIRS: fgemm.read %arg4[%[[ROW]]]
+// PAIRS: %[[PFIRST:.*]] = arith.muli %[[PEER]], %{{.*}} : index
+// PAIRS: %[[PIN:.*]] = arith.cmpi ult, %[[PFIRST]], %{{.*}} : index
+// PAIRS: %[[PROW:.*]] = arith.select %[[PIN]], %[[PFIRST]], %{{.*}} : index
+// PAIRS: fgemm.read %arg4[%[[PROW]]]
+// PAIRS: %[[EITHER:.*]] = arith.ori %[[HAS:.*]], %[[PHAS:.*]] : i1
+// PAIRS: %[[SAMEG:.*]] = arith.cmpi eq, %[[G:.*]], %{{.*}} : index
+// PAIRS: %[[BOTH:.*]] = arith.andi %[[HAS]], %[[PHAS]] : i1
+// PAIRS: %[[SHARED:.*]] = arith.andi %[[BOTH]], %[[SAMEG]] : i1
+// PAIRS: %[[BLOCKS:.*]] = arith.select %[[EITHER]], %{{.*}}, %{{.*}} : index
+// PAIRS: fgemm.k_loop "k" blocks(%[[BLOCKS]])
+// PAIRS: fgemm.load %arg0[%[[TM]], %{{.*}}] :
+// PAIRS: fgemm.load %arg1[%[[G]], %{{.*}}, %{{.*}}] multicast_if(%[[SHARED]]) {multicast}
+
+// -----
+
+// The masked layout's CTAs sharing B would need row tiles of one group.
 fgemm.kernel @multicast_b(%mm: !fgemm.tensor<[g], i32>, %d: !fgemm.tensor<[g, m, n], bf16>)
     attributes {dims = ["m", "n", "k", "g"],
     config = #fgemm.config<block_m = 128, block_n = 128, block_k = 128, stages = 4, math_warpgroups = 2, cluster = 2, multicast = b, schedule = plain, raster_group = 0, fixed_n = 0, fixed_k = 0, overlap_promotion = false, sass_policy = off, sass_every_n = 4>} {
-  // expected-error @below {{a grouped tile space multicasts A only (multicast = a): the CTAs sharing B would need M tiles of one group}}
+  // expected-error @below {{a grouped_masked tile space with cluster 2 multicasts A only (multicast = a): B is shared by pairs of row tiles (cluster 2) of the grouped_contiguous and grouped_contiguous_psum tile spaces only}}
   fgemm.tile_space grouped_masked(%mm : !fgemm.tensor<[g], i32>) over %d : !fgemm.tensor<[g, m, n], bf16> {
   ^bb0(%g: index, %tm: index, %tn: index, %lo: index, %hi: index):
     %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>

@@ -1002,23 +1002,47 @@ LogicalResult KernelLowering::lowerRingPut(RingPutOp op) {
                                .getElementType()
                                .getIntOrFloatBitWidth() /
                            8;
-        Value rank = NVVM::ClusterId::create(b, loc, b.getI32Type());
-        coords[1] =
-            arith::AddIOp::create(b, loc, coords[1], mulI32(rank, part));
-        Value partDst =
-            LLVM::GEPOp::create(b, loc, dst.getType(), b.getI8Type(), dst,
-                                ValueRange{mulI32(rank, part * rowBytes)});
-        Value clusterDst = LLVM::AddrSpaceCastOp::create(
-            b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), partDst);
-        Value mask = arith::ConstantIntOp::create(
-            b, loc, (1 << config.getCluster()) - 1, 16);
-        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-            b, loc, clusterDst, desc, coords, full,
-            /*im2colOffsets=*/ValueRange(), mask,
-            /*l2CacheHint=*/Value(),
-            NVVM::TMALoadModeAttr::get(b.getContext(), NVVM::TMALoadMode::TILE),
-            /*isCTAOnly=*/b.getBoolAttr(false), /*group=*/nullptr,
-            /*predicate=*/Value());
+        // Rows [j, j + 1) * rows/cluster of the tile into this CTA's slot,
+        // or, with `mask`, into every CTA's.
+        auto loadPart = [&](Value j, Value mask) {
+          SmallVector<Value> at = coords;
+          at[1] = arith::AddIOp::create(b, loc, at[1], mulI32(j, part));
+          Value partDst =
+              LLVM::GEPOp::create(b, loc, dst.getType(), b.getI8Type(), dst,
+                                  ValueRange{mulI32(j, part * rowBytes)});
+          if (mask)
+            partDst = LLVM::AddrSpaceCastOp::create(
+                b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7),
+                partDst);
+          NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+              b, loc, partDst, desc, at, full,
+              /*im2colOffsets=*/ValueRange(), mask,
+              /*l2CacheHint=*/Value(),
+              NVVM::TMALoadModeAttr::get(b.getContext(),
+                                         NVVM::TMALoadMode::TILE),
+              /*isCTAOnly=*/b.getBoolAttr(!mask), /*group=*/nullptr,
+              /*predicate=*/Value());
+        };
+        auto multicast = [&] {
+          Value rank = NVVM::ClusterId::create(b, loc, b.getI32Type());
+          loadPart(rank, arith::ConstantIntOp::create(
+                             b, loc, (1 << config.getCluster()) - 1, 16));
+        };
+        if (Value shared = tile.getMulticastIf()) {
+          // Shared only when the condition holds (the same in every CTA of
+          // the cluster); else this CTA loads every part itself, the same
+          // bytes into the same slot.
+          auto ifOp = scf::IfOp::create(b, loc, lookup(shared),
+                                        /*withElseRegion=*/true);
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(ifOp.thenBlock());
+          multicast();
+          b.setInsertionPointToStart(ifOp.elseBlock());
+          for (int64_t j = 0; j < config.getCluster(); ++j)
+            loadPart(constI32(j), Value());
+          continue;
+        }
+        multicast();
         continue;
       }
     } else {

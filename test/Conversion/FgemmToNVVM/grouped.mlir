@@ -4,6 +4,7 @@
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_psum_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=PSUM
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_unpadded_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=UNPADDED
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_masked_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=MASKED-PERSISTENT
+// RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent cluster=2 multicast=b" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=PAIRS
 // convert-fgemm-to-nvvm on the grouped kernels: group coordinates on the
 // TMA copies, the layout tensor read by every thread, per-group SFB offsets,
 // a store cut by rows copied out by the math threads, padding rows zeroed.
@@ -129,3 +130,15 @@
 // MASKED-PERSISTENT-NEXT: }
 // MASKED-PERSISTENT-NEXT: arith.addi
 // MASKED-PERSISTENT-NEXT: scf.yield
+
+// Contiguous row tiles in pairs sharing B: the producer multicasts its half
+// of B into both CTAs when the pair's tiles are in one group, else loads
+// both halves into its own slot (the same bytes for the slot's barrier).
+// PAIRS: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg0, %{{.*}}, box[{{.*}}] {isCTAOnly = true}
+// PAIRS: scf.if %{{.*}} {
+// PAIRS-NEXT: nvvm.read.ptx.sreg.cluster.ctarank
+// PAIRS: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg1, %{{.*}}, box[{{.*}}] multicast_mask = %c3_i16
+// PAIRS-NEXT: } else {
+// PAIRS: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg1, %{{.*}}, box[{{.*}}] {isCTAOnly = true}
+// PAIRS: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg1, %{{.*}}, box[{{.*}}] {isCTAOnly = true}
+// PAIRS-NEXT: }

@@ -58,6 +58,17 @@ fgemm.kernel @load_shape(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims =
 
 // -----
 
+// multicast_if says when a multicast load's tile is shared.
+fgemm.kernel @multicast_if(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m", "k"]} {
+  %c0 = arith.constant 0 : index
+  %same = arith.constant true
+  // expected-error @below {{'fgemm.load' op has multicast_if but is not a multicast load: the condition says when a multicast tile is shared}}
+  %t = fgemm.load %a[%c0, %c0] multicast_if(%same) : !fgemm.tensor<[m, k], f8E4M3FN> -> !fgemm.tile<[bm, bk], f8E4M3FN>
+  fgemm.return
+}
+
+// -----
+
 fgemm.kernel @dot_k(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m", "k"]} {
   %ta = "test.a"() : () -> !fgemm.tile<[bm, bk], f8E4M3FN>
   %tb = "test.b"() : () -> !fgemm.tile<[bn, bm], f8E4M3FN>
