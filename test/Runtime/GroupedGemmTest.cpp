@@ -182,6 +182,10 @@ TEST(GroupedGemmConfig, MeasuredChoices) {
             "bm128_bn192_persistent_cluster2b");
   EXPECT_EQ(choose(problem(c, 36352, 7168, 2048, 4)),
             "bm128_bn192_persistent_cluster2b");
+  EXPECT_EQ(choose(problem(c, 33024, 7168, 2048, 8)),
+            "bm128_bn192_persistent_cluster2b");
+  EXPECT_EQ(choose(problem(c, 33024, 4096, 7168, 8)),
+            "bm128_bn192_persistent_cluster2b");
   // Masked: 128x192 for 1024 rows per group; a persistent grid where the
   // capacity is over twice the rows (a plain one launches a CTA for every
   // row block of the capacity), a plain one where it is not.
