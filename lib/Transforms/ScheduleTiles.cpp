@@ -68,14 +68,15 @@
 // The kernel records `grid = #fgemm.tile_grid<kind, [x dim, y dim(, z)]>`,
 // from which the runtime sizes the launch (docs/ABI.md).
 //
-// Pairs of row tiles of the grouped_contiguous(_psum) tile spaces may share
-// B (cluster 2, multicast = b): B is the same for both only when they are in
-// one group, so the B loads multicast under that condition
-// (fgemm.load ... multicast_if) and each CTA loads its own B otherwise; the
-// pair runs every K block when either tile has rows, as both CTAs' rings
-// must stay in step.
+// Pairs of row tiles of the grouped_contiguous(_psum) and grouped_masked
+// tile spaces may share B (cluster 2, multicast = b): B is the same for both
+// only when they are in one group, so the B loads multicast under that
+// condition (fgemm.load ... multicast_if) and each CTA loads its own B
+// otherwise; the pair runs every K block when either tile has rows, as both
+// CTAs' rings must stay in step (a masked tile without rows ends its CTA
+// only when its pair's other tile has none either).
 //
-// Limitations: the masked and unpadded grouped tile spaces multicast A only
+// Limitations: the unpadded grouped tile space multicasts A only
 // (multicast = a).
 //
 //===----------------------------------------------------------------------===//
@@ -302,7 +303,8 @@ static FailureOr<GroupedTile> emitGroupedTile(RewriterBase &rewriter,
 static FailureOr<SmallVector<Value>>
 emitGroupedTileValues(RewriterBase &rewriter, TileSpaceOp space, Value tm,
                       Value tn, Value knownGroup, bool plainGrid,
-                      Value peerTm = Value(), Value *sameGroup = nullptr) {
+                      Value peerTm = Value(), Value peerKnownGroup = Value(),
+                      Value *sameGroup = nullptr) {
   Location loc = space.getLoc();
   int64_t blockSize =
       space->getParentOfType<KernelOp>().getConfigAttr().getBlockM();
@@ -325,7 +327,7 @@ emitGroupedTileValues(RewriterBase &rewriter, TileSpaceOp space, Value tm,
   Value runsBlocks = hasRows;
   if (pair) {
     FailureOr<GroupedTile> peer =
-        emitGroupedTile(rewriter, space, peerTm, knownGroup, pair);
+        emitGroupedTile(rewriter, space, peerTm, peerKnownGroup, pair);
     if (failed(peer))
       return failure();
     Value peerHasRows = hasRowsOf(peerTm, *peer);
@@ -336,10 +338,12 @@ emitGroupedTileValues(RewriterBase &rewriter, TileSpaceOp space, Value tm,
                               grouped->group, peer->group));
   }
   // A masked tile past its group's rows writes nothing: on a plain grid its
-  // CTA ends at once. (A contiguous padding tile still stores its zeros.)
+  // CTA ends at once, unless the other tile of its pair has rows: the pair
+  // runs its K blocks together. (A contiguous padding tile still stores its
+  // zeros.)
   if (plainGrid && space.getKind() == TileSpaceKind::GroupedMasked)
     SkipTileIfOp::create(rewriter, loc,
-                         arith::XOrIOp::create(rewriter, loc, hasRows,
+                         arith::XOrIOp::create(rewriter, loc, runsBlocks,
                                                arith::ConstantIntOp::create(
                                                    rewriter, loc, 1, 1)));
   Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
@@ -389,16 +393,17 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
                              "scheduled persistently only (schedule = "
                              "persistent): its number of tiles is known on "
                              "the GPU only");
-    bool contiguous = space.getKind() == TileSpaceKind::GroupedContiguous ||
-                      space.getKind() == TileSpaceKind::GroupedContiguousPsum;
+    bool pairsShareB =
+        space.getKind() != TileSpaceKind::GroupedContiguousUnpadded &&
+        config.getCluster() == 2;
     if (config.getCluster() > 1 && config.getMulticast() == Multicast::B &&
-        (!contiguous || config.getCluster() != 2))
+        !pairsShareB)
       return space.emitError("a ")
              << stringifyTileSpaceKind(space.getKind())
              << " tile space with cluster " << config.getCluster()
              << " multicasts A only (multicast = a): B is shared by pairs of "
-                "row tiles (cluster 2) of the grouped_contiguous and "
-                "grouped_contiguous_psum tile spaces only";
+                "row tiles (cluster 2) of the grouped_contiguous, "
+                "grouped_contiguous_psum and grouped_masked tile spaces only";
   }
   for (StringAttr d : {dimM, dimN})
     if (getTileDimExtent(("b" + d.getValue()).str(), config) <= 0)
@@ -504,12 +509,23 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
     auto [tm, tn] = emitClusterTileOrder(rewriter, loc, tile, rank, rowUnits,
                                          colUnits, clusterSize, clusterAlongM,
                                          config.getRasterGroup());
+    Value peerTm, peerGroup;
+    if (clusterAlongM)
+      peerTm = emitPairPeer(rewriter, loc, tm, rank);
     if (masked) {
-      // The order runs over the row tiles of all groups.
+      // The order runs over the row tiles of all groups (a pair's two can
+      // lie in two groups, or past the last row tile).
       auto found = FindRowTileGroupOp::create(
           rewriter, loc, index, index, space.getGroups(), tm, rowLimit, blockM);
       group = found.getGroup();
       tm = found.getTileInGroup();
+      if (peerTm) {
+        auto peer = FindRowTileGroupOp::create(rewriter, loc, index, index,
+                                               space.getGroups(), peerTm,
+                                               rowLimit, blockM);
+        peerGroup = peer.getGroup();
+        peerTm = peer.getTileInGroup();
+      }
     }
     if (unpadded) {
       // The order runs over pieces; a piece's block is piece - group.
@@ -521,12 +537,10 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
     }
     SmallVector<Value> tileValues = {tm, tn};
     if (space.isGrouped()) {
-      Value peerTm, sameGroup;
-      if (clusterAlongM)
-        peerTm = emitPairPeer(rewriter, loc, tm, rank);
-      FailureOr<SmallVector<Value>> values =
-          emitGroupedTileValues(rewriter, space, tm, tn, group,
-                                /*plainGrid=*/false, peerTm, &sameGroup);
+      Value sameGroup;
+      FailureOr<SmallVector<Value>> values = emitGroupedTileValues(
+          rewriter, space, tm, tn, group, /*plainGrid=*/false, peerTm,
+          peerGroup ? peerGroup : group, &sameGroup);
       if (failed(values))
         return failure();
       tileValues = *values;
@@ -590,7 +604,7 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
       peerTm = emitPairPeer(rewriter, loc, tm, rank);
     FailureOr<SmallVector<Value>> values =
         emitGroupedTileValues(rewriter, space, tm, tn, group,
-                              /*plainGrid=*/true, peerTm, &sameGroup);
+                              /*plainGrid=*/true, peerTm, group, &sameGroup);
     if (failed(values))
       return failure();
     tileValues = *values;

@@ -4,6 +4,8 @@
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_psum_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4" --fgemm-schedule-tiles | FileCheck %s --check-prefix=PSUM
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_unpadded_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent" --fgemm-schedule-tiles | FileCheck %s --check-prefix=UNPADDED
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent cluster=2 multicast=b" --fgemm-schedule-tiles | FileCheck %s --check-prefix=PAIRS
+// RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_masked_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent cluster=2 multicast=b" --fgemm-schedule-tiles | FileCheck %s --check-prefix=MPAIRS
+// RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_masked_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 cluster=2 multicast=b" --fgemm-schedule-tiles | FileCheck %s --check-prefix=MPLAIN
 // RUN: fgemm-opt %s --split-input-file --fgemm-schedule-tiles --verify-diagnostics
 // fgemm-schedule-tiles on grouped tile spaces: what a tile knows about its
 // group, read from the layout tensor on the GPU, and a K loop that runs no
@@ -140,17 +142,33 @@
 // PAIRS: fgemm.load %arg0[%[[TM]], %{{.*}}] :
 // PAIRS: fgemm.load %arg1[%[[G]], %{{.*}}, %{{.*}}] multicast_if(%[[SHARED]]) {multicast}
 
+// Masked row tiles in pairs sharing B: in the persistent loop the pair's two
+// row tiles of the enumeration (over all groups' row tiles) can lie in two
+// groups, so each finds its own; on a plain grid (one group per grid z) a
+// CTA ends at once only when neither tile of its pair has rows.
+// MPAIRS: %[[G:.*]], %{{.*}} = fgemm.find_row_tile_group %arg4[%{{.*}}]
+// MPAIRS: %[[PG:.*]], %{{.*}} = fgemm.find_row_tile_group %arg4[%{{.*}}]
+// MPAIRS: %[[EITHER:.*]] = arith.ori
+// MPAIRS: arith.cmpi eq, %[[G]], %[[PG]] : index
+// MPAIRS: %[[BLOCKS:.*]] = arith.select %[[EITHER]]
+// MPAIRS: fgemm.k_loop "k" blocks(%[[BLOCKS]])
+// MPAIRS: fgemm.load %arg1[%[[G]], %{{.*}}, %{{.*}}] multicast_if(%{{.*}}) {multicast}
+// MPLAIN: %[[EITHER:.*]] = arith.ori
+// MPLAIN: %[[NEITHER:.*]] = arith.xori %[[EITHER]], %true : i1
+// MPLAIN: fgemm.skip_tile_if %[[NEITHER]]
+// MPLAIN: fgemm.load %arg1[%{{.*}}] multicast_if(%{{.*}}) {multicast}
+
 // -----
 
-// The masked layout's CTAs sharing B would need row tiles of one group.
-fgemm.kernel @multicast_b(%mm: !fgemm.tensor<[g], i32>, %d: !fgemm.tensor<[g, m, n], bf16>)
+// The unpadded layout's pieces do not pair up: it shares A only.
+fgemm.kernel @multicast_b(%ends: !fgemm.tensor<[g], i32>, %d: !fgemm.tensor<[m, n], bf16>)
     attributes {dims = ["m", "n", "k", "g"],
-    config = #fgemm.config<block_m = 128, block_n = 128, block_k = 128, stages = 4, math_warpgroups = 2, cluster = 2, multicast = b, schedule = plain, raster_group = 0, fixed_n = 0, fixed_k = 0, overlap_promotion = false, sass_policy = off, sass_every_n = 4>} {
-  // expected-error @below {{a grouped_masked tile space with cluster 2 multicasts A only (multicast = a): B is shared by pairs of row tiles (cluster 2) of the grouped_contiguous and grouped_contiguous_psum tile spaces only}}
-  fgemm.tile_space grouped_masked(%mm : !fgemm.tensor<[g], i32>) over %d : !fgemm.tensor<[g, m, n], bf16> {
+    config = #fgemm.config<block_m = 128, block_n = 128, block_k = 128, stages = 4, math_warpgroups = 2, cluster = 2, multicast = b, schedule = persistent, raster_group = 0, fixed_n = 0, fixed_k = 0, overlap_promotion = false, sass_policy = off, sass_every_n = 4>} {
+  // expected-error @below {{a grouped_contiguous_unpadded tile space with cluster 2 multicasts A only (multicast = a): B is shared by pairs of row tiles (cluster 2) of the grouped_contiguous, grouped_contiguous_psum and grouped_masked tile spaces only}}
+  fgemm.tile_space grouped_contiguous_unpadded(%ends : !fgemm.tensor<[g], i32>) over %d : !fgemm.tensor<[m, n], bf16> {
   ^bb0(%g: index, %tm: index, %tn: index, %lo: index, %hi: index):
     %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
-    fgemm.store %z, %d[%g, %tm, %tn] rows(%lo, %hi) : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[g, m, n], bf16>
+    fgemm.store %z, %d[%tm, %tn] rows(%lo, %hi) : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>
     fgemm.yield
   }
   fgemm.return
