@@ -44,9 +44,18 @@ fgemm::groupedConfigurationSet(GroupedLayout layout) {
       {128, 96, false, 16},
       {128, 64, false, 16},
       {64, 128, false, 0}};
+  // Masked: 128x192 persistent in pairs of row tiles sharing B as well
+  // (DeepGEMM's tile at N = 7168), the fastest or within 5% of the fastest
+  // on every masked shape measured (H100, docs/PERF.md, 2026-11-25).
   static const std::vector<DenseConfiguration> masked = {
-      {128, 192, false, 16}, {128, 192, true, 0},  {128, 128, false, 16},
-      {128, 128, true, 0},   {128, 96, false, 16}, {64, 128, false, 0},
+      {128, 192, true, 0, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
+       /*multicastB=*/true},
+      {128, 192, false, 16},
+      {128, 192, true, 0},
+      {128, 128, false, 16},
+      {128, 128, true, 0},
+      {128, 96, false, 16},
+      {64, 128, false, 0},
       {64, 64, false, 0}};
   // Unpadded: persistent only (its tile count is known on the GPU only).
   static const std::vector<DenseConfiguration> unpadded = {{128, 192, true, 0},
@@ -204,7 +213,12 @@ fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
       time *= p.k <= 4096 ? 0.92 : 0.96;
     else if (!masked && meta.persistent() && waves > 1)
       time *= p.k <= 4096 ? 1.0 / 1.15 : 1.05;
-    if (masked) {
+    if (masked && meta.persistent() && meta.cluster > 1) {
+      // Persistent pairs sharing B: 0.80-1.01x the best of the others'
+      // time on the masked shapes, whatever the capacity (H100,
+      // docs/PERF.md, 2026-11-25).
+      time *= 0.9;
+    } else if (masked) {
       // A plain grid covers the capacity: a CTA for every row block of it,
       // those past masked_m exiting at once, which still costs their launch
       // (4x256 rows in a 4096-row capacity, 7168x2048: 58.6 us against 45.4

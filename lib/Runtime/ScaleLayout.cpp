@@ -87,7 +87,7 @@ Status ScaleLayoutKernel::run(const ScalesToMnMajor &copy,
             strideGroup = copy.strideGroup, strideRow = copy.strideRow,
             strideCol = copy.strideCol;
   CUdeviceptr src = copy.src, dst = copy.dst;
-  void *params[] = {&src,         &dst,      &rows,     &alignedRows,
+  void *params[] = {&src,         &dst,       &rows,     &alignedRows,
                     &strideGroup, &strideRow, &strideCol};
   LaunchDims dims;
   dims.grid[0] = uint32_t((alignedRows + kThreads - 1) / kThreads);

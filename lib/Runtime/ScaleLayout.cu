@@ -18,7 +18,7 @@ extern "C" __global__ void __launch_bounds__(256)
   long long col = blockIdx.y, group = blockIdx.z;
   float value = 0.0f;
   if (row < rows)
-    value = __ldg(src + group * strideGroup + row * strideRow +
-                  col * strideCol);
+    value =
+        __ldg(src + group * strideGroup + row * strideRow + col * strideCol);
   dst[(group * gridDim.y + col) * alignedRows + row] = value;
 }

@@ -333,7 +333,8 @@ emitGroupedTileValues(RewriterBase &rewriter, TileSpaceOp space, Value tm,
     Value peerHasRows = hasRowsOf(peerTm, *peer);
     runsBlocks = arith::OrIOp::create(rewriter, loc, hasRows, peerHasRows);
     *sameGroup = arith::AndIOp::create(
-        rewriter, loc, arith::AndIOp::create(rewriter, loc, hasRows, peerHasRows),
+        rewriter, loc,
+        arith::AndIOp::create(rewriter, loc, hasRows, peerHasRows),
         arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
                               grouped->group, peer->group));
   }
@@ -563,7 +564,8 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
   Value rank;
   if (clusterAlongM)
     rank = arith::RemUIOp::create(
-        rewriter, loc, x, arith::ConstantIndexOp::create(rewriter, loc, cluster));
+        rewriter, loc, x,
+        arith::ConstantIndexOp::create(rewriter, loc, cluster));
   if (config.getRasterGroup() > 0) {
     // The CTA's linear index goes through the tile order. A cluster's CTAs
     // (consecutive along x) are ordered as one unit, so they keep sharing

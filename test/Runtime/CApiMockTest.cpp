@@ -441,11 +441,17 @@ fgemm_status fakeProvideVariant(const fgemm_kernel_request *request, char *base,
     return FGEMM_ERROR_RUNTIME;
   }
   const fgemm_dense_config &c = request->config;
+  bool pairs = c.cluster > 1;
+  if (pairs && !c.multicast_b) {
+    std::snprintf(base, capacity, "fake provider: no masked pairs sharing A");
+    return FGEMM_ERROR_RUNTIME;
+  }
   std::string stem = variant + "_bm" + std::to_string(c.block_m) + "_bn" +
                      std::to_string(c.block_n) +
-                     (c.persistent ? "_persistent" : "_plain");
+                     (c.persistent ? "_persistent" : "_plain") +
+                     (pairs ? "_cluster2b" : "");
   fgemm::test::writeMaskedKernel(state->dir, stem, c.block_m, c.block_n,
-                                 c.persistent != 0);
+                                 c.persistent != 0, 0, 0, pairs);
   std::snprintf(base, capacity, "%s", (state->dir / stem).c_str());
   return FGEMM_SUCCESS;
 }

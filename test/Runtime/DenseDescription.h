@@ -117,11 +117,13 @@ constexpr const char *kMaskedDescription =
     "tiles=n/128,m/128,g/1\n";
 
 /// Writes STEM.cubin (a fake cubin declaring the masked kernel) and STEM.meta
-/// (kMaskedDescription, with another tile or schedule if asked) into `dir`.
+/// (kMaskedDescription, with another tile or schedule if asked, or in pairs
+/// of row tiles sharing B with `pairs`) into `dir`.
 inline void writeMaskedKernel(const std::filesystem::path &dir,
                               const std::string &stem, int blockM = 128,
                               int blockN = 128, bool persistent = false,
-                              uint32_t fixedN = 0, uint32_t fixedK = 0) {
+                              uint32_t fixedN = 0, uint32_t fixedK = 0,
+                              bool pairs = false) {
   std::ofstream(dir / (stem + ".cubin"), std::ios::binary)
       << "\x7f"
          "ELFFAKE\nsm90_m_grouped_fp8_gemm_masked_1d2d "
@@ -132,8 +134,17 @@ inline void writeMaskedKernel(const std::filesystem::path &dir,
   };
   set("block_m=128", "block_m=" + std::to_string(blockM));
   set("block_n=128", "block_n=" + std::to_string(blockN));
-  set("tiles=n/128,m/128",
-      "tiles=n/" + std::to_string(blockN) + ",m/" + std::to_string(blockM));
+  if (pairs) {
+    // Grid x over the row tiles the pair splits; each CTA loads half of B.
+    set("cluster=1", "cluster=2");
+    set("param.1=tensor_map arg=1 box=128x128",
+        "param.1=tensor_map arg=1 box=128x" + std::to_string(blockN / 2));
+    set("tiles=n/128,m/128",
+        "tiles=m/" + std::to_string(blockM) + ",n/" + std::to_string(blockN));
+  } else {
+    set("tiles=n/128,m/128",
+        "tiles=n/" + std::to_string(blockN) + ",m/" + std::to_string(blockM));
+  }
   if (persistent)
     set("schedule=plain", "schedule=persistent");
   if (blockM < 128)

@@ -186,14 +186,32 @@ TEST(GroupedGemmConfig, MeasuredChoices) {
             "bm128_bn192_persistent_cluster2b");
   EXPECT_EQ(choose(problem(c, 33024, 4096, 7168, 8)),
             "bm128_bn192_persistent_cluster2b");
-  // Masked: 128x192 for 1024 rows per group; a persistent grid where the
-  // capacity is over twice the rows (a plain one launches a CTA for every
-  // row block of the capacity), a plain one where it is not.
-  EXPECT_EQ(choose(problem(m, 4096, 4096, 7168, 1, 1024)),
+  // Masked (2026-11-25): 128x192 persistent pairs sharing B on the
+  // benchmark shapes, whatever the capacity.
+  for (auto [capacity, n, k, groups, expected] :
+       {std::tuple{4096, 4096, 7168, 1, 1024},
+        {1408, 4096, 7168, 1, 1024},
+        {384, 7168, 2048, 4, 256},
+        {4096, 7168, 2048, 4, 256}})
+    EXPECT_EQ(choose(problem(m, capacity, n, k, groups, expected)),
+              "bm128_bn192_persistent_cluster2b");
+  // Without the pairs: a persistent grid where the capacity is over twice
+  // the rows (a plain one launches a CTA for every row block of the
+  // capacity), a plain one where it is not.
+  std::vector<KernelMeta> single = shipped(m);
+  single.erase(single.begin());
+  ASSERT_EQ(single.size() + 1, shipped(m).size());
+  auto chooseSingle = [&](const GroupedGemmProblem &p) {
+    Expected<size_t> index = selectGroupedKernel(single, p, 132);
+    return index.ok() ? single[*index].kernel : index.status().message();
+  };
+  EXPECT_EQ(chooseSingle(problem(m, 4096, 4096, 7168, 1, 1024)),
             "bm128_bn192_persistent");
-  EXPECT_EQ(choose(problem(m, 1408, 4096, 7168, 1, 1024)), "bm128_bn192_plain");
-  EXPECT_EQ(choose(problem(m, 384, 7168, 2048, 4, 256)), "bm128_bn192_plain");
-  EXPECT_EQ(choose(problem(m, 4096, 7168, 2048, 4, 256)),
+  EXPECT_EQ(chooseSingle(problem(m, 1408, 4096, 7168, 1, 1024)),
+            "bm128_bn192_plain");
+  EXPECT_EQ(chooseSingle(problem(m, 384, 7168, 2048, 4, 256)),
+            "bm128_bn192_plain");
+  EXPECT_EQ(chooseSingle(problem(m, 4096, 7168, 2048, 4, 256)),
             "bm128_bn192_persistent");
   // A few rows per group: 64-row tiles.
   EXPECT_EQ(choose(problem(m, 4096, 4096, 7168, 8, 16)).substr(0, 4), "bm64");

@@ -1012,8 +1012,7 @@ LogicalResult KernelLowering::lowerRingPut(RingPutOp op) {
                                   ValueRange{mulI32(j, part * rowBytes)});
           if (mask)
             partDst = LLVM::AddrSpaceCastOp::create(
-                b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7),
-                partDst);
+                b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), partDst);
           NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
               b, loc, partDst, desc, at, full,
               /*im2colOffsets=*/ValueRange(), mask,
