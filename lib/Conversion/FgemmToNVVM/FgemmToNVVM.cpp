@@ -476,7 +476,8 @@ LogicalResult KernelLowering::lowerRingCreate(RingCreateOp op) {
     NVVM::FenceMbarrierInitOp::create(b, loc);
   }
   if (config.getCluster() > 1)
-    clusterSync(); // no peer multicasts into barriers not yet initialized
+    // No peer multicasts into barriers not yet initialized.
+    clusterSyncAfterBarrierInit();
   else
     NVVM::Barrier0Op::create(b, loc);
   return success();

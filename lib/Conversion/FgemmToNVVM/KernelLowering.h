@@ -151,9 +151,14 @@ private:
   /// width (outputStaging). Byte offset of element (row, col) of a tile of
   /// `elementBytes`-byte elements, i32 values.
   Value stagedOffset(Value row, Value col, int64_t elementBytes);
-  void clusterSync() {
-    NVVM::ClusterArriveOp::create(b, loc, UnitAttr());
-    NVVM::ClusterWaitOp::create(b, loc, UnitAttr());
+  /// After the barrier inits and their fence.mbarrier_init.release.cluster:
+  /// a relaxed cluster arrive suffices (the PTX ISA's pattern for publishing
+  /// mbarrier inits; DeepGEMM's too). The release arrive made ptxas add a
+  /// MEMBAR.ALL.GPU and an ERRBAR at every CTA's start: 3% of the warp
+  /// samples of a 25-us masked kernel (H100, docs/PERF.md).
+  void clusterSyncAfterBarrierInit() {
+    NVVM::ClusterArriveRelaxedOp::create(b, loc, b.getUnitAttr());
+    NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
   }
 
   LogicalResult buildFunction();

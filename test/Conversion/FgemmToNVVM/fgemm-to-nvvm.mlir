@@ -227,8 +227,8 @@
 // CLUSTER-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
 // CLUSTER: nvvm.mbarrier.init %{{.*}}, %c16_i32
 // CLUSTER: nvvm.fence.mbarrier.init
-// CLUSTER: nvvm.cluster.arrive
-// CLUSTER-NEXT: nvvm.cluster.wait
+// CLUSTER: nvvm.cluster.arrive.relaxed {aligned}
+// CLUSTER-NEXT: nvvm.cluster.wait {aligned}
 // CLUSTER: nvvm.read.ptx.sreg.cluster.ctarank
 // CLUSTER: llvm.addrspacecast %{{.*}} : !llvm.ptr<3> to !llvm.ptr<7>
 // CLUSTER: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg0, %{{.*}}, box[%{{.*}}, %{{.*}}] multicast_mask = %c3_i16
@@ -248,8 +248,8 @@
 // (one wait per stage), and nothing waits for the peer before exit.
 // PCLUSTER: llvm.func @sm90_fp8_gemm_1d2d
 // PCLUSTER-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
-// PCLUSTER: nvvm.cluster.arrive
-// PCLUSTER-NEXT: nvvm.cluster.wait
+// PCLUSTER: nvvm.cluster.arrive.relaxed {aligned}
+// PCLUSTER-NEXT: nvvm.cluster.wait {aligned}
 // PCLUSTER-NOT: nvvm.cluster.arrive
 // PCLUSTER: nvvm.setmaxregister decrease 40
 // PCLUSTER: %[[PUTS:.*]] = scf.for {{.*}} iter_args(%[[SO_FAR:.*]] = %c0) -> (index) {
