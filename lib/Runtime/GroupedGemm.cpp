@@ -34,8 +34,8 @@ fgemm::groupedConfigurationSet(GroupedLayout layout) {
   // tiles of at most 128 rows (a tile stays in one group's 128-row block);
   // plain 128-row grids in raster groups of 16 tile rows; 128x192
   // persistent in clusters of two row tiles sharing B (when they are in one
-  // group), in raster groups of 8 tile rows, as DeepGEMM runs them; 64-row
-  // tiles for a few rows per group.
+  // group), in raster groups of 8 pairs (16 tile rows), as DeepGEMM runs
+  // them; 64-row tiles for a few rows per group.
   static const std::vector<DenseConfiguration> contiguous = {
       {128, 192, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
        /*multicastB=*/true},

@@ -36,18 +36,27 @@ Status ScalesToMnMajor::validate() const {
                std::to_string(strideCol) + ")");
   if (groups == 0 || rows == 0 || cols == 0)
     return Status::success();
+  // Bounds first, so that the arithmetic below cannot overflow.
+  constexpr int64_t kMaxRows = int64_t(1) << 40;
+  if (rows > kMaxRows)
+    return bad("at most 2^40 rows, got " + std::to_string(rows));
+  if (cols > 65535 || groups > 65535)
+    return bad("at most 65535 scale columns and 65535 groups (grid y and "
+               "z), got " +
+               std::to_string(cols) + " and " + std::to_string(groups));
+  // The last element read, in elements, must fit the address space.
+  constexpr int64_t kMaxOffset = int64_t(1) << 60;
+  if (strideGroup > kMaxOffset / groups || strideRow > kMaxOffset / rows ||
+      strideCol > kMaxOffset / cols)
+    return bad("the strides reach past 2^60 elements");
   if (!src || !dst)
     return bad(std::string(!src ? "src" : "dst") + " is NULL");
   if (src % 4 != 0)
     return bad("src is not 4-byte aligned (FP32 scales)");
   if (dst % 16 != 0)
     return bad("dst is not 16-byte aligned (the kernels read it by TMA)");
-  if (cols > 65535 || groups > 65535)
-    return bad("at most 65535 scale columns and 65535 groups (grid y and "
-               "z), got " +
-               std::to_string(cols) + " and " + std::to_string(groups));
   if ((alignedRows() + kThreads - 1) / kThreads > 0x7fffffff)
-    return bad("too many rows: " + std::to_string(rows));
+    return bad("too many rows for the grid: " + std::to_string(rows));
   return Status::success();
 }
 

@@ -428,18 +428,26 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
   // those loads get the pair's condition (multicast_if) below.
   SmallVector<LoadOp> sharedWithinGroup;
   if (cluster > 1) {
-    Value varying = clusterAlongM ? argM : argN;
+    // What differs between the CTAs: the split tile index, and for grouped
+    // row tiles sharing B also their rows (body arguments 3 and 4); their
+    // group may differ too, which the condition covers.
+    SmallVector<Value> varying = {clusterAlongM ? argM : argN};
     Value groupArg = space.isGrouped() ? body.getArgument(0) : Value();
+    if (clusterAlongM && groupArg)
+      varying.append({body.getArgument(3), body.getArgument(4)});
     bool any = false;
     space.walk([&](LoadOp load) {
-      if (llvm::none_of(load.getIndices(), [&](Value index) {
-            return dependsOn(index, varying);
-          })) {
-        load.setMulticast(true);
-        any = true;
-        if (clusterAlongM && groupArg && load.getGroup() == groupArg)
-          sharedWithinGroup.push_back(load);
-      }
+      if (llvm::any_of(load.getIndices(), [&](Value index) {
+            return llvm::any_of(varying,
+                                [&](Value v) { return dependsOn(index, v); });
+          }))
+        return;
+      load.setMulticast(true);
+      any = true;
+      if (clusterAlongM && groupArg &&
+          llvm::any_of(load.getIndices(),
+                       [&](Value index) { return dependsOn(index, groupArg); }))
+        sharedWithinGroup.push_back(load);
     });
     if (!any)
       return space.emitError("cluster ")

@@ -203,8 +203,9 @@ def _relaid(ctx, index, x):
     """The FP32 scales x ([M, K'] or [G, M, K'], any strides, on device
     `index`) in the MN-major TMA-aligned layout the kernels read, by one
     launch of fgemm's re-layout kernel on the current stream (the padding rows
-    zeroed); by a torch copy where the library has no such kernel or the
-    scales are beyond its grid (over 65535 scale columns or groups)."""
+    zeroed); by a torch copy where the library was built without the kernel
+    or the scales are beyond its grid (over 65535 scale columns or groups).
+    Other failures raise."""
     global _relayout_unavailable
     import torch
 
@@ -218,11 +219,20 @@ def _relaid(ctx, index, x):
     out = flat.as_strided((m, k), (1, am)) if len(shape) == 2 else \
         flat.as_strided((g, m, k), (k * am, 1, am))
     if not _relayout_unavailable:
-        status = _lib.library().fgemm_scales_to_mn_major(
-            ctx.handle, x.data_ptr(), g, m, k, sg, sr, sc, flat.data_ptr(), _current_stream(index))
+        lib = _lib.library()
+        stream = _current_stream(index)
+        with ctx.lock:  # a context is used by one thread at a time
+            status = lib.fgemm_scales_to_mn_major(
+                ctx.handle, x.data_ptr(), g, m, k, sg, sr, sc, flat.data_ptr(), stream)
+            message = "" if status == _lib.SUCCESS else \
+                lib.fgemm_last_error().decode("utf-8", "replace")
         if status == _lib.SUCCESS:
             return out
-        _relayout_unavailable = status == _lib.ERROR_RUNTIME
+        if status == _lib.ERROR_RUNTIME and "built without nvcc" in message:
+            _relayout_unavailable = True
+        elif not (status == _lib.ERROR_INVALID_ARGUMENT and "at most 65535" in message):
+            # Anything else (a failed load or launch) is an error to report.
+            raise (ValueError if status == _lib.ERROR_INVALID_ARGUMENT else _lib.FgemmError)(message)
     out.copy_(x)
     return out
 

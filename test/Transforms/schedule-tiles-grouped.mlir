@@ -6,6 +6,7 @@
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent cluster=2 multicast=b" --fgemm-schedule-tiles | FileCheck %s --check-prefix=PAIRS
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_masked_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent cluster=2 multicast=b" --fgemm-schedule-tiles | FileCheck %s --check-prefix=MPAIRS
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_masked_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 cluster=2 multicast=b" --fgemm-schedule-tiles | FileCheck %s --check-prefix=MPLAIN
+// RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/contiguous-derived-group.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent cluster=2 multicast=b" --fgemm-schedule-tiles | FileCheck %s --check-prefix=DERIVED
 // RUN: fgemm-opt %s --split-input-file --fgemm-schedule-tiles --verify-diagnostics
 // fgemm-schedule-tiles on grouped tile spaces: what a tile knows about its
 // group, read from the layout tensor on the GPU, and a K loop that runs no
@@ -157,6 +158,11 @@
 // MPLAIN: %[[NEITHER:.*]] = arith.xori %[[EITHER]], %true : i1
 // MPLAIN: fgemm.skip_tile_if %[[NEITHER]]
 // MPLAIN: fgemm.load %arg1[%{{.*}}] multicast_if(%{{.*}}) {multicast}
+
+// A B index computed from the group is conditional on the pair's group too.
+// DERIVED: fgemm.k_loop
+// DERIVED: %[[G:.*]] = arith.minui %{{.*}}, %{{.*}} : index
+// DERIVED-NEXT: fgemm.load %arg1[%[[G]], %{{.*}}, %{{.*}}] multicast_if(%{{.*}}) {multicast}
 
 // -----
 
