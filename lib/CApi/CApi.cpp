@@ -682,15 +682,9 @@ fgemm_status fgemm_scales_to_mn_major(fgemm_context *context, const float *src,
   if (!context)
     return fail(FGEMM_ERROR_INVALID_ARGUMENT,
                 "fgemm_scales_to_mn_major: context is NULL");
-  ScalesToMnMajor copy;
-  copy.src = devicePointer(src);
-  copy.dst = devicePointer(dst);
-  copy.groups = groups;
-  copy.rows = rows;
-  copy.cols = cols;
-  copy.strideGroup = stride_group;
-  copy.strideRow = stride_row;
-  copy.strideCol = stride_col;
+  const ScalesToMnMajor copy{
+      devicePointer(src), devicePointer(dst), groups,    rows, cols,
+      stride_group,       stride_row,         stride_col};
   if (Status status = copy.validate(); !status.ok())
     return fromStatus(std::move(status).withContext("fgemm_scales_to_mn_major"),
                       FGEMM_ERROR_INVALID_ARGUMENT);

@@ -60,14 +60,6 @@ Status ScalesToMnMajor::validate() const {
   return Status::success();
 }
 
-bool fgemm::haveScaleLayoutKernel() {
-#if FGEMM_HAVE_SCALE_LAYOUT_CUBIN
-  return true;
-#else
-  return false;
-#endif
-}
-
 Expected<ScaleLayoutKernel> ScaleLayoutKernel::load(const Driver &driver) {
 #if FGEMM_HAVE_SCALE_LAYOUT_CUBIN
   std::vector<char> image(kScaleLayoutCubin,

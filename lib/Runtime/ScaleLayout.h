@@ -35,9 +35,6 @@ struct ScalesToMnMajor {
   Status validate() const;
 };
 
-/// Whether this build has the kernel (nvcc was found at build time).
-bool haveScaleLayoutKernel();
-
 /// The re-layout kernel, loaded into the current context.
 class ScaleLayoutKernel {
 public:

@@ -587,7 +587,8 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
     if (cluster > 1) {
       clusterSize = arith::ConstantIndexOp::create(rewriter, loc, cluster);
       unit = arith::DivUIOp::create(rewriter, loc, x, clusterSize);
-      rank = arith::RemUIOp::create(rewriter, loc, x, clusterSize);
+      if (!rank) // (already computed for pairs along M)
+        rank = arith::RemUIOp::create(rewriter, loc, x, clusterSize);
       Value &split = clusterAlongM ? tilesM : tilesN;
       split = arith::CeilDivUIOp::create(rewriter, loc, split, clusterSize);
     }

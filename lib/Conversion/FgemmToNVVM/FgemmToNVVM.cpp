@@ -1149,6 +1149,7 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
   int64_t bm = config.getBlockM(), bn = config.getBlockN();
   MLIRContext *ctx = b.getContext();
   OpBuilder::InsertionGuard outer(b);
+  bool persistent = op->getParentOfType<TileLoopOp>() != nullptr;
   if (op.getRowsBegin()) {
     // A tile the rows miss entirely (a masked tile past its group's rows in
     // a persistent loop) stores nothing: the whole CTA skips the epilogue.
@@ -1163,7 +1164,6 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
     // In a tile loop the skip meets the math barrier too: every store ends
     // with one, which orders this tile's reads of the staged scales before
     // the next tile stages its own (isFirstStagingOrdered).
-    bool persistent = op->getParentOfType<TileLoopOp>() != nullptr;
     auto ifOp = scf::IfOp::create(b, loc, meets, /*withElseRegion=*/persistent);
     if (persistent) {
       b.setInsertionPointToStart(&ifOp.getElseRegion().front());
@@ -1173,7 +1173,6 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
   }
   Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                         mathTid, constI32(0));
-  bool persistent = op->getParentOfType<TileLoopOp>() != nullptr;
   // In a persistent loop the staging tile is reused: the thread that stored
   // the previous tile waits until TMA has read it (the wait sits here, not
   // after the store, so the copy overlaps the next tile's main loop), and
