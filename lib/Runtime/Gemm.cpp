@@ -116,6 +116,10 @@ fgemm::denseConfigurationSet(DenseRecipe recipe) {
   // DeepGEMM at M = 4096): 0.6-2.7% faster than the persistent grid alone
   // and 1-38% faster than the plain grid on the six M = 4096 shapes it runs
   // (H100, docs/PERF.md, 2026-11-25), so it replaced the persistent grid.
+  // M <= 64 at N >= 24576, K <= 1536 (H200, ncu, docs/PERF.md 2026-11-26):
+  // one wave of 64x192 tiles ran 64x24576x1536 in 13.5 us against 16.2 for
+  // three waves of 64x64; 64x128 persistent ran 64x32768x512 in 9.0 us
+  // against 9.7 for the plain grid's two waves.
   static const std::vector<DenseConfiguration> set = {
       {256, 128, false, 8},
       {256, 128, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
@@ -129,7 +133,9 @@ fgemm::denseConfigurationSet(DenseRecipe recipe) {
       {128, 96, true, 0},
       {128, 64, false, 16},
       {128, 32, false, 16},
+      {64, 192, false, 0},
       {64, 128, false, 0},
+      {64, 128, true, 0},
       {64, 64, false, 0},
       {64, 32, false, 0},
       {64, 16, false, 0}};

@@ -252,6 +252,15 @@ TEST(GemmConfig, PersistentPairsSharingB) {
   // 141 us against 149 for 128x192 pairs sharing B.
   EXPECT_EQ(choose(kernels, 4096, 32768, 512),
             "bm256_bn128_persistent_cluster2");
+  // M = 64 (H200, ncu, docs/PERF.md 2026-11-26): one wave of 64x192 tiles
+  // (13.5 against 16.2 us for 64x64 at 64x24576x1536), 64x128 persistent
+  // over two waves at K = 512 (9.0 against 9.7 for the plain grid); one
+  // wave of narrower tiles or long K stays on the plain grids.
+  EXPECT_EQ(choose(kernels, 64, 24576, 1536), "bm64_bn192_plain");
+  EXPECT_EQ(choose(kernels, 64, 32768, 512), "bm64_bn128_persistent");
+  EXPECT_EQ(choose(kernels, 64, 7168, 2048), "bm64_bn64_plain");
+  EXPECT_EQ(choose(kernels, 64, 4096, 7168), "bm64_bn32_plain");
+  EXPECT_EQ(choose(kernels, 128, 32768, 512), "bm128_bn128_persistent");
   // The stub's grid x is the split index, so the pair's extra M tile counts.
   const KernelMeta &pairs = kernels[3];
   ASSERT_EQ(pairs.cluster, 2u);
