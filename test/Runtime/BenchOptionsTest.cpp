@@ -150,6 +150,73 @@ TEST(BenchOptions, Errors) {
             "unknown option 'positional'");
 }
 
+TEST(BenchOptions, Grouped) {
+  Expected<Options> masked =
+      parse({"--kernels", "k", "--grouped", "masked", "--capacity", "1408"});
+  ASSERT_TRUE(masked.ok()) << masked.status().message();
+  EXPECT_EQ(masked->grouped, GroupedMode::Masked);
+  EXPECT_EQ(masked->capacity, 1408);
+  EXPECT_TRUE(masked->time);
+  ASSERT_EQ(masked->groupedShapes.size(), 6u);
+  EXPECT_EQ(masked->groupedShapes[1], (GroupedShape{1, 1024, 7168, 2048}));
+  Expected<Options> contiguous =
+      parse({"--kernels", "k", "--grouped", "psum", "--shapes", "3,100,64,256",
+             "--no-time"});
+  ASSERT_TRUE(contiguous.ok()) << contiguous.status().message();
+  EXPECT_EQ(contiguous->grouped, GroupedMode::ContiguousPsum);
+  EXPECT_FALSE(contiguous->time);
+  ASSERT_EQ(contiguous->groupedShapes.size(), 1u);
+  EXPECT_EQ(contiguous->groupedShapes[0], (GroupedShape{3, 100, 64, 256}));
+  Expected<Options> shipped = parse({"--kernels", "k", "--grouped=contiguous"});
+  ASSERT_TRUE(shipped.ok()) << shipped.status().message();
+  EXPECT_EQ(shipped->groupedShapes.front(),
+            (GroupedShape{4, 8192, 4096, 7168}));
+
+  EXPECT_NE(errorOf({"--kernels", "k", "--grouped", "ragged"})
+                .find("--grouped is contiguous, psum or masked"),
+            std::string::npos);
+  EXPECT_NE(errorOf({"--kernels", "k", "--grouped", "masked", "--shapes",
+                     "0,64,128,128"})
+                .find("malformed grouped shape '0,64,128,128'"),
+            std::string::npos);
+  EXPECT_EQ(errorOf({"--kernels", "k", "--capacity", "256"}),
+            "--capacity is for --grouped masked");
+  EXPECT_NE(
+      errorOf({"--kernels", "k", "--grouped", "masked", "--recipe", "1d1d"})
+          .find("1d2d grouped kernels"),
+      std::string::npos);
+}
+
+TEST(BenchInputs, GroupRows) {
+  GroupRows contiguous =
+      drawGroupRows({8, 4096, 4096, 7168}, GroupedMode::Contiguous, 0, 0);
+  ASSERT_EQ(contiguous.rows.size(), 8u);
+  int64_t end = 0;
+  for (size_t g = 0; g < 8; ++g) {
+    EXPECT_GE(contiguous.rows[g], int64_t(0.7 * 4096));
+    EXPECT_LT(contiguous.rows[g], int64_t(1.3 * 4096) + 1);
+    EXPECT_EQ(contiguous.starts[g], end);
+    end += (contiguous.rows[g] + 127) / 128 * 128;
+  }
+  EXPECT_EQ(contiguous.totalRows, end);
+  // Same seed, same rows; another seed, other rows.
+  EXPECT_EQ(
+      drawGroupRows({8, 4096, 4096, 7168}, GroupedMode::Contiguous, 0, 0).rows,
+      contiguous.rows);
+  EXPECT_NE(
+      drawGroupRows({8, 4096, 4096, 7168}, GroupedMode::Contiguous, 0, 1).rows,
+      contiguous.rows);
+  GroupRows masked =
+      drawGroupRows({2, 512, 7168, 2048}, GroupedMode::Masked, 0, 0);
+  EXPECT_EQ(masked.capacity, 768); // align(1.3 x 512 + 1, 128)
+  EXPECT_EQ(masked.totalRows, 2 * 768);
+  EXPECT_EQ(masked.starts, (std::vector<int64_t>{0, 768}));
+  GroupRows tight =
+      drawGroupRows({4, 256, 4096, 7168}, GroupedMode::Masked, 200, 0);
+  for (int64_t rows : tight.rows)
+    EXPECT_LE(rows, 200);
+}
+
 TEST(BenchInputs, DeterministicNormalBf16) {
   Bf16Matrix x = randnBf16(7, Operand::A, 300, 400);
   Bf16Matrix again = randnBf16(7, Operand::A, 300, 400);

@@ -20,6 +20,10 @@ std::string fgemm::bench::usage() {
          "                   [--host-latency] "
          "[--recipe 1d2d|1d1d|bias|per-tensor|e5m2-a|e5m2-b]\n"
          "                   [--c-in-place]\n"
+         "       fgemm-bench --kernels DIR --grouped contiguous|psum|masked\n"
+         "                   [--shapes grouped|G,M,N,K;...] [--capacity C]\n"
+         "                   [--iters N] [--seed S] [--device N] [--sms N]\n"
+         "                   [--no-check] [--no-time]\n"
          "       fgemm-bench --list-devices\n"
          "       fgemm-bench --describe FILE.meta [--describe ...]\n"
          "\n"
@@ -45,6 +49,17 @@ std::string fgemm::bench::usage() {
          "                   (dense_e5m2_e4m3 / dense_e4m3_e5m2)\n"
          "  --c-in-place     1d1d: C and D are one tensor (accumulate in "
          "place)\n"
+         "  --grouped L      the M-grouped kernels of layout L: contiguous\n"
+         "                   (m_indices), psum (group ends) or masked\n"
+         "                   (masked_m); --shapes then lists G groups of\n"
+         "                   about M rows, N, K ('grouped': DESIGN.md §5),\n"
+         "                   each group's rows drawn from 0.7-1.3 M (padded\n"
+         "                   to 128 in the contiguous layouts); checked per\n"
+         "                   group; m_indices' padding rows must be zeros,\n"
+         "                   psum gaps and masked rows past masked_m\n"
+         "                   untouched\n"
+         "  --capacity C     masked: rows per group of A and D (default\n"
+         "                   align(1.3 M, 128); the rows drawn are clamped)\n"
          "  --no-check       skip the accuracy checks\n"
          "  --host-latency   print the host time of one DenseGemm::run call,\n"
          "                   first (prepares) and warm (reuses the prepared\n"
@@ -133,6 +148,36 @@ fgemm::bench::parseShapes(const std::string &spec) {
   return shapes;
 }
 
+Expected<std::vector<GroupedShape>>
+fgemm::bench::parseGroupedShapes(const std::string &spec, GroupedMode mode) {
+  if (spec == "grouped" && mode == GroupedMode::Masked)
+    return std::vector<GroupedShape>{
+        {1, 1024, 4096, 7168}, {1, 1024, 7168, 2048}, {2, 512, 4096, 7168},
+        {2, 512, 7168, 2048},  {4, 256, 4096, 7168},  {4, 256, 7168, 2048}};
+  if (spec == "grouped")
+    return std::vector<GroupedShape>{{4, 8192, 4096, 7168},
+                                     {4, 8192, 7168, 2048},
+                                     {8, 4096, 4096, 7168},
+                                     {8, 4096, 7168, 2048}};
+  std::vector<std::string> items = split(spec, ';');
+  if (items.size() > 1 && items.back().empty())
+    items.pop_back();
+  std::vector<GroupedShape> shapes;
+  for (const std::string &item : items) {
+    std::vector<std::string> fields = split(item, ',');
+    int64_t dims[4];
+    bool good = fields.size() == 4;
+    for (size_t i = 0; good && i < 4; ++i)
+      good = parseInteger(fields[i], i < 2 ? 1 : 0, int64_t(1) << 31, dims[i]);
+    if (!good)
+      return Status::error("malformed grouped shape '" + item +
+                           "' in --shapes (expected 'grouped' or "
+                           "G,M,N,K;... with G, M >= 1 and N, K >= 0)");
+    shapes.push_back({dims[0], dims[1], dims[2], dims[3]});
+  }
+  return shapes;
+}
+
 Expected<Options>
 fgemm::bench::parseOptions(const std::vector<std::string> &args) {
   Options options;
@@ -217,6 +262,26 @@ fgemm::bench::parseOptions(const std::vector<std::string> &args) {
                              "e5m2-a or e5m2-b, got '" +
                              value + "'");
       options.recipe = it->second;
+    } else if (flag == "--grouped") {
+      if (!takeValue())
+        return needsValue();
+      static const std::pair<const char *, GroupedMode> modes[] = {
+          {"contiguous", GroupedMode::Contiguous},
+          {"psum", GroupedMode::ContiguousPsum},
+          {"masked", GroupedMode::Masked}};
+      auto it = std::find_if(std::begin(modes), std::end(modes),
+                             [&](const auto &m) { return value == m.first; });
+      if (it == std::end(modes))
+        return Status::error("--grouped is contiguous, psum or masked, got '" +
+                             value + "'");
+      options.grouped = it->second;
+    } else if (flag == "--capacity") {
+      if (!takeValue())
+        return needsValue();
+      if (!parseInteger(value, 1, int64_t(1) << 31, number))
+        return Status::error("--capacity needs a positive row count, got '" +
+                             value + "'");
+      options.capacity = number;
     } else if (flag == "--c-in-place") {
       FGEMM_RETURN_IF_ERROR(noValue());
       options.cInPlace = true;
@@ -250,6 +315,24 @@ fgemm::bench::parseOptions(const std::vector<std::string> &args) {
     return options;
   if (options.kernels.empty())
     return Status::error("--kernels DIR is required");
+  if (options.capacity && options.grouped != GroupedMode::Masked)
+    return Status::error("--capacity is for --grouped masked");
+  if (options.grouped != GroupedMode::None) {
+    if (options.recipe != DenseRecipe::k1D2D || options.cInPlace ||
+        options.checksum || options.hostLatency)
+      return Status::error("--grouped runs the 1d2d grouped kernels: "
+                           "--recipe, --c-in-place, --checksum and "
+                           "--host-latency are for dense runs");
+    if (options.shapeSpec == "dense")
+      options.shapeSpec = "grouped";
+    Expected<std::vector<GroupedShape>> grouped =
+        parseGroupedShapes(options.shapeSpec, options.grouped);
+    if (!grouped.ok())
+      return grouped.takeStatus();
+    options.groupedShapes = std::move(*grouped);
+    options.time = timeGiven || !noTime;
+    return options;
+  }
   Expected<std::vector<Shape>> shapes = parseShapes(options.shapeSpec);
   if (!shapes.ok())
     return shapes.takeStatus();

@@ -26,6 +26,19 @@ struct Shape {
   }
 };
 
+/// One M-grouped shape: G groups of about M rows each (the rows per group
+/// are drawn from 0.7-1.3 M), N, K.
+struct GroupedShape {
+  int64_t groups = 0, m = 0, n = 0, k = 0;
+  bool operator==(const GroupedShape &other) const {
+    return groups == other.groups && m == other.m && n == other.n &&
+           k == other.k;
+  }
+};
+
+/// --grouped: which M-grouped layout the run is for (None: dense).
+enum class GroupedMode { None, Contiguous, ContiguousPsum, Masked };
+
 struct Options {
   std::string kernels;               ///< --kernels DIR
   std::string shapeSpec = "dense";   ///< --shapes as given
@@ -46,6 +59,12 @@ struct Options {
   DenseRecipe recipe = DenseRecipe::k1D2D;
   bool cInPlace = false; ///< --c-in-place: C is D (1d1d)
   bool help = false;     ///< --help
+  /// --grouped contiguous|psum|masked: the M-grouped kernels, on
+  /// groupedShapes (--shapes 'grouped' or G,M,N,K;...).
+  GroupedMode grouped = GroupedMode::None;
+  std::vector<GroupedShape> groupedShapes;
+  /// --capacity: the masked layout's rows per group (0: align(1.3 M, 128)).
+  int64_t capacity = 0;
 };
 
 /// The usage text printed by --help and after flag errors.
@@ -56,6 +75,11 @@ Expected<Options> parseOptions(const std::vector<std::string> &args);
 
 /// Expands --shapes: "dense", "sweep" or "M,N,K;M,N,K;..." (non-negative).
 Expected<std::vector<Shape>> parseShapes(const std::string &spec);
+
+/// Expands --shapes for --grouped: "grouped" (the layout's shapes of
+/// DESIGN.md §5) or "G,M,N,K;..." (G >= 1, M >= 1).
+Expected<std::vector<GroupedShape>> parseGroupedShapes(const std::string &spec,
+                                                       GroupedMode mode);
 
 /// DESIGN.md §5: M in {64, 128, 4096} for each (N, K) of DeepSeek-V3,
 /// grouped by (N, K) so B is generated once per pair.

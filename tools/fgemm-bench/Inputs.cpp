@@ -75,3 +75,32 @@ OperandData fgemm::bench::makeOperand(uint64_t seed, Operand operand,
                        : quantizePerTensor(x, rows, cols);
   return data;
 }
+
+GroupRows fgemm::bench::drawGroupRows(const GroupedShape &shape,
+                                      GroupedMode mode, int64_t capacity,
+                                      uint64_t seed) {
+  auto align128 = [](int64_t x) { return (x + 127) / 128 * 128; };
+  GroupRows layout;
+  if (mode == GroupedMode::Masked)
+    layout.capacity =
+        capacity ? capacity : align128(int64_t(1.3 * double(shape.m)) + 1);
+  const uint64_t key =
+      mix64(seed ^ mix64(uint64_t(shape.groups) * 0x10001 + uint64_t(shape.m)));
+  int64_t next = 0;
+  for (int64_t g = 0; g < shape.groups; ++g) {
+    // Uniform in [0.7, 1.3), from the counter (g) of this shape's stream.
+    double u = double(mix64(key ^ mix64(uint64_t(g))) >> 11) * 0x1p-53;
+    int64_t rows = int64_t(double(shape.m) * (0.7 + 0.6 * u));
+    if (mode == GroupedMode::Masked) {
+      rows = std::min(rows, layout.capacity);
+      layout.starts.push_back(g * layout.capacity);
+    } else {
+      layout.starts.push_back(next);
+      next += align128(rows);
+    }
+    layout.rows.push_back(rows);
+  }
+  layout.totalRows =
+      mode == GroupedMode::Masked ? shape.groups * layout.capacity : next;
+  return layout;
+}

@@ -13,6 +13,8 @@
 #ifndef FGEMM_BENCH_INPUTS_H
 #define FGEMM_BENCH_INPUTS_H
 
+#include "BenchOptions.h"
+
 #include "Runtime/Numerics.h"
 
 #include <cstdint>
@@ -51,6 +53,20 @@ enum class Quantization { kPerToken, kPerBlock, kPerTensor };
 OperandData makeOperand(uint64_t seed, Operand operand, int64_t rows,
                         int64_t cols, Quantization quantization,
                         Fp8Format format = Fp8Format::kE4M3);
+
+/// Where the groups of an M-grouped shape lie: group g's `rows[g]` valid
+/// rows start at row `starts[g]` of A and D, which have `totalRows` rows
+/// (contiguous: each group padded to 128; masked: `capacity` per group).
+struct GroupRows {
+  std::vector<int64_t> rows, starts;
+  int64_t totalRows = 0, capacity = 0;
+};
+
+/// The rows of `shape`'s groups, drawn from 0.7-1.3 M with `seed`
+/// (DeepGEMM's test generator; masked: clamped to the capacity, `capacity`
+/// or align(1.3 M + 1, 128) when 0).
+GroupRows drawGroupRows(const GroupedShape &shape, GroupedMode mode,
+                        int64_t capacity, uint64_t seed);
 
 } // namespace fgemm::bench
 

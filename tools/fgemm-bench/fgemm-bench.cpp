@@ -15,11 +15,14 @@
 //
 // then times it (median of --iters launches between CUDA events, L2 flushed
 // by a 256 MiB memset before each). One row per shape; exit status 1 if any
-// shape failed, 2 for command-line errors.
+// shape failed, 2 for command-line errors. --grouped runs the M-grouped
+// kernels the same way (GroupedBench.h).
 //
 //===----------------------------------------------------------------------===//
 
+#include "BenchCommon.h"
 #include "BenchOptions.h"
+#include "GroupedBench.h"
 #include "Inputs.h"
 
 #include "Runtime/Device.h"
@@ -46,26 +49,6 @@ using namespace fgemm;
 using namespace fgemm::bench;
 
 namespace {
-
-/// Mirrors CheckPartial in Reference.cu.
-struct CheckPartial {
-  double sumXY;
-  double sumSquares;
-  double maxRatio;
-  long long worstIndex;
-  unsigned long long nonFinite;
-  double emuXY;
-  double emuSquares;
-};
-static_assert(sizeof(CheckPartial) == 56, "must match Reference.cu");
-
-constexpr size_t kFlushBytes = size_t(256) << 20;
-constexpr int kWarmupRuns = 3;
-constexpr double kMaxDiff = 1e-3;
-/// The limit at outputs so small that the FP8 quantization alone moves
-/// calc_diff past kMaxDiff: this factor times the exact quantized math's own
-/// calc_diff (the kernel's bf16 rounding adds about 1e-6).
-constexpr double kQuantizationMargin = 1.1;
 
 /// The outcome of one shape, for its table row.
 struct ShapeResult {
@@ -120,8 +103,6 @@ private:
   Status time(const DenseGemm::Prepared &prepared, ShapeResult &result);
   Status hostLatency(const DenseGemmProblem &problem,
                      const DenseGemm::Prepared &prepared, ShapeResult &result);
-  Status launchRaw(CUfunction function, uint32_t gridX, uint32_t gridY,
-                   std::vector<void *> params);
 
   const Driver &cu;
   const DenseGemm &gemm;
@@ -163,15 +144,6 @@ Status Bench::upload(const OperandData &data, bool withInput, bool perToken,
     FGEMM_RETURN_IF_ERROR(device.input.copyFromHost(
         data.input.bits.data(), data.input.bits.size() * sizeof(uint16_t)));
   return Status::success();
-}
-
-Status Bench::launchRaw(CUfunction function, uint32_t gridX, uint32_t gridY,
-                        std::vector<void *> params) {
-  LaunchDims dims;
-  dims.grid[0] = gridX;
-  dims.grid[1] = gridY;
-  dims.block[0] = 256;
-  return launchKernel(cu, function, dims, stream.get(), params.data());
 }
 
 Status Bench::runShape(const Shape &shape, ShapeResult &result) {
@@ -386,12 +358,13 @@ Status Bench::check(const Shape &shape, const OperandData &a,
       dIsF32 = f32 ? 1 : 0,
       aIsE5m2 = a.quantized.format == Fp8Format::kE5M2 ? 1 : 0,
       bIsE5m2 = b.quantized.format == Fp8Format::kE5M2 ? 1 : 0;
-  double rel = 0x1p-7, absSum = 0x1p-10, absolute = 1e-6;
-  FGEMM_RETURN_IF_ERROR(launchRaw(refGemm, uint32_t((n + 63) / 64),
-                                  uint32_t((m + 63) / 64),
-                                  {&x, &y, &refPtr, &mi, &ni, &ki}));
-  FGEMM_RETURN_IF_ERROR(launchRaw(
-      refCheck, checkX, checkY,
+  double rel = kRelTolerance, absSum = kAbsSumTolerance,
+         absolute = kAbsTolerance;
+  FGEMM_RETURN_IF_ERROR(launchReference(cu, refGemm, uint32_t((n + 63) / 64),
+                                        uint32_t((m + 63) / 64), stream.get(),
+                                        {&x, &y, &refPtr, &mi, &ni, &ki}));
+  FGEMM_RETURN_IF_ERROR(launchReference(
+      cu, refCheck, checkX, checkY, stream.get(),
       {&aq,     &sfa,        &bq,      &sfb, &cPtr,   &biasPtr, &dPtr,
        &refPtr, &partialPtr, &mi,      &ni,  &ki,     &sfaRows, &sfbRows,
        &dIsF32, &aIsE5m2,    &bIsE5m2, &rel, &absSum, &absolute}));
@@ -400,26 +373,11 @@ Status Bench::check(const Shape &shape, const OperandData &a,
   FGEMM_RETURN_IF_ERROR(devicePartials->copyToHost(
       partials.data(), partials.size() * sizeof(CheckPartial)));
 
-  CheckPartial total = {0, 0, -1, -1, 0, 0, 0};
-  for (const CheckPartial &p : partials) {
-    total.sumXY += p.sumXY;
-    total.sumSquares += p.sumSquares;
-    total.emuXY += p.emuXY;
-    total.emuSquares += p.emuSquares;
-    total.nonFinite += p.nonFinite;
-    if (p.worstIndex >= 0 && p.maxRatio > total.maxRatio) {
-      total.maxRatio = p.maxRatio;
-      total.worstIndex = p.worstIndex;
-    }
-  }
+  CheckPartial total = sumCheckPartials(partials);
   result.checked = true;
   result.diff = calcDiffFromSums(total.sumXY, total.sumSquares);
-  // DeepGEMM's 1e-3 assumes enough outputs for the quantization noise to
-  // average out (it is 6.8e-4 on every benchmark shape). On a few dozen
-  // outputs it can exceed 1e-3 by itself; there the kernel must stay within
-  // 10% of the exact quantized math's own calc_diff.
   double quantization = calcDiffFromSums(total.emuXY, total.emuSquares);
-  double limit = std::max(kMaxDiff, kQuantizationMargin * quantization);
+  double limit = calcDiffLimit(quantization);
   char line[256];
   if (!(*result.diff < limit)) {
     result.passed = false;
@@ -513,39 +471,12 @@ Status Bench::check(const Shape &shape, const OperandData &a,
 }
 
 Status Bench::time(const DenseGemm::Prepared &prepared, ShapeResult &result) {
-  for (int i = 0; i < kWarmupRuns; ++i)
-    FGEMM_RETURN_IF_ERROR(gemm.launch(prepared, stream.get()));
-  std::vector<Event> starts, stops;
-  for (int i = 0; i < options.iters; ++i) {
-    Expected<Event> start = Event::create(cu), stop = Event::create(cu);
-    if (!start.ok())
-      return start.takeStatus();
-    if (!stop.ok())
-      return stop.takeStatus();
-    starts.push_back(std::move(*start));
-    stops.push_back(std::move(*stop));
-  }
-  for (int i = 0; i < options.iters; ++i) {
-    // The flush runs outside the events, and keeps the GPU busy while the
-    // host enqueues the next launch, so launch latency is not timed either.
-    FGEMM_CU_CHECK(cu.cuMemsetD32Async(flush.get(), unsigned(i),
-                                       kFlushBytes / 4, stream.get()));
-    FGEMM_RETURN_IF_ERROR(starts[i].record(stream.get()));
-    FGEMM_RETURN_IF_ERROR(gemm.launch(prepared, stream.get()));
-    FGEMM_RETURN_IF_ERROR(stops[i].record(stream.get()));
-  }
-  FGEMM_RETURN_IF_ERROR(stream.synchronize().withContext("timing runs"));
-  std::vector<double> times;
-  for (int i = 0; i < options.iters; ++i) {
-    Expected<float> ms = stops[i].elapsedSince(starts[i]);
-    if (!ms.ok())
-      return ms.takeStatus();
-    times.push_back(double(*ms) * 1e3);
-  }
-  std::sort(times.begin(), times.end());
-  size_t half = times.size() / 2;
-  result.timeUs =
-      times.size() % 2 ? times[half] : 0.5 * (times[half - 1] + times[half]);
+  Expected<double> us =
+      medianLaunchTime(cu, stream.get(), flush.get(), options.iters,
+                       [&] { return gemm.launch(prepared, stream.get()); });
+  if (!us.ok())
+    return us.takeStatus();
+  result.timeUs = *us;
   return Status::success();
 }
 
@@ -642,9 +573,6 @@ int benchMain(const Options &options) {
   Expected<PrimaryContext> context = PrimaryContext::retain(cu, options.device);
   if (!context.ok())
     return fail(context.status());
-  Expected<DenseGemm> gemm = DenseGemm::create(options.kernels, options.recipe);
-  if (!gemm.ok())
-    return fail(gemm.status());
   std::vector<char> image(kReferenceCubin,
                           kReferenceCubin + kReferenceCubinSize);
   Expected<Module> reference =
@@ -663,6 +591,12 @@ int benchMain(const Options &options) {
   if (!flush.ok())
     return fail(flush.status());
 
+  if (options.grouped != GroupedMode::None)
+    return runGroupedBench(cu, options, *refGemm, *refCheck, stream->get(),
+                           flush->get());
+  Expected<DenseGemm> gemm = DenseGemm::create(options.kernels, options.recipe);
+  if (!gemm.ok())
+    return fail(gemm.status());
   if (Status limited = gemm->setSmLimit(options.sms); !limited.ok())
     return fail(std::move(limited).withContext("--sms"));
   const DeviceInfo &device = gemm->device();
