@@ -615,8 +615,10 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
       !op->getParentOfType<TileLoopOp>()) {
     prefetchEpilogueReads(op);
   }
-  if (!op.getBody().getOps<ScaledDotOp>().empty())
+  if (!op.getBody().getOps<ScaledDotOp>().empty()) {
     stageEpilogueVectors(op);
+    preloadZeroRowEntries(op);
+  }
   // The math loop overlaps the next K block's wgmmas with this block's
   // promotion; it needs a second stage to run ahead into.
   // Two partial sums and the accumulator (3 x block_n / 2 registers) must
@@ -1600,9 +1602,38 @@ LogicalResult KernelLowering::lowerFindRowTileGroup(FindRowTileGroupOp op) {
   return success();
 }
 
+/// A zero_rows op's entries are read where they are known before the math
+/// loop: after it, their global-memory latency had been on the tile's
+/// epilogue path (m_indices' lines are cold).
+void KernelLowering::preloadZeroRowEntries(KLoopOp op) {
+  for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
+    auto zeroRows = dyn_cast<ZeroRowsOp>(next);
+    if (!zeroRows || !lookup(zeroRows.getRow()) ||
+        !argPointers.lookup(zeroRows.getIndices()))
+      continue;
+    Value length =
+        toI32(dims.lookup(zeroRows.getIndices().getType().getDims()[0]));
+    Value lastEntry = arith::SubIOp::create(b, loc, length, constI32(1));
+    Value firstRow = mulI32(toI32(lookup(zeroRows.getRow())), config.getBlockM());
+    SmallVector<Value> entries;
+    for (int64_t wave = 0; wave < config.getWaves(); ++wave)
+      for (int64_t half = 0; half < 2; ++half) {
+        Value row = arith::AddIOp::create(
+            b, loc, firstRow,
+            arith::AddIOp::create(b, loc, accumulatorRow0(wave),
+                                  constI32(8 * half)));
+        entries.push_back(loadEntry(
+            zeroRows.getIndices(),
+            arith::MinUIOp::create(b, loc, row, lastEntry)));
+      }
+    preloadedRowEntries[zeroRows] = entries;
+  }
+}
+
 /// Each thread reads the index entries of its accumulator rows (two per
-/// wave) and zeroes the fragments of rows whose entry is negative or past
-/// the index tensor.
+/// wave; before the math loop where it can, preloadZeroRowEntries) and
+/// zeroes the fragments of rows whose entry is negative or past the index
+/// tensor.
 LogicalResult KernelLowering::lowerZeroRows(ZeroRowsOp op) {
   int64_t bm = config.getBlockM(), bn = config.getBlockN();
   Value acc = lookup(op.getValue());
@@ -1611,6 +1642,7 @@ LogicalResult KernelLowering::lowerZeroRows(ZeroRowsOp op) {
   Value firstRow = mulI32(toI32(lookup(op.getRow())), bm);
   Value zero =
       LLVM::ConstantOp::create(b, loc, b.getF32Type(), b.getF32FloatAttr(0.0f));
+  auto preloaded = preloadedRowEntries.find(op);
   for (int64_t wave = 0; wave < config.getWaves(); ++wave) {
     Value keep[2];
     for (int64_t half = 0; half < 2; ++half) {
@@ -1620,8 +1652,11 @@ LogicalResult KernelLowering::lowerZeroRows(ZeroRowsOp op) {
                                 constI32(8 * half)));
       Value inside =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, length);
-      Value entry = loadEntry(op.getIndices(),
-                              arith::MinUIOp::create(b, loc, row, lastEntry));
+      Value entry =
+          preloaded != preloadedRowEntries.end()
+              ? preloaded->second[size_t(2 * wave + half)]
+              : loadEntry(op.getIndices(),
+                          arith::MinUIOp::create(b, loc, row, lastEntry));
       keep[half] = arith::AndIOp::create(
           b, loc, inside,
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, entry,

@@ -249,6 +249,12 @@ private:
   /// the rows in [rowsBegin, rowsEnd) (a store cut by `rows`).
   void copyOutRows(StoreOp op, Value rowsBegin, Value rowsEnd);
   LogicalResult lowerZeroRows(ZeroRowsOp op);
+  /// Loads, before math loop `op`, the index entries of the thread's rows
+  /// that an fgemm.zero_rows after it reads (preloadedRowEntries).
+  void preloadZeroRowEntries(KLoopOp op);
+  /// zero_rows op -> its index entries per (wave, half), loaded before the
+  /// math loop so that the epilogue does not wait for them.
+  DenseMap<Operation *, SmallVector<Value>> preloadedRowEntries;
   LogicalResult lowerFindGroup(FindGroupOp op);
   LogicalResult lowerFindPieceGroup(FindPieceGroupOp op);
   LogicalResult lowerCountRowTiles(CountRowTilesOp op);

@@ -54,15 +54,17 @@
 // MASKED: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<1>
 
 // Contiguous: m_indices of the tile's first row picks B; A is 2-D. Each math
-// thread reads m_indices of its two rows and zeroes the fragments of rows
+// thread reads m_indices of its two rows before the math loop (their latency
+// is off the epilogue's path) and after it zeroes the fragments of rows
 // marked -1 before the TMA store.
 // CONTIGUOUS: llvm.func @sm90_m_grouped_fp8_gemm_contiguous_1d2d(
 // CONTIGUOUS: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32
 // CONTIGUOUS: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg0, %{{.*}}, box[%{{.*}}, %{{.*}}] {isCTAOnly = true}
 // CONTIGUOUS: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg1, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}] {isCTAOnly = true}
 // CONTIGUOUS: %[[ROW0:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32
-// CONTIGUOUS: arith.cmpi sge, %[[ROW0]], %c0_i32
 // CONTIGUOUS: %[[ROW8:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// CONTIGUOUS: nvvm.wgmma.mma_async
+// CONTIGUOUS: arith.cmpi sge, %[[ROW0]], %c0_i32
 // CONTIGUOUS: arith.cmpi sge, %[[ROW8]], %c0_i32
 // CONTIGUOUS: arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
 // CONTIGUOUS: nvvm.cp.async.bulk.tensor.global.shared.cta
