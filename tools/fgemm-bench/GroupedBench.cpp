@@ -1,4 +1,5 @@
-//===- GroupedBench.cpp - fgemm-bench's M-grouped runs -----------*- C++ -*-===//
+//===- GroupedBench.cpp - fgemm-bench's M-grouped runs -----------*- C++
+//-*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 
@@ -57,16 +58,15 @@ struct GroupedInputs {
   GroupRows rows;
   OperandData a;
   std::vector<OperandData> b; // one per group
-  DeviceBuffer aValues, aScales, aInput, bValues, bScales, bInput, groupRows,
-      d;
+  DeviceBuffer aValues, aScales, aInput, bValues, bScales, bInput, groupRows, d;
   int64_t sfaRows = 0; // the M-major scale layout's row stride (floats)
 };
 
 class GroupedBench {
 public:
-  GroupedBench(const Driver &cu, const GroupedGemm &gemm, const Options &options,
-               CUfunction refGemm, CUfunction refCheck, CUstream stream,
-               CUdeviceptr flush)
+  GroupedBench(const Driver &cu, const GroupedGemm &gemm,
+               const Options &options, CUfunction refGemm, CUfunction refCheck,
+               CUstream stream, CUdeviceptr flush)
       : cu(cu), gemm(gemm), options(options), refGemm(refGemm),
         refCheck(refCheck), stream(stream), flush(flush) {}
 
@@ -90,14 +90,14 @@ private:
 Status GroupedBench::makeInputs(const GroupedShape &shape, GroupedInputs &in) {
   const int64_t g = shape.groups, n = shape.n, k = shape.k;
   const bool masked = options.grouped == GroupedMode::Masked;
-  in.rows = drawGroupRows(shape, options.grouped, options.capacity,
-                          options.seed);
+  in.rows =
+      drawGroupRows(shape, options.grouped, options.capacity, options.seed);
   const int64_t total = in.rows.totalRows, kBlocks = scaleBlocks(k);
   // A: every row (padding rows too) random and quantized per token; SFA's
   // padding rows (past align(rows, 4)) NaN, so a kernel that stores a value
   // it read from them fails the check.
-  in.a = makeOperand(options.seed, Operand::A, total, k,
-                     Quantization::kPerToken);
+  in.a =
+      makeOperand(options.seed, Operand::A, total, k, Quantization::kPerToken);
   std::vector<float> sfa;
   if (!masked) {
     sfa = toSfaLayout(in.a.quantized, std::nanf(""));
@@ -136,9 +136,9 @@ Status GroupedBench::makeInputs(const GroupedShape &shape, GroupedInputs &in) {
                   in.rows.rows[size_t(group)], int32_t(group));
   } else {
     for (int64_t group = 0; group < g; ++group)
-      groupRows.push_back(int32_t(
-          masked ? in.rows.rows[size_t(group)]
-                 : in.rows.starts[size_t(group)] + in.rows.rows[size_t(group)]));
+      groupRows.push_back(int32_t(masked ? in.rows.rows[size_t(group)]
+                                         : in.rows.starts[size_t(group)] +
+                                               in.rows.rows[size_t(group)]));
   }
   struct Upload {
     DeviceBuffer &to;
@@ -255,9 +255,8 @@ Status GroupedBench::checkGroups(const GroupedShape &shape,
                 refPtr = ref->get();
     CUdeviceptr aq = in.aValues.get() + CUdeviceptr(start * k),
                 sfa = in.aScales.get() +
-                      CUdeviceptr((masked ? group * kBlocks * in.sfaRows
-                                          : start) *
-                                  4),
+                      CUdeviceptr(
+                          (masked ? group * kBlocks * in.sfaRows : start) * 4),
                 bq = in.bValues.get() + CUdeviceptr(group * n * k),
                 sfb = in.bScales.get() +
                       CUdeviceptr(group * nBlocks * kBlocks * 4),
@@ -267,14 +266,14 @@ Status GroupedBench::checkGroups(const GroupedShape &shape,
         sfbRows = 0, zero = 0;
     double rel = kRelTolerance, absSum = kAbsSumTolerance,
            absolute = kAbsTolerance;
-    FGEMM_RETURN_IF_ERROR(launchReference(
-        cu, refGemm, uint32_t((n + 63) / 64), uint32_t((rows + 63) / 64),
-        stream, {&x, &y, &refPtr, &mi, &ni, &ki}));
+    FGEMM_RETURN_IF_ERROR(launchReference(cu, refGemm, uint32_t((n + 63) / 64),
+                                          uint32_t((rows + 63) / 64), stream,
+                                          {&x, &y, &refPtr, &mi, &ni, &ki}));
     FGEMM_RETURN_IF_ERROR(launchReference(
         cu, refCheck, checkX, checkY, stream,
-        {&aq, &sfa, &bq, &sfb, &none, &none, &dPtr, &refPtr, &partialPtr, &mi,
-         &ni, &ki, &sfaRows, &sfbRows, &zero, &zero, &zero, &rel, &absSum,
-         &absolute}));
+        {&aq,     &sfa,        &bq,   &sfb, &none,   &none,    &dPtr,
+         &refPtr, &partialPtr, &mi,   &ni,  &ki,     &sfaRows, &sfbRows,
+         &zero,   &zero,       &zero, &rel, &absSum, &absolute}));
     FGEMM_CU_CHECK(cu.cuStreamSynchronize(stream));
     FGEMM_RETURN_IF_ERROR(devicePartials->copyToHost(
         partials.data(), partials.size() * sizeof(CheckPartial)));
@@ -330,10 +329,9 @@ Status GroupedBench::checkUnwrittenRows(const GroupedShape &shape,
   for (int64_t group = 0; group < shape.groups; ++group) {
     const int64_t rows = in.rows.rows[size_t(group)];
     const int64_t begin = in.rows.starts[size_t(group)] + rows;
-    const int64_t end = masked ? in.rows.starts[size_t(group)] +
-                                     in.rows.capacity
-                               : in.rows.starts[size_t(group)] +
-                                     (rows + 127) / 128 * 128;
+    const int64_t end =
+        masked ? in.rows.starts[size_t(group)] + in.rows.capacity
+               : in.rows.starts[size_t(group)] + (rows + 127) / 128 * 128;
     if (begin == end)
       continue;
     bits.resize(size_t((end - begin) * n));
@@ -375,18 +373,17 @@ void printRow(const GroupedShape &shape, const GroupedResult &result) {
     tflops = 2.0 * double(result.validRows) * double(shape.n) *
              double(shape.k) / (*result.timeUs * 1e-6) * 1e-12;
   char name[64];
-  std::snprintf(name, sizeof(name), "%" PRId64 "x%" PRId64 ",%" PRId64
-                                    ",%" PRId64,
-                shape.groups, shape.m, shape.n, shape.k);
+  std::snprintf(name, sizeof(name),
+                "%" PRId64 "x%" PRId64 ",%" PRId64 ",%" PRId64, shape.groups,
+                shape.m, shape.n, shape.k);
   const char *verdict = !result.passed   ? "FAIL"
                         : result.checked ? "PASS"
                                          : "UNCHECKED";
-  std::printf("%-22s %8" PRId64 "  %-52s %9s %8s %9s %8s  %s\n", name,
-              result.validRows, result.kernel.c_str(),
-              number(result.timeUs, "%.1f").c_str(),
-              number(tflops, "%.1f").c_str(),
-              number(result.diff, "%.2e").c_str(),
-              number(result.maxRatio, "%.3f").c_str(), verdict);
+  std::printf(
+      "%-22s %8" PRId64 "  %-52s %9s %8s %9s %8s  %s\n", name, result.validRows,
+      result.kernel.c_str(), number(result.timeUs, "%.1f").c_str(),
+      number(tflops, "%.1f").c_str(), number(result.diff, "%.2e").c_str(),
+      number(result.maxRatio, "%.3f").c_str(), verdict);
   for (const std::string &note : result.notes)
     std::printf("    %s\n", note.c_str());
   std::fflush(stdout);
@@ -410,15 +407,15 @@ int fgemm::bench::runGroupedBench(const Driver &cu, const Options &options,
   int ofLayout = 0;
   for (const KernelMeta &meta : gemm->kernels())
     ofLayout += meta.variant == groupedVariant(layout);
-  std::printf("fgemm-bench: %d %s kernel(s) from %s; %zu shape(s), seed "
-              "%" PRIu64 ", %s, %s\n",
-              ofLayout, groupedVariant(layout), options.kernels.c_str(),
-              options.groupedShapes.size(), options.seed,
-              options.check ? "checked" : "not checked",
-              options.time ? ("timed (median of " +
-                              std::to_string(options.iters) + ")")
-                                 .c_str()
-                           : "not timed");
+  std::printf(
+      "fgemm-bench: %d %s kernel(s) from %s; %zu shape(s), seed "
+      "%" PRIu64 ", %s, %s\n",
+      ofLayout, groupedVariant(layout), options.kernels.c_str(),
+      options.groupedShapes.size(), options.seed,
+      options.check ? "checked" : "not checked",
+      options.time
+          ? ("timed (median of " + std::to_string(options.iters) + ")").c_str()
+          : "not timed");
   std::printf("%-22s %8s  %-52s %9s %8s %9s %8s  %s\n", "GxM,N,K", "rows",
               "kernel(configuration)", "time_us", "TFLOPS", "diff", "maxerr",
               "result");

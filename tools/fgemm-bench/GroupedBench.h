@@ -1,4 +1,5 @@
-//===- GroupedBench.h - fgemm-bench's M-grouped runs -------------*- C++ -*-===//
+//===- GroupedBench.h - fgemm-bench's M-grouped runs -------------*- C++
+//-*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 //

@@ -1614,7 +1614,8 @@ void KernelLowering::preloadZeroRowEntries(KLoopOp op) {
     Value length =
         toI32(dims.lookup(zeroRows.getIndices().getType().getDims()[0]));
     Value lastEntry = arith::SubIOp::create(b, loc, length, constI32(1));
-    Value firstRow = mulI32(toI32(lookup(zeroRows.getRow())), config.getBlockM());
+    Value firstRow =
+        mulI32(toI32(lookup(zeroRows.getRow())), config.getBlockM());
     SmallVector<Value> entries;
     for (int64_t wave = 0; wave < config.getWaves(); ++wave)
       for (int64_t half = 0; half < 2; ++half) {
@@ -1622,9 +1623,9 @@ void KernelLowering::preloadZeroRowEntries(KLoopOp op) {
             b, loc, firstRow,
             arith::AddIOp::create(b, loc, accumulatorRow0(wave),
                                   constI32(8 * half)));
-        entries.push_back(loadEntry(
-            zeroRows.getIndices(),
-            arith::MinUIOp::create(b, loc, row, lastEntry)));
+        entries.push_back(
+            loadEntry(zeroRows.getIndices(),
+                      arith::MinUIOp::create(b, loc, row, lastEntry)));
       }
     preloadedRowEntries[zeroRows] = entries;
   }
