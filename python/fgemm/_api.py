@@ -119,6 +119,22 @@ def fp8_gemm_nt(a, b, d, c=None, recipe=None, compiled_dims="nk", disable_ue8m0_
     (bf16 [N]) gives D = A @ B^T + bias, rounded once; SFA and SFB of shape
     () (one scale each) select per-tensor scaling; A or B in
     torch.float8_e5m2 (not both) is taken as such."""
+    # A warm call: tensors that passed the checks below before (an FP32 d
+    # never matches, its calls are cached under their own key).
+    if bias is None and c is None and recipe is None and type(a) is tuple and type(b) is tuple \
+            and len(a) == 2 and len(b) == 2:
+        try:
+            signature = _signature(a[0], a[1], b[0], b[1], d)
+            seen = _validated.get(signature)
+        except (AttributeError, TypeError):
+            seen = None
+        if seen is not None:
+            ctx, index, m, n, k, relayout = seen
+            if relayout:
+                _launch(ctx, index, a[0], a[1], b[0], b[1], d, m, n, k, relayout)
+            else:  # the pointers are the signature's first five entries
+                _run(ctx, index, _lib.library().fgemm_gemm_fp8_nt, *signature[:5], m, n, k)
+            return d
     import torch
 
     if (recipe is not None and tuple(recipe) == (1, 1, 128)) or \
@@ -128,16 +144,6 @@ def fp8_gemm_nt(a, b, d, c=None, recipe=None, compiled_dims="nk", disable_ue8m0_
                              "(dense_bias) has a bf16 D and 1D2D scales")
         return _fp8_gemm_nt_fp32(a, b, d, c, recipe)
 
-    if bias is None and c is None and recipe is None and type(a) is tuple and type(b) is tuple \
-            and len(a) == 2 and len(b) == 2:
-        try:
-            seen = _validated.get(_signature(a[0], a[1], b[0], b[1], d))
-        except (AttributeError, TypeError):
-            seen = None
-        if seen is not None:
-            ctx, index, m, n, k, relayout = seen
-            _launch(ctx, index, a[0], a[1], b[0], b[1], d, m, n, k, relayout)
-            return d
     # Calls for fgemm's other dense variants never enter the cache above
     # (their dtypes or scale shapes differ).
     if bias is not None or _is_variant_call(a, b):
@@ -189,11 +195,19 @@ def _signature(A, sfa, B, sfb, d):
             A.device, sfa.device, B.device, sfb.device, d.device)
 
 
-def _current_stream(index):
-    import torch
+_raw_stream = None  # torch._C._cuda_getCurrentRawStream, looked up once
 
-    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-    return raw(index) if raw is not None else torch.cuda.current_stream(index).cuda_stream
+
+def _current_stream(index):
+    global _raw_stream
+    raw = _raw_stream
+    if raw is None:
+        import torch
+
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None) or \
+            (lambda i: torch.cuda.current_stream(i).cuda_stream)
+        _raw_stream = raw
+    return raw(index)
 
 
 _relayout_unavailable = False  # set when the library has no re-layout kernel

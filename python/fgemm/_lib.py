@@ -36,6 +36,9 @@ def library():
     """libfgemm.so, loaded once ($FGEMM_LIBRARY, the package's _lib/, or the
     checkout's build/lib/)."""
     global _lib
+    lib = _lib  # set once, never reset: no lock needed to read it
+    if lib is not None:
+        return lib
     with _lib_lock:
         if _lib is not None:
             return _lib
