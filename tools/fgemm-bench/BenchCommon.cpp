@@ -7,6 +7,7 @@
 #include "Runtime/Launch.h"
 
 #include <algorithm>
+#include <cstdio>
 
 using namespace fgemm;
 using namespace fgemm::bench;
@@ -81,4 +82,34 @@ fgemm::bench::medianLaunchTime(const Driver &cu, CUstream stream,
   std::sort(times.begin(), times.end());
   size_t half = times.size() / 2;
   return times.size() % 2 ? times[half] : 0.5 * (times[half - 1] + times[half]);
+}
+
+int fgemm::bench::runShapes(
+    const Driver &cu, size_t count,
+    const std::function<ShapeOutcome(size_t)> &runShape) {
+  int passed = 0, failed = 0, unchecked = 0;
+  for (size_t i = 0; i < count; ++i) {
+    ShapeOutcome outcome = runShape(i);
+    if (!outcome.passed)
+      ++failed;
+    else if (outcome.counted)
+      ++passed;
+    else
+      ++unchecked;
+    // A launch failure can leave the context unusable; say so once instead
+    // of one confusing error per remaining shape.
+    if (outcome.error && cu.cuCtxSynchronize() != CUDA_SUCCESS) {
+      size_t remaining = count - i - 1;
+      std::printf("fgemm-bench: the CUDA context is unusable after this "
+                  "error; %zu remaining shape(s) not run\n",
+                  remaining);
+      failed += int(remaining);
+      break;
+    }
+  }
+  std::printf("%d passed, %d failed", passed, failed);
+  if (unchecked)
+    std::printf(", %d unchecked", unchecked);
+  std::printf("\n");
+  return failed ? 1 : 0;
 }

@@ -65,6 +65,19 @@ Expected<double> medianLaunchTime(const Driver &cu, CUstream stream,
                                   CUdeviceptr flush, int iters,
                                   const std::function<Status()> &launch);
 
+/// How one shape ended: `error` (it could not run: a failure), `passed`,
+/// and whether it was checked (or had nothing to check).
+struct ShapeOutcome {
+  bool error = false, passed = true, counted = true;
+};
+
+/// Runs shapes 0 .. count - 1 with `runShape` (which prints the shape's
+/// row) and prints "P passed, F failed[, U unchecked]". After an error that
+/// leaves the CUDA context unusable the remaining shapes are not run and
+/// count as failed. Returns fgemm-bench's exit status (1: a shape failed).
+int runShapes(const Driver &cu, size_t count,
+              const std::function<ShapeOutcome(size_t)> &runShape);
+
 } // namespace fgemm::bench
 
 #endif // FGEMM_BENCH_BENCHCOMMON_H

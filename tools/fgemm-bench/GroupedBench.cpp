@@ -420,8 +420,8 @@ int fgemm::bench::runGroupedBench(const Driver &cu, const Options &options,
               "kernel(configuration)", "time_us", "TFLOPS", "diff", "maxerr",
               "result");
   GroupedBench bench(cu, *gemm, options, refGemm, refCheck, stream, flush);
-  int passed = 0, failed = 0, unchecked = 0;
-  for (const GroupedShape &shape : options.groupedShapes) {
+  return runShapes(cu, options.groupedShapes.size(), [&](size_t i) {
+    const GroupedShape &shape = options.groupedShapes[i];
     GroupedResult result;
     Status status = bench.runShape(shape, result);
     if (!status.ok()) {
@@ -429,21 +429,6 @@ int fgemm::bench::runGroupedBench(const Driver &cu, const Options &options,
       result.notes.push_back("error: " + status.message());
     }
     printRow(shape, result);
-    if (!result.passed)
-      ++failed;
-    else if (result.checked)
-      ++passed;
-    else
-      ++unchecked;
-    if (!status.ok() && cu.cuCtxSynchronize() != CUDA_SUCCESS) {
-      std::printf("fgemm-bench: the CUDA context is unusable after this "
-                  "error; the remaining shapes are not run\n");
-      return 1;
-    }
-  }
-  std::printf("%d passed, %d failed", passed, failed);
-  if (unchecked)
-    std::printf(", %d unchecked", unchecked);
-  std::printf("\n");
-  return failed ? 1 : 0;
+    return ShapeOutcome{!status.ok(), result.passed, result.checked};
+  });
 }

@@ -623,8 +623,7 @@ int benchMain(const Options &options) {
 
   Bench bench(cu, *gemm, options, std::move(*reference), *refGemm, *refCheck,
               std::move(*stream), std::move(*flush));
-  int passed = 0, failed = 0, unchecked = 0;
-  for (size_t i = 0; i < options.shapes.size(); ++i) {
+  return runShapes(cu, options.shapes.size(), [&](size_t i) {
     const Shape &shape = options.shapes[i];
     ShapeResult result;
     Status status = bench.runShape(shape, result);
@@ -633,28 +632,9 @@ int benchMain(const Options &options) {
       result.notes.push_back("error: " + status.message());
     }
     printRow(shape, result);
-    if (!result.passed)
-      ++failed;
-    else if (result.checked || result.kernel == "-")
-      ++passed;
-    else
-      ++unchecked;
-    // A launch failure can leave the context unusable; say so once instead
-    // of one confusing error per remaining shape.
-    if (!status.ok() && cu.cuCtxSynchronize() != CUDA_SUCCESS) {
-      size_t remaining = options.shapes.size() - i - 1;
-      std::printf("fgemm-bench: the CUDA context is unusable after this "
-                  "error; %zu remaining shape(s) not run\n",
-                  remaining);
-      failed += int(remaining);
-      break;
-    }
-  }
-  std::printf("%d passed, %d failed", passed, failed);
-  if (unchecked)
-    std::printf(", %d unchecked", unchecked);
-  std::printf("\n");
-  return failed ? 1 : 0;
+    return ShapeOutcome{!status.ok(), result.passed,
+                        result.checked || result.kernel == "-"};
+  });
 }
 
 } // namespace
