@@ -1602,33 +1602,34 @@ LogicalResult KernelLowering::lowerFindRowTileGroup(FindRowTileGroupOp op) {
   return success();
 }
 
+/// The index entries of this thread's accumulator rows of zero_rows `op`,
+/// one per (wave, half), loaded here (rows past the tensor read its last).
+SmallVector<Value> KernelLowering::loadZeroRowEntries(ZeroRowsOp op) {
+  Value length = toI32(dims.lookup(op.getIndices().getType().getDims()[0]));
+  Value lastEntry = arith::SubIOp::create(b, loc, length, constI32(1));
+  Value firstRow = mulI32(toI32(lookup(op.getRow())), config.getBlockM());
+  SmallVector<Value> entries;
+  for (int64_t wave = 0; wave < config.getWaves(); ++wave)
+    for (int64_t half = 0; half < 2; ++half) {
+      Value row = arith::AddIOp::create(
+          b, loc, firstRow,
+          arith::AddIOp::create(b, loc, accumulatorRow0(wave),
+                                constI32(8 * half)));
+      entries.push_back(loadEntry(
+          op.getIndices(), arith::MinUIOp::create(b, loc, row, lastEntry)));
+    }
+  return entries;
+}
+
 /// A zero_rows op's entries are read where they are known before the math
 /// loop: after it, their global-memory latency had been on the tile's
 /// epilogue path (m_indices' lines are cold).
 void KernelLowering::preloadZeroRowEntries(KLoopOp op) {
-  for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
-    auto zeroRows = dyn_cast<ZeroRowsOp>(next);
-    if (!zeroRows || !lookup(zeroRows.getRow()) ||
-        !argPointers.lookup(zeroRows.getIndices()))
-      continue;
-    Value length =
-        toI32(dims.lookup(zeroRows.getIndices().getType().getDims()[0]));
-    Value lastEntry = arith::SubIOp::create(b, loc, length, constI32(1));
-    Value firstRow =
-        mulI32(toI32(lookup(zeroRows.getRow())), config.getBlockM());
-    SmallVector<Value> entries;
-    for (int64_t wave = 0; wave < config.getWaves(); ++wave)
-      for (int64_t half = 0; half < 2; ++half) {
-        Value row = arith::AddIOp::create(
-            b, loc, firstRow,
-            arith::AddIOp::create(b, loc, accumulatorRow0(wave),
-                                  constI32(8 * half)));
-        entries.push_back(
-            loadEntry(zeroRows.getIndices(),
-                      arith::MinUIOp::create(b, loc, row, lastEntry)));
-      }
-    preloadedRowEntries[zeroRows] = entries;
-  }
+  for (Operation *next = op->getNextNode(); next; next = next->getNextNode())
+    if (auto zeroRows = dyn_cast<ZeroRowsOp>(next);
+        zeroRows && lookup(zeroRows.getRow()) &&
+        argPointers.lookup(zeroRows.getIndices()))
+      preloadedRowEntries[zeroRows] = loadZeroRowEntries(zeroRows);
 }
 
 /// Each thread reads the index entries of its accumulator rows (two per
@@ -1639,11 +1640,13 @@ LogicalResult KernelLowering::lowerZeroRows(ZeroRowsOp op) {
   int64_t bm = config.getBlockM(), bn = config.getBlockN();
   Value acc = lookup(op.getValue());
   Value length = toI32(dims.lookup(op.getIndices().getType().getDims()[0]));
-  Value lastEntry = arith::SubIOp::create(b, loc, length, constI32(1));
   Value firstRow = mulI32(toI32(lookup(op.getRow())), bm);
   Value zero =
       LLVM::ConstantOp::create(b, loc, b.getF32Type(), b.getF32FloatAttr(0.0f));
   auto preloaded = preloadedRowEntries.find(op);
+  SmallVector<Value> entries = preloaded != preloadedRowEntries.end()
+                                   ? preloaded->second
+                                   : loadZeroRowEntries(op);
   for (int64_t wave = 0; wave < config.getWaves(); ++wave) {
     Value keep[2];
     for (int64_t half = 0; half < 2; ++half) {
@@ -1653,11 +1656,7 @@ LogicalResult KernelLowering::lowerZeroRows(ZeroRowsOp op) {
                                 constI32(8 * half)));
       Value inside =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, length);
-      Value entry =
-          preloaded != preloadedRowEntries.end()
-              ? preloaded->second[size_t(2 * wave + half)]
-              : loadEntry(op.getIndices(),
-                          arith::MinUIOp::create(b, loc, row, lastEntry));
+      Value entry = entries[size_t(2 * wave + half)];
       keep[half] = arith::AndIOp::create(
           b, loc, inside,
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, entry,

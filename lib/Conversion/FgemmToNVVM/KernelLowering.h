@@ -249,8 +249,10 @@ private:
   /// the rows in [rowsBegin, rowsEnd) (a store cut by `rows`).
   void copyOutRows(StoreOp op, Value rowsBegin, Value rowsEnd);
   LogicalResult lowerZeroRows(ZeroRowsOp op);
-  /// Loads, before math loop `op`, the index entries of the thread's rows
-  /// that an fgemm.zero_rows after it reads (preloadedRowEntries).
+  /// The index entries of the thread's rows of `op` per (wave, half).
+  SmallVector<Value> loadZeroRowEntries(ZeroRowsOp op);
+  /// Loads, before math loop `op`, the entries of every fgemm.zero_rows
+  /// after it (preloadedRowEntries).
   void preloadZeroRowEntries(KLoopOp op);
   /// zero_rows op -> its index entries per (wave, half), loaded before the
   /// math loop so that the epilogue does not wait for them.
