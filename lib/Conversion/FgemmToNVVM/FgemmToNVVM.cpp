@@ -1635,20 +1635,22 @@ void KernelLowering::preloadZeroRowEntries(KLoopOp op) {
 /// Each thread reads the index entries of its accumulator rows (two per
 /// wave; before the math loop where it can, preloadZeroRowEntries) and
 /// zeroes the fragments of rows whose entry is negative or past the index
-/// tensor.
+/// tensor. A warp whose rows are all kept skips the selects: only a
+/// group's last row tile has padding rows, and the selects (block_n / 2
+/// per thread) were on every tile's epilogue path.
 LogicalResult KernelLowering::lowerZeroRows(ZeroRowsOp op) {
   int64_t bm = config.getBlockM(), bn = config.getBlockN();
   Value acc = lookup(op.getValue());
   Value length = toI32(dims.lookup(op.getIndices().getType().getDims()[0]));
   Value firstRow = mulI32(toI32(lookup(op.getRow())), bm);
-  Value zero =
-      LLVM::ConstantOp::create(b, loc, b.getF32Type(), b.getF32FloatAttr(0.0f));
   auto preloaded = preloadedRowEntries.find(op);
   SmallVector<Value> entries = preloaded != preloadedRowEntries.end()
                                    ? preloaded->second
                                    : loadZeroRowEntries(op);
-  for (int64_t wave = 0; wave < config.getWaves(); ++wave) {
-    Value keep[2];
+  // keep[2 * wave + half]: this thread's row (wave, half) is written.
+  SmallVector<Value> keep;
+  Value keepAll = arith::ConstantIntOp::create(b, loc, 1, 1);
+  for (int64_t wave = 0; wave < config.getWaves(); ++wave)
     for (int64_t half = 0; half < 2; ++half) {
       Value row = arith::AddIOp::create(
           b, loc, firstRow,
@@ -1656,12 +1658,23 @@ LogicalResult KernelLowering::lowerZeroRows(ZeroRowsOp op) {
                                 constI32(8 * half)));
       Value inside =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, length);
-      Value entry = entries[size_t(2 * wave + half)];
-      keep[half] = arith::AndIOp::create(
+      keep.push_back(arith::AndIOp::create(
           b, loc, inside,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, entry,
-                                constI32(0)));
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                entries[keep.size()], constI32(0))));
+      keepAll = arith::AndIOp::create(b, loc, keepAll, keep.back());
     }
+  Value warpKeepsAll = NVVM::VoteSyncOp::create(
+      b, loc, b.getI1Type(), constI32(-1), keepAll, NVVM::VoteSyncKind::all);
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{acc.getType()}, warpKeepsAll,
+                                /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  scf::YieldOp::create(b, loc, acc);
+  b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+  Value zero =
+      LLVM::ConstantOp::create(b, loc, b.getF32Type(), b.getF32FloatAttr(0.0f));
+  for (int64_t wave = 0; wave < config.getWaves(); ++wave) {
     int64_t first = wave * bn / 2;
     for (int64_t i = 0; i < bn / 8; ++i)
       for (int64_t half = 0; half < 2; ++half)
@@ -1669,11 +1682,14 @@ LogicalResult KernelLowering::lowerZeroRows(ZeroRowsOp op) {
           int64_t field = first + 4 * i + 2 * half + j;
           Value v = LLVM::ExtractValueOp::create(b, loc, acc, field);
           acc = LLVM::InsertValueOp::create(
-              b, loc, acc, arith::SelectOp::create(b, loc, keep[half], v, zero),
+              b, loc, acc,
+              arith::SelectOp::create(b, loc, keep[size_t(2 * wave + half)], v,
+                                      zero),
               field);
         }
   }
-  mapping[op] = acc;
+  scf::YieldOp::create(b, loc, acc);
+  mapping[op] = ifOp.getResult(0);
   return success();
 }
 

@@ -56,7 +56,8 @@
 // Contiguous: m_indices of the tile's first row picks B; A is 2-D. Each math
 // thread reads m_indices of its two rows before the math loop (their latency
 // is off the epilogue's path) and after it zeroes the fragments of rows
-// marked -1 before the TMA store.
+// marked -1 before the TMA store; a warp whose rows are all kept skips the
+// selects.
 // CONTIGUOUS: llvm.func @sm90_m_grouped_fp8_gemm_contiguous_1d2d(
 // CONTIGUOUS: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32
 // CONTIGUOUS: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg0, %{{.*}}, box[%{{.*}}, %{{.*}}] {isCTAOnly = true}
@@ -66,6 +67,9 @@
 // CONTIGUOUS: nvvm.wgmma.mma_async
 // CONTIGUOUS: arith.cmpi sge, %[[ROW0]], %c0_i32
 // CONTIGUOUS: arith.cmpi sge, %[[ROW8]], %c0_i32
+// CONTIGUOUS: %[[ALL:.*]] = nvvm.vote.sync all %{{.*}}, %{{.*}} -> i1
+// CONTIGUOUS: scf.if %[[ALL]]
+// CONTIGUOUS: } else {
 // CONTIGUOUS: arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
 // CONTIGUOUS: nvvm.cp.async.bulk.tensor.global.shared.cta
 // CONTIGUOUS-NOT: vector<4xi32>
