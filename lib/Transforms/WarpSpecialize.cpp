@@ -109,12 +109,20 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
 
   Location loc = loop.getLoc();
   Operation *anchor = tileLoop ? tileLoop.getOperation() : loop.getOperation();
-  rewriter.setInsertionPoint(anchor);
 
-  // (2) The channel between the roles.
+  // (2) The channel between the roles. A persistent CTA sets it up first:
+  // what the schedule computes before its tile loop (the masked layout's
+  // row-tile count reads masked_m) then follows the barrier set-up instead
+  // of delaying it. A plain grid's CTA may end before it (a masked tile
+  // without rows).
+  if (tileLoop)
+    rewriter.setInsertionPointToStart(&kernel.getBody().front());
+  else
+    rewriter.setInsertionPoint(anchor);
   Value ring =
       RingCreateOp::create(rewriter, loc, RingType::get(rewriter.getContext()),
                            /*plan=*/RingPlanAttr());
+  rewriter.setInsertionPoint(anchor);
   auto ws = WarpSpecializeOp::create(rewriter, loc, config.getMathWarpgroups(),
                                      producerRegs, consumerRegs);
   Block *producer = rewriter.createBlock(&ws.getProducer());

@@ -458,6 +458,18 @@ LogicalResult KernelLowering::lowerRingCreate(RingCreateOp op) {
                                /*tensormap=*/b.getUnitAttr(),
                                /*uniform=*/nullptr,
                                /*in_param_space=*/b.getUnitAttr());
+    // The group sizes a row-tile count reads after the set-up (masked_m):
+    // their first line comes from DRAM meanwhile (32 groups per line).
+    kernel.walk([&](CountRowTilesOp count) {
+      if (Value sizes = argPointers.lookup(count.getSizes()))
+        NVVM::PrefetchOp::create(
+            b, loc,
+            NVVM::PrefetchCacheLevelAttr::get(b.getContext(),
+                                              NVVM::PrefetchCacheLevel::L2),
+            /*evictPriority=*/nullptr, sizes, /*predicate=*/Value(),
+            /*tensormap=*/nullptr, /*uniform=*/nullptr,
+            /*in_param_space=*/nullptr);
+    });
     int64_t mathThreads = 128 * config.getMathWarpgroups();
     for (int64_t s = 0; s < stages; ++s) {
       // full: the producer's expect_tx arrival; empty: the math threads.

@@ -106,10 +106,15 @@
 // UNPADDED: arith.cmpi ugt
 // UNPADDED: scf.yield
 
-// Persistent masked: before the roles split, every thread sums the groups'
-// row tiles (masked_m clamped to [0, m], ceil by 128), eight groups' loads per
-// step; the tile loop runs over those row tiles times the column tiles, and
-// each role walks the groups to the one holding the tile's row tile.
+// Persistent masked: thread 0 prefetches masked_m's first line into L2 while
+// it sets up the barriers; after the set-up, before the roles split, every
+// thread sums the groups' row tiles (masked_m clamped to [0, m], ceil by
+// 128), eight groups' loads per step; the tile loop runs over those row tiles
+// times the column tiles, and each role walks the groups to the one holding
+// the tile's row tile.
+// MASKED-PERSISTENT: nvvm.prefetch level = L2, %arg
+// MASKED-PERSISTENT: nvvm.mbarrier.init
+// MASKED-PERSISTENT: nvvm.barrier0
 // MASKED-PERSISTENT: %[[COUNT:.*]] = scf.for %{{.*}} = %c0 to %{{.*}} step %c8 iter_args(%{{.*}} = %c0_i32) -> (i32) {
 // MASKED-PERSISTENT-COUNT-8: llvm.load %{{.*}} : !llvm.ptr<1> -> i32
 // MASKED-PERSISTENT: scf.yield
