@@ -109,6 +109,18 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
 
   Location loc = loop.getLoc();
   Operation *anchor = tileLoop ? tileLoop.getOperation() : loop.getOperation();
+  // What stays before the anchor runs before the roles split, on no math
+  // thread; epilogue work there has no accumulator fragments to work on.
+  for (Operation &op : kernel.getBody().front()) {
+    if (&op == anchor)
+      break;
+    if (isa<ReadTileOp, ZeroRowsOp, AddOp, MulOp, CastOp, StoreOp>(op))
+      return op.emitError("'")
+             << op.getName()
+             << "' before the math K loop: it works on the math threads' "
+                "accumulator fragments, so it must follow the loop (the "
+                "tile's epilogue)";
+  }
 
   // (2) The channel between the roles. A persistent CTA sets it up first:
   // what the schedule computes before its tile loop (the masked layout's
