@@ -346,20 +346,28 @@ def _launch(ctx, index, A, sfa, B, sfb, d, m, n, k, relayout):
 
 def _fp8_gemm_nt_fp32(a, b, d, c, recipe):
     """fp8_gemm_nt's 1D1D recipe: D (FP32) = C + A @ B^T."""
-    import torch
-
     key = None
     if type(a) is tuple and type(b) is tuple and len(a) == 2 and len(b) == 2:
         try:
-            key = ("fp32", tuple(recipe) if recipe is not None else None,
-                   _signature(a[0], a[1], b[0], b[1], d),
-                   None if c is None else (c.data_ptr(), c.shape, c.stride(), c.dtype, c.device))
+            signature = _signature(a[0], a[1], b[0], b[1], d)
+            # C given as D itself (accumulating in place) is D's entries.
+            key = ("fp32", tuple(recipe) if recipe is not None else None, signature,
+                   None if c is None else "d" if c is d else
+                   (c.data_ptr(), c.shape, c.stride(), c.dtype, c.device))
             seen = _validated.get(key)
         except (AttributeError, TypeError):
             key, seen = None, None
         if seen is not None:
-            _launch_fp32(*seen, a[0], a[1], b[0], b[1], c, d)
+            ctx, index, m, n, k, relayout_a, relayout_b = seen
+            if relayout_a or relayout_b:
+                _launch_fp32(*seen, a[0], a[1], b[0], b[1], c, d)
+            else:  # the pointers of A, SFA, B, SFB, (C,) D from the key
+                c_ptr = None if c is None else signature[4] if c is d else key[3][0]
+                _run(ctx, index, _lib.library().fgemm_gemm_fp8_nt_fp32, *signature[:4], c_ptr,
+                     signature[4], m, n, k)
             return d
+    import torch
+
     A, sfa, B, sfb, device = _operands(a, b, d, ("C", c))
     if recipe is not None and tuple(recipe) != (1, 1, 128):
         raise ValueError(f"recipe {tuple(recipe)} with an FP32 D is not supported; allowed: None or "
