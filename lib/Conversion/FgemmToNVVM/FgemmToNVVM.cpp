@@ -1623,10 +1623,8 @@ SmallVector<Value> KernelLowering::loadZeroRowEntries(ZeroRowsOp op) {
   SmallVector<Value> entries;
   for (int64_t wave = 0; wave < config.getWaves(); ++wave)
     for (int64_t half = 0; half < 2; ++half) {
-      Value row = arith::AddIOp::create(
-          b, loc, firstRow,
-          arith::AddIOp::create(b, loc, accumulatorRow0(wave),
-                                constI32(8 * half)));
+      Value row =
+          arith::AddIOp::create(b, loc, firstRow, accumulatorRow(wave, half));
       entries.push_back(loadEntry(
           op.getIndices(), arith::MinUIOp::create(b, loc, row, lastEntry)));
     }
@@ -1664,10 +1662,8 @@ LogicalResult KernelLowering::lowerZeroRows(ZeroRowsOp op) {
   Value keepAll = arith::ConstantIntOp::create(b, loc, 1, 1);
   for (int64_t wave = 0; wave < config.getWaves(); ++wave)
     for (int64_t half = 0; half < 2; ++half) {
-      Value row = arith::AddIOp::create(
-          b, loc, firstRow,
-          arith::AddIOp::create(b, loc, accumulatorRow0(wave),
-                                constI32(8 * half)));
+      Value row =
+          arith::AddIOp::create(b, loc, firstRow, accumulatorRow(wave, half));
       Value inside =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, length);
       keep.push_back(arith::AndIOp::create(

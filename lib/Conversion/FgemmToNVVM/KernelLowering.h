@@ -128,6 +128,12 @@ private:
         b, loc, warpRow0(wave),
         arith::DivUIOp::create(b, loc, lane, constI32(4)));
   }
+  /// This thread's row `half` (0: accumulatorRow0, 1: 8 below it) of wave
+  /// `wave` in the tile.
+  Value accumulatorRow(int64_t wave, int64_t half) {
+    return arith::AddIOp::create(b, loc, accumulatorRow0(wave),
+                                 constI32(8 * half));
+  }
   /// First row of this warp's 16 in wave `wave`: 16 q of the wave's 64-row
   /// block.
   Value warpRow0(int64_t wave) {
