@@ -60,7 +60,9 @@ def Fgemm_ConfigAttr : AttrDef<Fgemm_Dialect, "Config"> {
     int64_t getNumThreads() const { return getKnobs().getNumThreads(); }
     /// m64 WGMMA waves per math warpgroup (1 or 2).
     int64_t getWaves() const { return getKnobs().getWaves(); }
-    bool isPersistent() const { return getSchedule() == Schedule::Persistent; }
+    /// One CTA per SM looping over tiles (stream_k: and pieces of tiles).
+    bool isPersistent() const { return getSchedule() != Schedule::Plain; }
+    bool isStreamK() const { return getSchedule() == Schedule::StreamK; }
   }];
 }
 
@@ -144,6 +146,21 @@ def Fgemm_DimParamAttr : AttrDef<Fgemm_Dialect, "DimParam"> {
   let description = "Example: `#fgemm.dim_param<\"m\">`";
   let parameters = (ins "::mlir::StringAttr":$dim);
   let assemblyFormat = "`<` $dim `>`";
+}
+
+def Fgemm_WorkspaceParamAttr : AttrDef<Fgemm_Dialect, "WorkspaceParam"> {
+  let mnemonic = "workspace_param";
+  let summary = "a kernel parameter: the launch's global scratch memory";
+  let description = [{
+    A global pointer to `bytes_per_cta` bytes per CTA of the grid, all zero
+    before the kernel's first launch on a stream and left zero by every
+    launch that completes, private to one stream (the stream-K pieces'
+    partial sums and flags; docs/ABI.md).
+
+    Example: `#fgemm.workspace_param<bytes_per_cta = 65664>`
+  }];
+  let parameters = (ins "int64_t":$bytes_per_cta);
+  let assemblyFormat = "`<` `bytes_per_cta` `=` $bytes_per_cta `>`";
 }
 
 #endif // FGEMM_ATTRS_TD

@@ -153,7 +153,9 @@ def Fgemm_KLoopOp : Fgemm_Op<"k_loop", [RecursiveMemoryEffects, SingleBlock,
     Runs the body for `kb = 0 .. ceil(dim / bk) - 1` in order, carrying
     `init` through `fgemm.yield`. `blocks(%n)`, set by `fgemm-schedule-tiles`
     in grouped tile spaces, runs `kb = 0 .. n - 1` instead (0 for a tile with
-    no rows of its group). The entry block's arguments are `kb` (an
+    no rows of its group). `first(%f) blocks(%n)`, set by the stream-K
+    schedule, runs `kb = f .. f + n - 1`: one piece of the tile's K range.
+    The entry block's arguments are `kb` (an
     index) and the carried values. The last block may be partial; loads of it
     are zero-filled past the end, so it adds nothing beyond `dim`.
 
@@ -166,14 +168,15 @@ def Fgemm_KLoopOp : Fgemm_Op<"k_loop", [RecursiveMemoryEffects, SingleBlock,
     } -> !fgemm.tile<[bm, bn], f32>
     ```
   }];
-  let arguments = (ins StrAttr:$dim, Optional<Index>:$blocks, Variadic<AnyType>:$inits);
+  let arguments = (ins StrAttr:$dim, Optional<Index>:$first, Optional<Index>:$blocks,
+                       Variadic<AnyType>:$inits);
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$body);
   // The body and the result types in one custom directive, so that a parse
   // error after the body cannot free it while an earlier op uses one of its
   // block arguments (FgemmOps.cpp, parseBodyAndResults).
   let assemblyFormat = [{
-    $dim (`blocks` `(` $blocks^ `)`)? (`init` `(` $inits^ `:` type($inits) `)`)? attr-dict-with-keyword
+    $dim (`first` `(` $first^ `)`)? (`blocks` `(` $blocks^ `)`)? (`init` `(` $inits^ `:` type($inits) `)`)? attr-dict-with-keyword
     custom<BodyAndResults>($body, type($results))
   }];
   let hasVerifier = 1;
@@ -254,16 +257,20 @@ def Fgemm_StoreOp : Fgemm_Op<"store", [MemoryEffects<[MemWrite]>, AttrSizedOpera
     (round to nearest even; exact for a bf16 tile) and writes it at block indices `(row, col)` (a 3-D destination takes a
     leading group index). Elements past the tensor's end are not written.
     `rows(%begin, %end)` writes only the rows `[begin, end)` of the row
-    dimension and leaves the tile's other rows untouched. On sm_90:
+    dimension and leaves the tile's other rows untouched. `if(%c)` stores
+    only where `c` holds (the same on every thread of the CTA; set by
+    `fgemm-schedule-tiles` for the one CTA of a split tile that owns it,
+    see `fgemm.combine_k_pieces`). On sm_90:
     registers -> shared memory -> TMA store (a tile cut by `rows` is copied
     out by the math threads instead).
 
     Example: `fgemm.store %acc, %d[%tm, %tn] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>`
   }];
   let arguments = (ins Fgemm_TileType:$value, Fgemm_TensorType:$dest, Variadic<Index>:$indices,
-                       Optional<Index>:$rows_begin, Optional<Index>:$rows_end);
+                       Optional<Index>:$rows_begin, Optional<Index>:$rows_end,
+                       Optional<I1>:$when);
   let assemblyFormat = [{
-    $value `,` $dest `[` $indices `]` (`rows` `(` $rows_begin^ `,` $rows_end `)`)? attr-dict `:` type($value) `,` type($dest)
+    $value `,` $dest `[` $indices `]` (`rows` `(` $rows_begin^ `,` $rows_end `)`)? (`if` `(` $when^ `)`)? attr-dict `:` type($value) `,` type($dest)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -523,6 +530,17 @@ def Fgemm_TileLoopOp : Fgemm_Op<"tile_loop", [RecursiveMemoryEffects, SingleBloc
     the number of K blocks the CTA's earlier tiles ran, the ring position of
     this tile's first K block.
 
+    `split_k(%kb)` (the stream-K schedule; `%kb` K blocks per tile) runs
+    pieces of tiles instead: of T tiles on P CTAs, the first R = T mod P
+    tiles are cut into U = R x kb units of one K block, CTA p taking units
+    [p U / P, (p + 1) U / P) (in tile order), then whole tiles R + p,
+    R + p + P, ... A CTA's units span at most two tiles, so it runs at most
+    two pieces of split tiles, of which only the first may start past a
+    tile's first K block. (Where U < P every tile is whole.) The body's
+    arguments are the iteration, the tile, the K blocks of the CTA's
+    earlier pieces (the ring position), the piece's first K block and its
+    number of K blocks. `fgemm.combine_k_pieces` adds up a tile's pieces.
+
     Example:
     ```mlir
     fgemm.tile_loop %tiles {
@@ -533,9 +551,45 @@ def Fgemm_TileLoopOp : Fgemm_Op<"tile_loop", [RecursiveMemoryEffects, SingleBloc
     }
     ```
   }];
-  let arguments = (ins Index:$count);
+  let arguments = (ins Index:$count, Optional<Index>:$k_blocks);
   let regions = (region SizedRegion<1>:$body);
-  let assemblyFormat = "$count attr-dict-with-keyword $body";
+  let assemblyFormat = [{
+    $count (`split_k` `(` $k_blocks^ `)`)? attr-dict-with-keyword $body
+  }];
+  let extraClassDeclaration = [{
+    /// Whether the loop runs pieces of tiles (split_k).
+    bool isSplit() { return static_cast<bool>(getKBlocks()); }
+    /// A split loop's piece: its first K block and its number of K blocks.
+    ::mlir::Value getFirstBlockArg() { return getBody().front().getArgument(3); }
+    ::mlir::Value getBlocksArg() { return getBody().front().getArgument(4); }
+  }];
+  let hasVerifier = 1;
+}
+
+def Fgemm_CombineKPiecesOp : Fgemm_Op<"combine_k_pieces", [
+    MemoryEffects<[MemRead, MemWrite]>, AllTypesMatch<["partial", "sum"]>]> {
+  let summary = "adds up the pieces of a tile split along K (stream-K)";
+  let description = [{
+    Created by `fgemm-schedule-tiles` after the math K loop of a `split_k`
+    tile loop; `partial` is the sum over the CTA's piece of the tile. A
+    piece that starts past the tile's first K block publishes `partial` to
+    the CTA's slot of the launch's workspace and yields `owner` = false
+    (the CTA stores nothing). The piece that starts at K block 0 owns the
+    tile: it waits for every CTA whose units start inside the tile (CTAs
+    p + 1, p + 2, ...: pieces are consecutive), adds their sums in CTA order
+    (the result does not depend on timing) and yields the tile's sum with
+    `owner` = true. A whole tile yields `partial` unchanged.
+
+    A publishing piece is its CTA's first and waits for nothing, so the
+    waits cannot deadlock while every CTA is resident (one per SM). The
+    owner resets the flags it consumed, ready for the next launch.
+
+    Example:
+    `%sum, %owner = fgemm.combine_k_pieces %acc : !fgemm.tile<[bm, bn], f32>`
+  }];
+  let arguments = (ins Fgemm_TileType:$partial);
+  let results = (outs Fgemm_TileType:$sum, I1:$owner);
+  let assemblyFormat = "$partial attr-dict `:` type($partial)";
   let hasVerifier = 1;
 }
 

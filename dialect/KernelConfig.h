@@ -26,7 +26,7 @@ namespace mlir::fgemm {
 /// Which operand tile the CTAs of a cluster share by TMA multicast.
 enum class Multicast { A, B };
 /// How output tiles map onto CTAs.
-enum class Schedule { Plain, Persistent };
+enum class Schedule { Plain, Persistent, StreamK };
 /// The post-ptxas FFMA interleave (lib/Target/SASS).
 enum class SassPolicy { Off, DeepGemm, DeepGemmFull, EveryN };
 
@@ -41,7 +41,9 @@ struct KnobValues<Multicast> {
 template <>
 struct KnobValues<Schedule> {
   static constexpr std::pair<Schedule, const char *> list[] = {
-      {Schedule::Plain, "plain"}, {Schedule::Persistent, "persistent"}};
+      {Schedule::Plain, "plain"},
+      {Schedule::Persistent, "persistent"},
+      {Schedule::StreamK, "stream_k"}};
 };
 template <>
 struct KnobValues<SassPolicy> {

@@ -27,7 +27,7 @@ using namespace mlir::fgemm;
 
 /// The description's version; bump it on any incompatible change (the
 /// runtime refuses versions it does not know).
-static constexpr int kAbiVersion = 2;
+static constexpr int kAbiVersion = 3;
 
 static llvm::Error describeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -139,6 +139,8 @@ mlir::fgemm::takeKernelDescription(ModuleOp module) {
          << "\n";
     } else if (auto pointer = dyn_cast<PointerParamAttr>(attr)) {
       os << "pointer arg=" << pointer.getArg() << "\n";
+    } else if (auto workspace = dyn_cast<WorkspaceParamAttr>(attr)) {
+      os << "workspace bytes_per_cta=" << workspace.getBytesPerCta() << "\n";
     } else {
       os << "dim " << cast<DimParamAttr>(attr).getDim().getValue() << "\n";
     }

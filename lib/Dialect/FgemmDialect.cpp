@@ -63,8 +63,9 @@ LogicalResult FgemmDialect::verifyOperationAttribute(Operation *op,
     auto array = dyn_cast<ArrayAttr>(value);
     return expect(
         array &&
-            llvm::all_of(array, llvm::IsaPred<TensorMapParamAttr,
-                                              PointerParamAttr, DimParamAttr>),
+            llvm::all_of(array,
+                         llvm::IsaPred<TensorMapParamAttr, PointerParamAttr,
+                                       WorkspaceParamAttr, DimParamAttr>),
         "an array of #fgemm.*_param attributes");
   }
   return op->emitError("unknown fgemm attribute '") << name << "'";

@@ -241,9 +241,16 @@ LogicalResult TileSpaceOp::verifyRegions() {
 
 LogicalResult TileLoopOp::verify() {
   Block &body = getBody().front();
-  if ((body.getNumArguments() != 2 && body.getNumArguments() != 3) ||
-      !llvm::all_of(body.getArgumentTypes(),
-                    [](Type t) { return t.isIndex(); }))
+  bool allIndex = llvm::all_of(body.getArgumentTypes(),
+                               [](Type t) { return t.isIndex(); });
+  if (isSplit() && (body.getNumArguments() != 5 || !allIndex))
+    return emitOpError(
+        "with split_k the body takes five index arguments: the CTA's "
+        "iteration, the linear tile index, the K blocks of the CTA's earlier "
+        "pieces, the piece's first K block and its number of K blocks");
+  if (!isSplit() &&
+      ((body.getNumArguments() != 2 && body.getNumArguments() != 3) ||
+       !allIndex))
     return emitOpError(
         "body takes two or three index arguments: the CTA's iteration, the "
         "linear tile index and, where tiles run different numbers of K "
@@ -270,6 +277,9 @@ LogicalResult KLoopOp::verify() {
                  << formatDims(out.getDims())
                  << " that fgemm.tile_space iterates over: a k_loop reduces "
                     "over a dimension the output does not have";
+  if (getFirst() && !getBlocks())
+    return emitOpError("first(...) needs blocks(...): a piece of the K range "
+                       "has a first block and a number of blocks");
   Block &body = getBody().front();
   if (body.getNumArguments() != 1 + getInits().size() ||
       !body.getArgument(0).getType().isIndex())
@@ -459,6 +469,17 @@ LogicalResult StoreOp::verify() {
     return failure();
   return verifyBlockedDims(*this, dest.getDims().take_back(2), tile,
                            "an output tile");
+}
+
+LogicalResult CombineKPiecesOp::verify() {
+  if (!getPartial().getType().getElementType().isF32())
+    return emitOpError("adds f32 partial sums; got ")
+           << getPartial().getType().getElementType();
+  auto loop = dyn_cast_or_null<TileLoopOp>((*this)->getParentOp());
+  if (!loop || !loop.isSplit())
+    return emitOpError("combines the pieces of a `fgemm.tile_loop ... "
+                       "split_k(...)`: it must be in such a loop's body");
+  return success();
 }
 
 LogicalResult ReadOp::verify() {

@@ -277,12 +277,23 @@ static std::string parseParam(std::string_view value, KernelParam &param) {
   std::vector<std::string_view> tokens = words(value);
   if (tokens.empty())
     return "expected 'tensor_map arg=J box=INNERxOUTER swizzle=S', "
-           "'pointer arg=J' or 'dim NAME'";
+           "'pointer arg=J', 'workspace bytes_per_cta=N' or 'dim NAME'";
   if (tokens[0] == "dim") {
     param.kind = KernelParam::Kind::Dim;
     if (tokens.size() != 2 || !isIdentifier(tokens[1]))
       return "expected 'dim NAME', got '" + std::string(value) + "'";
     param.dim = std::string(tokens[1]);
+    return "";
+  }
+  if (tokens[0] == "workspace") {
+    param.kind = KernelParam::Kind::Workspace;
+    constexpr std::string_view key = "bytes_per_cta=";
+    if (tokens.size() != 2 || tokens[1].substr(0, key.size()) != key ||
+        !parseUnsigned(tokens[1].substr(key.size()), param.bytesPerCta) ||
+        param.bytesPerCta == 0 || param.bytesPerCta % 16 != 0)
+      return "expected 'workspace bytes_per_cta=N' (N a positive multiple of "
+             "16), got '" +
+             std::string(value) + "'";
     return "";
   }
   if (tokens[0] == "pointer")
@@ -291,7 +302,7 @@ static std::string parseParam(std::string_view value, KernelParam &param) {
     param.kind = KernelParam::Kind::TensorMap;
   else
     return "unknown parameter kind '" + std::string(tokens[0]) +
-           "' (allowed: tensor_map, pointer, dim)";
+           "' (allowed: tensor_map, pointer, workspace, dim)";
   bool map = param.kind == KernelParam::Kind::TensorMap;
   std::set<std::string_view> seen;
   for (size_t i = 1; i < tokens.size(); ++i) {
@@ -482,9 +493,10 @@ static Status validate(const KernelMeta &meta, const Locator &where) {
     return fail("cluster", "cluster=" + std::to_string(meta.cluster) +
                                " (allowed: 1, or 2 = pairs of CTAs along "
                                "grid x sharing a tile by multicast)");
-  if (meta.schedule != "plain" && meta.schedule != "persistent")
+  if (meta.schedule != "plain" && meta.schedule != "persistent" &&
+      meta.schedule != "stream_k")
     return fail("schedule", "schedule='" + meta.schedule +
-                                "' (allowed: plain or persistent)");
+                                "' (allowed: plain, persistent or stream_k)");
   if (meta.fixedN % 8 != 0)
     return fail("fixed_n", "fixed_n=" + std::to_string(meta.fixedN) +
                                " is not a multiple of 8");
@@ -546,6 +558,12 @@ static Status validate(const KernelMeta &meta, const Locator &where) {
   for (size_t i = 0; i < meta.params.size(); ++i) {
     const KernelParam &param = meta.params[i];
     std::string key = "param." + std::to_string(i);
+    if (param.kind == KernelParam::Kind::Workspace) {
+      if (!meta.streamK())
+        return fail(key, key + " is a workspace, which only schedule=stream_k "
+                               "kernels take");
+      continue;
+    }
     if (param.kind == KernelParam::Kind::Dim) {
       if (meta.dimIndex(param.dim) < 0)
         return fail(key, key + " passes dimension '" + param.dim +

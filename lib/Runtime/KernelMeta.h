@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 //
-// fgemmc writes NAME.meta next to NAME.cubin (docs/ABI.md, abi_version=2):
+// fgemmc writes NAME.meta next to NAME.cubin (docs/ABI.md, abi_version=3):
 // one key=value per line, `#` starts a comment. Besides the launch keys
 // (block sizes, threads, shared memory, cluster, schedule) it describes the
 // kernel's logical arguments (`arg.I`), its CUDA parameter list (`param.I`:
@@ -33,7 +33,7 @@ namespace fgemm {
 
 /// The description format this runtime reads (`abi_version`). Bumped on any
 /// incompatible change; the parser refuses every other version.
-constexpr uint32_t kKernelAbiVersion = 2;
+constexpr uint32_t kKernelAbiVersion = 3;
 
 /// Element types of kernel arguments.
 enum class ElementType { E4M3, E5M2, BF16, F32, I32 };
@@ -72,12 +72,16 @@ struct KernelParam {
     TensorMap, ///< `tensor_map arg=J box=INNERxOUTER swizzle=S`: CUtensorMap
     Pointer,   ///< `pointer arg=J`: the argument's device pointer
     Dim,       ///< `dim NAME`: the symbol's value as uint32
+    /// `workspace bytes_per_cta=N`: global scratch memory of N bytes per
+    /// CTA, zero before the stream's first launch, private to the stream.
+    Workspace,
   };
   Kind kind = Kind::Pointer;
   uint32_t arg = 0;         ///< TensorMap, Pointer: the argument index
   uint32_t box[2] = {0, 0}; ///< TensorMap: box in elements, inner first
   CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_NONE; ///< TensorMap
   std::string dim;                                         ///< Dim
+  uint32_t bytesPerCta = 0; ///< Workspace
 };
 
 /// One factor of the grid rule (`tiles`): ceil(dim / block) tiles.
@@ -112,7 +116,12 @@ struct KernelMeta {
   std::vector<KernelParam> params;
   std::vector<TileFactor> tiles; ///< grid x, y, z factors
 
-  bool persistent() const { return schedule == "persistent"; }
+  /// One CTA per SM: "persistent" or "stream_k" (persistent, the tail
+  /// wave's tiles split along K between all CTAs).
+  bool persistent() const {
+    return schedule == "persistent" || schedule == "stream_k";
+  }
+  bool streamK() const { return schedule == "stream_k"; }
   /// Whether grid x, the index a cluster splits, runs over M (pairs of CTAs
   /// share the B tile) rather than N (docs/ABI.md).
   bool clusterAlongM() const { return !tiles.empty() && tiles[0].dim == "m"; }

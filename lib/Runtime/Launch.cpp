@@ -3,6 +3,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Runtime/Launch.h"
+#include "Runtime/Workspace.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -152,7 +153,11 @@ fgemm::computeLaunchDims(const KernelMeta &meta,
                            "': no grid for an empty output");
   LaunchDims dims;
   int64_t cluster = std::max<int64_t>(meta.cluster, 1);
-  if (meta.persistent()) {
+  if (meta.streamK()) {
+    // Every SM: the kernel splits the tiles of its last partial wave into
+    // pieces for all of them (one or fewer tiles per SM included).
+    dims.grid[0] = static_cast<uint32_t>(std::max(smCount, 1));
+  } else if (meta.persistent()) {
     // CTA p of P runs tiles p, p + P, ... of all the tiles (x rounded up to
     // whole clusters): at most one CTA per SM, and whole clusters, so that
     // the CTAs of a cluster run the same number of tiles. The product
@@ -201,7 +206,8 @@ Status fgemm::validateArgPointers(const KernelMeta &meta,
         " argument pointer(s) but kernel '" + meta.kernel + "' has " +
         std::to_string(meta.args.size()) + " argument(s)");
   for (const KernelParam &param : meta.params) {
-    if (param.kind == KernelParam::Kind::Dim)
+    if (param.kind == KernelParam::Kind::Dim ||
+        param.kind == KernelParam::Kind::Workspace)
       continue;
     CUdeviceptr pointer = bindings.args[param.arg];
     if (pointer == 0)
@@ -293,6 +299,12 @@ fgemm::packKernelParams(const KernelMeta &meta, const KernelBindings &bindings,
       buffer.append(&pointer, sizeof(pointer), alignof(uint64_t));
       break;
     }
+    case KernelParam::Kind::Workspace: {
+      // Bound per stream at launch (Kernel::launch).
+      uint64_t unbound = 0;
+      buffer.append(&unbound, sizeof(unbound), alignof(uint64_t));
+      break;
+    }
     case KernelParam::Kind::Dim: {
       // bindDims checked the range, so the value fits.
       uint32_t value =
@@ -374,6 +386,12 @@ Expected<PreparedLaunch> Kernel::prepare(const KernelBindings &bindings,
     return params.takeStatus();
   prepared.params = std::move(*params);
   prepared.dims = plan->launch;
+  for (size_t i = 0; i < description.params.size(); ++i)
+    if (description.params[i].kind == KernelParam::Kind::Workspace) {
+      prepared.workspaceParam = static_cast<int>(i);
+      prepared.workspaceBytes =
+          size_t(description.params[i].bytesPerCta) * prepared.dims.grid[0];
+    }
   return prepared;
 }
 
@@ -383,8 +401,31 @@ Status Kernel::launch(const PreparedLaunch &prepared, CUstream stream) const {
                          cubinPath + "'");
   if (prepared.empty)
     return Status::success();
-  Status status = launchKernel(*driver, function, prepared.dims, stream,
-                               prepared.params.pointers());
+  void **pointers = prepared.params.pointers();
+  // The workspace is the stream's: a copy of the pointer array points its
+  // entry at the buffer (kernel parameters are copied at launch).
+  constexpr size_t kMaxParams = 64;
+  void *bound[kMaxParams];
+  CUdeviceptr workspace = 0;
+  if (prepared.workspaceParam >= 0) {
+    if (prepared.params.size() > kMaxParams)
+      return Status::error("kernel '" + description.kernel + "' has " +
+                           std::to_string(prepared.params.size()) +
+                           " parameters; a launch with a workspace binds at "
+                           "most " +
+                           std::to_string(kMaxParams));
+    Expected<CUdeviceptr> buffer = acquireWorkspace(
+        *driver, context, stream, prepared.workspaceBytes);
+    if (!buffer.ok())
+      return buffer.takeStatus().withContext(
+          "allocating the workspace of " + description.kernel);
+    workspace = *buffer;
+    std::copy(pointers, pointers + prepared.params.size(), bound);
+    bound[prepared.workspaceParam] = &workspace;
+    pointers = bound;
+  }
+  Status status =
+      launchKernel(*driver, function, prepared.dims, stream, pointers);
   if (!status.ok())
     return std::move(status).withContext("launching " + description.kernel +
                                          " of '" + cubinPath + "'");

@@ -117,7 +117,8 @@ std::vector<int64_t> countTiles(const KernelMeta &meta,
 
 /// The grid of a non-empty launch: plain = the tile counts along x, y, z
 /// with x rounded up to a multiple of `cluster`; persistent = (min(product
-/// of those counts, smCount) rounded down to whole clusters, 1, 1). Block =
+/// of those counts, smCount) rounded down to whole clusters, 1, 1);
+/// stream_k = (smCount, 1, 1) (the pieces of the tiles fill every SM). Block =
 /// threads, dynamic shared memory = smem_bytes. Checked against the grid
 /// limits.
 Expected<LaunchDims> computeLaunchDims(const KernelMeta &meta,
@@ -147,6 +148,10 @@ struct PreparedLaunch {
   LaunchDims dims;
   bool empty = false; ///< nothing to launch
   CUfunction function = nullptr;
+  /// The `workspace` parameter's index (-1: none) and the bytes it needs;
+  /// launch binds the stream's buffer (Workspace.h) there.
+  int workspaceParam = -1;
+  size_t workspaceBytes = 0;
 };
 
 /// A compiled kernel (NAME.cubin + NAME.meta) loaded into the context that

@@ -7,7 +7,8 @@
 //   K block kb -> stage s = kb mod S, parity p = (kb div S) mod 2
 //   (in a persistent tile loop kb counts on across tiles: iteration * K
 //   blocks per tile + kb, or, where tiles run different numbers of K
-//   blocks, the K blocks of the CTA's earlier tiles + kb)
+//   blocks, the K blocks of the CTA's earlier tiles + kb, less the first
+//   block of a stream-K piece)
 //
 //   producer                          consumers
 //   wait empty[s] (parity p ^ 1)      wait full[s] (parity p)
@@ -52,10 +53,15 @@ getStageAndPhase(RewriterBase &rewriter, Value kb, int64_t stages,
   Value position = kb;
   auto kLoop = dyn_cast_or_null<KLoopOp>(kb.getParentBlock()->getParentOp());
   auto tileLoop = kLoop ? kLoop->getParentOfType<TileLoopOp>() : TileLoopOp();
-  if (tileLoop && tileLoop.getBody().front().getNumArguments() == 3) {
-    // Tiles run different numbers of K blocks: the loop counts them.
+  if (tileLoop && tileLoop.getBody().front().getNumArguments() >= 3) {
+    // Tiles run different numbers of K blocks: the loop counts them. A
+    // piece of a split tile starts at its first block.
     Value before = tileLoop.getBody().front().getArgument(2);
-    position = arith::AddIOp::create(rewriter, loc, before, kb);
+    Value inPiece = kb;
+    if (tileLoop.isSplit())
+      inPiece = arith::SubIOp::create(rewriter, loc, kb,
+                                      tileLoop.getFirstBlockArg());
+    position = arith::AddIOp::create(rewriter, loc, before, inPiece);
   } else if (tileLoop) {
     Value iteration = tileLoop.getBody().front().getArgument(0);
     Value perTile =

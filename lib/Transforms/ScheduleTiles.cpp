@@ -38,6 +38,15 @@
 // unit * C + t mod C, so the C CTAs of a cluster (consecutive t) share the
 // other index and run the same number of tiles.
 //
+// Stream-K (schedule = stream_k; dense, cluster 1): the persistent loop
+// gets `split_k(K blocks per tile)` and runs pieces of tiles (the tail wave
+// of R = tiles mod CTAs tiles is shared by all CTAs along K, then whole
+// tiles; fgemm.tile_loop gives the rule). The K loop runs the piece:
+// `first(piece's first block) blocks(its blocks)`, and
+// fgemm.combine_k_pieces after it adds up a split tile's pieces on the CTA
+// that owns the tile, the only one whose stores run (`if(%owner)`). The
+// tail wave costs R x K blocks / CTAs blocks per CTA instead of a tile's.
+//
 // Grouped tile spaces add what a tile knows about its group, computed on the
 // GPU from the layout tensor:
 //
@@ -361,6 +370,54 @@ emitGroupedTileValues(RewriterBase &rewriter, TileSpaceOp space, Value tm,
                             grouped->rowsEnd};
 }
 
+/// The K loop a stream-K schedule splits: the tile's one K loop, which
+/// carries one f32 accumulator tile; the tile space dense, without a
+/// cluster.
+static FailureOr<KLoopOp> getStreamKLoop(TileSpaceOp space, ConfigAttr config) {
+  if (space.isGrouped())
+    return space.emitError("schedule = stream_k splits the tiles of a dense "
+                           "tile space only, not ")
+           << stringifyTileSpaceKind(space.getKind());
+  if (config.getCluster() != 1)
+    return space.emitError("schedule = stream_k needs cluster = 1, got ")
+           << config.getCluster()
+           << ": the pieces of a split tile do not pair up across a cluster";
+  SmallVector<KLoopOp> loops(space.getBody().front().getOps<KLoopOp>());
+  if (loops.size() != 1)
+    return space.emitError("schedule = stream_k splits the tile's one K "
+                           "loop; the tile has ")
+           << loops.size();
+  KLoopOp loop = loops.front();
+  auto tile = loop.getNumResults() == 1
+                  ? dyn_cast<TileType>(loop.getResult(0).getType())
+                  : TileType();
+  if (!tile || !tile.getElementType().isF32())
+    return loop.emitError("schedule = stream_k adds up pieces of one f32 "
+                          "accumulator tile: the K loop must carry exactly "
+                          "that");
+  return loop;
+}
+
+/// Runs `mathLoop` over the piece of the split tile loop `loop`, combines
+/// the pieces after it and lets only the tile's owner store.
+static void combinePieces(RewriterBase &rewriter, TileLoopOp loop,
+                          KLoopOp mathLoop) {
+  rewriter.modifyOpInPlace(mathLoop, [&] {
+    mathLoop.getFirstMutable().assign(loop.getFirstBlockArg());
+    mathLoop.getBlocksMutable().assign(loop.getBlocksArg());
+  });
+  rewriter.setInsertionPointAfter(mathLoop);
+  Value partial = mathLoop.getResult(0);
+  auto combine = CombineKPiecesOp::create(rewriter, mathLoop.getLoc(),
+                                          partial.getType(),
+                                          rewriter.getI1Type(), partial);
+  rewriter.replaceAllUsesExcept(partial, combine.getSum(), combine);
+  loop.walk([&](StoreOp store) {
+    rewriter.modifyOpInPlace(
+        store, [&] { store.getWhenMutable().assign(combine.getOwner()); });
+  });
+}
+
 LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
                                          KernelOp kernel) {
   ConfigAttr config = kernel.getConfigAttr();
@@ -502,10 +559,24 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
     Value total = arith::MulIOp::create(rewriter, loc, rowUnits, colUnits);
     if (cluster > 1)
       total = arith::MulIOp::create(rewriter, loc, total, clusterSize);
-    auto loop = TileLoopOp::create(rewriter, loc, total);
+    // Stream-K: the loop runs pieces of tiles along the math K loop.
+    KLoopOp mathLoop;
+    Value kBlocks;
+    if (config.isStreamK()) {
+      FailureOr<KLoopOp> found = getStreamKLoop(space, config);
+      if (failed(found))
+        return failure();
+      mathLoop = *found;
+      kBlocks = NumBlocksOp::create(rewriter, loc, index,
+                                    mathLoop.getDimAttr(),
+                                    rewriter.getStringAttr("bk"));
+    }
+    auto loop = TileLoopOp::create(rewriter, loc, total, kBlocks);
     // Grouped tiles run different numbers of K blocks: the loop counts the
-    // K blocks of the CTA's earlier tiles (the ring position).
-    SmallVector<Type> argTypes(space.isGrouped() ? 3 : 2, index);
+    // K blocks of the CTA's earlier tiles (the ring position); a piece of a
+    // split tile also has its first K block and its number of blocks.
+    SmallVector<Type> argTypes(mathLoop ? 5 : space.isGrouped() ? 3 : 2,
+                               index);
     SmallVector<Location> argLocs(argTypes.size(), loc);
     Block *loopBody =
         rewriter.createBlock(&loop.getBody(), {}, argTypes, argLocs);
@@ -557,6 +628,8 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
         load.getMulticastIfMutable().assign(sameGroup);
     }
     rewriter.mergeBlocks(&body, loopBody, tileValues);
+    if (mathLoop)
+      combinePieces(rewriter, loop, mathLoop);
     kernel.setGridAttr(TileGridAttr::get(ctx, space.getKind(), gridDims));
     rewriter.eraseOp(space);
     return success();

@@ -145,7 +145,8 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
   rewriter.setInsertionPointToStart(producer);
   IRMapping mapping;
   if (tileLoop) {
-    auto copy = TileLoopOp::create(rewriter, loc, tileLoop.getCount());
+    auto copy = TileLoopOp::create(rewriter, loc, tileLoop.getCount(),
+                                   tileLoop.getKBlocks());
     SmallVector<Location> argLocs(scope.getNumArguments(), loc);
     Block *copyBody = rewriter.createBlock(&copy.getBody(), {},
                                            scope.getArgumentTypes(), argLocs);
@@ -161,10 +162,13 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
         rewriter.clone(op, mapping);
     }
   }
-  auto producerLoop = KLoopOp::create(
-      rewriter, loc, TypeRange(), loop.getDimAttr(),
-      loop.getBlocks() ? mapping.lookupOrDefault(loop.getBlocks()) : Value(),
-      ValueRange());
+  auto mapped = [&](Value v) {
+    return v ? mapping.lookupOrDefault(v) : Value();
+  };
+  auto producerLoop =
+      KLoopOp::create(rewriter, loc, TypeRange(), loop.getDimAttr(),
+                      mapped(loop.getFirst()), mapped(loop.getBlocks()),
+                      ValueRange());
   Block *pBody = rewriter.createBlock(&producerLoop.getBody(), {},
                                       rewriter.getIndexType(), loc);
   mapping.map(kb, pBody->getArgument(0));

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 //
-// The kernel description (docs/ABI.md, abi_version=2) fgemmc writes for a
+// The kernel description (docs/ABI.md, abi_version=3) fgemmc writes for a
 // dense kernel of a given configuration, so the tests read what the
 // compiler emits rather than hand-built structs. KernelMetaTest checks it
 // against the ABI document's example byte for byte.
@@ -42,7 +42,7 @@ inline std::string denseDescription(const DenseConfig &config) {
   // One line of the file per source line.
   // clang-format off
   return "# fgemm kernel description (docs/ABI.md)\n"
-         "abi_version=2\n"
+         "abi_version=3\n"
          "kernel=" + config.kernel + "\n"
          "variant=dense\n"
          "block_m=" + n(config.blockM) + "\n"
@@ -100,7 +100,7 @@ inline void writeDenseKernel(const std::filesystem::path &dir,
 /// `fgemmc kernels/sm90_m_grouped_fp8_gemm_masked_1d2d.mlir`'s description
 /// (128x128 plain).
 constexpr const char *kMaskedDescription =
-    "abi_version=2\nkernel=sm90_m_grouped_fp8_gemm_masked_1d2d\n"
+    "abi_version=3\nkernel=sm90_m_grouped_fp8_gemm_masked_1d2d\n"
     "variant=grouped_masked\nblock_m=128\nblock_n=128\nblock_k=128\n"
     "stages=4\nmath_warpgroups=2\nthreads=384\nsmem_bytes=165952\n"
     "cluster=1\nschedule=plain\nfixed_n=0\nfixed_k=0\ndims=m,n,k,g\n"

@@ -160,7 +160,7 @@ TEST_F(DenseGemmMock, LaunchFollowsTheAbi) {
 
 /// `fgemmc kernels/sm90_fp8_gemm_1d1d.mlir --block-n=64`'s description.
 constexpr const char *k1D1DDescription =
-    "abi_version=2\nkernel=sm90_fp8_gemm_1d1d\nvariant=dense_1d1d\n"
+    "abi_version=3\nkernel=sm90_fp8_gemm_1d1d\nvariant=dense_1d1d\n"
     "block_m=128\nblock_n=64\nblock_k=128\nstages=4\nmath_warpgroups=2\n"
     "threads=384\nsmem_bytes=134208\ncluster=1\nschedule=plain\n"
     "fixed_n=0\nfixed_k=0\ndims=m,n,k\n"
@@ -243,7 +243,7 @@ TEST_F(DenseGemmMock, Recipe1D1DBindsCAndAnF32Output) {
 /// `fgemmc kernels/sm90_fp8_gemm_per_tensor.mlir --block-n=64`'s
 /// descriptions (their kernel names shortened).
 constexpr const char *kBiasDescription =
-    "abi_version=2\nkernel=k_bias\nvariant=dense_bias\n"
+    "abi_version=3\nkernel=k_bias\nvariant=dense_bias\n"
     "block_m=128\nblock_n=64\nblock_k=128\nstages=4\nmath_warpgroups=2\n"
     "threads=384\nsmem_bytes=117312\ncluster=1\nschedule=plain\n"
     "fixed_n=0\nfixed_k=0\ndims=m,n,k\n"
@@ -258,7 +258,7 @@ constexpr const char *kBiasDescription =
     "param.4=pointer arg=3\nparam.5=pointer arg=4\nparam.6=dim m\n"
     "param.7=dim n\nparam.8=dim k\ntiles=n/64,m/128\n";
 constexpr const char *kPerTensorDescription =
-    "abi_version=2\nkernel=k_per_tensor\nvariant=dense_per_tensor\n"
+    "abi_version=3\nkernel=k_per_tensor\nvariant=dense_per_tensor\n"
     "block_m=128\nblock_n=64\nblock_k=128\nstages=4\nmath_warpgroups=2\n"
     "threads=384\nsmem_bytes=115776\ncluster=1\nschedule=plain\n"
     "fixed_n=0\nfixed_k=0\ndims=m,n,k\n"
@@ -430,7 +430,7 @@ TEST_F(DenseGemmMock, DescriptionErrors) {
     text.assign(std::istreambuf_iterator<char>(in), {});
   }
   std::string v1 = text;
-  v1.replace(v1.find("abi_version=2\n"), 14, "");
+  v1.replace(v1.find("abi_version=3\n"), 14, "");
   std::ofstream(dir / "a.meta") << v1;
   EXPECT_NE(createError().find("a.meta: no abi_version key"), std::string::npos)
       << createError();

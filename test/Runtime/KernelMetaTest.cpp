@@ -23,7 +23,7 @@ namespace {
 /// docs/ABI.md, verbatim.
 const char *const kGoodMeta =
     "# fgemm kernel description (docs/ABI.md)\n"
-    "abi_version=2\n"
+    "abi_version=3\n"
     "kernel=sm90_fp8_gemm_1d2d\n"
     "variant=dense\n"
     "block_m=128\n"
@@ -201,19 +201,19 @@ TEST(KernelMeta, VersionIsCheckedFirst) {
                    "smem_bytes=1000\ncluster=1\nfixed_n=0\nfixed_k=0\n";
   EXPECT_EQ(parseError(v1),
             "k.meta: no abi_version key: the file predates kernel description "
-            "version 2, but this runtime reads abi_version=2 only; recompile "
+            "version 2, but this runtime reads abi_version=3 only; recompile "
             "the kernel with a matching fgemmc");
   EXPECT_EQ(parseError(withLine("abi_version", "abi_version=1")),
-            "k.meta:2: abi_version=1, but this runtime reads abi_version=2 "
+            "k.meta:2: abi_version=1, but this runtime reads abi_version=3 "
             "only; recompile the kernel with a matching fgemmc (or use the "
             "runtime that matches it)");
   // A newer file may have keys (and syntax) this runtime does not know.
-  std::string v3 = std::string("grid=2d\nnot a key value line\n") +
-                   withLine("abi_version", "abi_version=3");
-  EXPECT_NE(parseError(v3).find("k.meta:4: abi_version=3, but this runtime "
-                                "reads abi_version=2 only"),
+  std::string v4 = std::string("grid=2d\nnot a key value line\n") +
+                   withLine("abi_version", "abi_version=4");
+  EXPECT_NE(parseError(v4).find("k.meta:4: abi_version=4, but this runtime "
+                                "reads abi_version=3 only"),
             std::string::npos)
-      << parseError(v3);
+      << parseError(v4);
   EXPECT_NE(parseError(withLine("abi_version", "abi_version=02"))
                 .find("abi_version=02, but"),
             std::string::npos);

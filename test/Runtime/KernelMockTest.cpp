@@ -33,7 +33,7 @@ namespace {
 /// the first masked_m[g] rows of each group.
 std::string groupedDescription(const char *schedule) {
   return std::string("# fgemm kernel description (docs/ABI.md)\n"
-                     "abi_version=2\n"
+                     "abi_version=3\n"
                      "kernel=sm90_fp8_m_grouped_gemm_masked\n"
                      "variant=grouped_masked\n"
                      "block_m=128\nblock_n=128\nblock_k=128\nstages=4\n"
@@ -252,12 +252,12 @@ TEST_F(KernelMock, LoadErrors) {
                 .find("cannot open kernel description"),
             std::string::npos);
   std::string description = groupedDescription("plain");
-  description.replace(description.find("abi_version=2"), 13, "abi_version=3");
+  description.replace(description.find("abi_version=3"), 13, "abi_version=4");
   std::string base = write(description);
   EXPECT_NE(
       Kernel::loadFiles(*driver, base)
           .status()
           .message()
-          .find("abi_version=3, but this runtime reads abi_version=2 only"),
+          .find("abi_version=4, but this runtime reads abi_version=3 only"),
       std::string::npos);
 }

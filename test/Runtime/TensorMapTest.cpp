@@ -222,7 +222,7 @@ TEST(TensorMap, RowMajorScalesAndOtherElementTypes) {
             "multiple of 16");
 
   // Other element types keep their size and TMA type.
-  KernelMeta ints = parse("abi_version=2\nkernel=k\nvariant=x\nblock_m=64\n"
+  KernelMeta ints = parse("abi_version=3\nkernel=k\nvariant=x\nblock_m=64\n"
                           "block_n=64\nblock_k=128\nstages=1\n"
                           "math_warpgroups=1\nthreads=256\nsmem_bytes=1000\n"
                           "cluster=1\nschedule=plain\nfixed_n=0\nfixed_k=0\n"
@@ -254,7 +254,7 @@ TEST(TensorMap, RowMajorScalesAndOtherElementTypes) {
 
 TEST(TensorMap, GroupedArgumentsAreThreeDimensional) {
   KernelMeta meta = parse(
-      "abi_version=2\nkernel=k\nvariant=grouped_masked\nblock_m=128\n"
+      "abi_version=3\nkernel=k\nvariant=grouped_masked\nblock_m=128\n"
       "block_n=128\nblock_k=128\nstages=4\nmath_warpgroups=2\nthreads=384\n"
       "smem_bytes=1000\ncluster=1\nschedule=plain\nfixed_n=0\nfixed_k=0\n"
       "dims=g,m,n,k\n"

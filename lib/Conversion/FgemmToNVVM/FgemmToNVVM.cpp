@@ -178,6 +178,14 @@ LogicalResult KernelLowering::buildFunction() {
   }
   for (Value v : ptrArgs)
     paramDescs.push_back(PointerParamAttr::get(ctx, argIndex(v)));
+  bool usesWorkspace = kernel
+                           .walk([](CombineKPiecesOp) {
+                             return WalkResult::interrupt();
+                           })
+                           .wasInterrupted();
+  if (usesWorkspace)
+    paramDescs.push_back(
+        WorkspaceParamAttr::get(ctx, workspaceBytesPerCta()));
   for (StringAttr dim : kernel.getDims().getAsRange<StringAttr>())
     paramDescs.push_back(DimParamAttr::get(ctx, dim));
 
@@ -209,6 +217,12 @@ LogicalResult KernelLowering::buildFunction() {
             ? b.getDictionaryAttr({})
             : b.getDictionaryAttr({b.getNamedAttr(
                   LLVM::LLVMDialect::getNoAliasAttrName(), b.getUnitAttr())}));
+  }
+  if (usesWorkspace) {
+    params.push_back(globalPtr);
+    paramAttrs.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr(LLVM::LLVMDialect::getNoAliasAttrName(),
+                        b.getUnitAttr())}));
   }
   for (size_t i = 0; i < kernel.getDims().size(); ++i) {
     params.push_back(b.getI32Type());
@@ -260,6 +274,8 @@ LogicalResult KernelLowering::buildFunction() {
   }
   for (Value v : ptrArgs)
     argPointers[v] = body->getArgument(next++);
+  if (usesWorkspace)
+    workspace = body->getArgument(next++);
   for (auto [i, name] :
        llvm::enumerate(kernel.getDims().getAsValueRange<StringAttr>())) {
     Value value = body->getArgument(next++);
@@ -380,7 +396,16 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
           skipOp = release;
         return lowerScaledDot(d, release);
       })
-      .Case([&](StoreOp s) { return lowerStore(s); })
+      .Case([&](StoreOp s) -> LogicalResult {
+        if (!s.getWhen())
+          return lowerStore(s);
+        OpBuilder::InsertionGuard guard(b);
+        auto ifOp = scf::IfOp::create(b, loc, lookup(s.getWhen()),
+                                      /*withElseRegion=*/false);
+        b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+        return lowerStore(s);
+      })
+      .Case([&](CombineKPiecesOp c) { return lowerCombineKPieces(c); })
       .Case([&](ReadOp r) {
         mapping[r] = loadEntry(r.getSource(), toI32(lookup(r.getIndex())));
         return success();
@@ -782,15 +807,20 @@ KernelLowering::emitKBlock(KLoopOp op, Value kb, ValueRange args,
         arith::RemUIOp::create(b, loc, toI32(kb), constI32(kScaleChunkBlocks));
     Value atChunk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                           chunkBlock, constI32(0));
+    // A stream-K piece may start inside a chunk: its first block stages the
+    // whole chunk.
+    if (firstKBlock && op.getFirst())
+      atChunk = arith::ConstantIntOp::create(b, loc, 1, 1);
     auto ifOp = scf::IfOp::create(b, loc, atChunk, /*withElseRegion=*/false);
     {
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(ifOp.thenBlock());
       if (!(firstKBlock && firstStagingOrdered))
         mathBarrier();
+      Value chunkStart = arith::SubIOp::create(b, loc, toI32(kb), chunkBlock);
       int64_t word = 0;
       for (LoadScalesOp scales : staged) {
-        stageBlockScales(scales, toI32(kb), word);
+        stageBlockScales(scales, chunkStart, word);
         word += getScaleBlocksSpanned(
             extent(scales.getResult().getType().getDims()[0]));
       }
@@ -829,6 +859,8 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
     return getScaleBlocksSpanned(rows) == 1 ||
            std::gcd<int64_t>(rows, 128) >= 64;
   });
+  // A stream-K piece runs K blocks [first, first + numBlocks).
+  Value first = op.getFirst() ? lookup(op.getFirst()) : Value();
   auto buildLoop = [&](int64_t from,
                        ValueRange loopInits) -> FailureOr<SmallVector<Value>> {
     Value lower = constIndex(shifted ? 0 : from), upper = numBlocks;
@@ -843,6 +875,8 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
     Value kb = forOp.getInductionVar();
     if (shifted && from)
       kb = arith::AddIOp::create(b, loc, kb, constIndex(from));
+    if (first)
+      kb = arith::AddIOp::create(b, loc, kb, first);
     FailureOr<SmallVector<Value>> results =
         emitKBlock(op, kb, forOp.getRegionIterArgs(), staged);
     if (failed(results))
@@ -866,12 +900,12 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
   // them before the branch).
   auto emitPeeled = [&]() -> FailureOr<SmallVector<Value>> {
     firstKBlock = true;
-    FailureOr<SmallVector<Value>> first =
-        emitKBlock(op, constIndex(0), inits, staged);
+    FailureOr<SmallVector<Value>> peeled =
+        emitKBlock(op, first ? first : constIndex(0), inits, staged);
     firstKBlock = false;
-    if (failed(first))
+    if (failed(peeled))
       return failure();
-    return buildLoop(1, *first);
+    return buildLoop(1, *peeled);
   };
   if (!op.getBlocks())
     return emitPeeled();
@@ -903,6 +937,8 @@ FailureOr<Value> KernelLowering::kLoopBlocks(KLoopOp op) {
 /// Persistent schedule: CTA p of P runs the linear tiles p, p + P, ... <
 /// count; the body (from fgemm-schedule-tiles) maps them to coordinates.
 LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
+  if (op.isSplit())
+    return lowerSplitTileLoop(op);
   Value pid = toIndex(NVVM::BlockIdXOp::create(b, loc, b.getI32Type()));
   Value numPrograms = toIndex(NVVM::GridDimXOp::create(b, loc, b.getI32Type()));
   Block &body = op.getBody().front();

@@ -193,6 +193,24 @@ private:
                                            ValueRange args,
                                            ArrayRef<LoadScalesOp> staged);
   LogicalResult lowerTileLoop(TileLoopOp op);
+  /// A `split_k` tile loop (StreamKLowering.cpp).
+  LogicalResult lowerSplitTileLoop(TileLoopOp op);
+  LogicalResult lowerCombineKPieces(CombineKPiecesOp op);
+  /// A CTA's workspace slot: a flag word, then its published partial tile.
+  int64_t workspaceBytesPerCta();
+  /// Byte `offset` of CTA `cta`'s (index) slot, a global pointer.
+  Value workspaceSlot(Value cta, int64_t offset);
+  /// Inline PTX without results.
+  void emitAsm(StringRef text, StringRef constraints, ValueRange operands);
+  /// The split tile loop being lowered (index values): the CTA, the grid,
+  /// the units of the split tiles, K blocks per tile, and the current
+  /// piece's tile, first K block and number of K blocks.
+  struct SplitSchedule {
+    Value cta, ctas, units, kBlocks, tile, first, blocks;
+  };
+  SplitSchedule split;
+  /// The launch's workspace (global pointer; kernels that combine pieces).
+  Value workspace;
   LogicalResult lowerRingPut(RingPutOp op);
   LogicalResult lowerRingGet(RingGetOp op);
   LogicalResult lowerRingRelease(Value stage);

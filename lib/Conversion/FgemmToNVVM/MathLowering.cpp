@@ -46,16 +46,21 @@ LogicalResult KernelLowering::lowerOverlappedDotLoop(KLoopOp op,
     (late ? promoteOps : issueOps).push_back(&inner);
   }
   Value kbArg = body.getArgument(0);
+  // Blocks are counted from the loop's first (a stream-K piece's).
+  Value firstBlock = op.getFirst() ? lookup(op.getFirst()) : Value();
+  auto absolute = [&](Value j) -> Value {
+    return firstBlock ? arith::AddIOp::create(b, loc, j, firstBlock) : j;
+  };
 
   auto issue = [&](Value kb) -> FailureOr<Value> {
-    mapping[kbArg] = kb;
+    mapping[kbArg] = absolute(kb);
     for (Operation *inner : issueOps)
       if (failed(lowerOp(*inner)))
         return failure();
     return issueDot(dot, /*wave=*/0, /*previous=*/Value());
   };
   auto promote = [&](Value kb, Value partial, Value acc) -> FailureOr<Value> {
-    mapping[kbArg] = kb;
+    mapping[kbArg] = absolute(kb);
     reuseRingEntry = true; // re-derive the slots, do not wait again
     for (Operation *inner : issueOps)
       if (failed(lowerOp(*inner)))

@@ -145,7 +145,7 @@ fgemm.kernel @zero_rows_cols(%idx: !fgemm.tensor<[n], i32>) attributes {dims = [
   ^bb0(%tm: index, %tn: index):
     %z = "fgemm.zeros"() : () -> !fgemm.tile<[bm, bn], f32>
     // expected-error @below {{'fgemm.store' op 'operandSegmentSizes' attribute cannot have negative elements}}
-    "fgemm.store"(%z, %d, %tm, %tn) <{operandSegmentSizes = array<i32: -1, 1, 2, 0, 0>}> : (!fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>, index, index) -> ()
+    "fgemm.store"(%z, %d, %tm, %tn) <{operandSegmentSizes = array<i32: -1, 1, 2, 0, 0, 0>}> : (!fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>, index, index) -> ()
     "fgemm.yield"() : () -> ()
   }) : (!fgemm.tensor<[m, n], bf16>) -> ()
   "fgemm.return"() : () -> ()
