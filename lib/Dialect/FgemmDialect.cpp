@@ -62,10 +62,9 @@ LogicalResult FgemmDialect::verifyOperationAttribute(Operation *op,
   if (name == "fgemm.params") {
     auto array = dyn_cast<ArrayAttr>(value);
     return expect(
-        array &&
-            llvm::all_of(array,
-                         llvm::IsaPred<TensorMapParamAttr, PointerParamAttr,
-                                       WorkspaceParamAttr, DimParamAttr>),
+        array && llvm::all_of(
+                     array, llvm::IsaPred<TensorMapParamAttr, PointerParamAttr,
+                                          WorkspaceParamAttr, DimParamAttr>),
         "an array of #fgemm.*_param attributes");
   }
   return op->emitError("unknown fgemm attribute '") << name << "'";

@@ -241,8 +241,8 @@ LogicalResult TileSpaceOp::verifyRegions() {
 
 LogicalResult TileLoopOp::verify() {
   Block &body = getBody().front();
-  bool allIndex = llvm::all_of(body.getArgumentTypes(),
-                               [](Type t) { return t.isIndex(); });
+  bool allIndex =
+      llvm::all_of(body.getArgumentTypes(), [](Type t) { return t.isIndex(); });
   if (isSplit() && (body.getNumArguments() != 5 || !allIndex))
     return emitOpError(
         "with split_k the body takes five index arguments: the CTA's "

@@ -81,7 +81,7 @@ struct KernelParam {
   uint32_t box[2] = {0, 0}; ///< TensorMap: box in elements, inner first
   CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_NONE; ///< TensorMap
   std::string dim;                                         ///< Dim
-  uint32_t bytesPerCta = 0; ///< Workspace
+  uint32_t bytesPerCta = 0;                                ///< Workspace
 };
 
 /// One factor of the grid rule (`tiles`): ceil(dim / block) tiles.

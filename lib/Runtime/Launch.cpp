@@ -414,11 +414,11 @@ Status Kernel::launch(const PreparedLaunch &prepared, CUstream stream) const {
                            " parameters; a launch with a workspace binds at "
                            "most " +
                            std::to_string(kMaxParams));
-    Expected<CUdeviceptr> buffer = acquireWorkspace(
-        *driver, context, stream, prepared.workspaceBytes);
+    Expected<CUdeviceptr> buffer =
+        acquireWorkspace(*driver, context, stream, prepared.workspaceBytes);
     if (!buffer.ok())
-      return buffer.takeStatus().withContext(
-          "allocating the workspace of " + description.kernel);
+      return buffer.takeStatus().withContext("allocating the workspace of " +
+                                             description.kernel);
     workspace = *buffer;
     std::copy(pointers, pointers + prepared.params.size(), bound);
     bound[prepared.workspaceParam] = &workspace;

@@ -59,8 +59,8 @@ getStageAndPhase(RewriterBase &rewriter, Value kb, int64_t stages,
     Value before = tileLoop.getBody().front().getArgument(2);
     Value inPiece = kb;
     if (tileLoop.isSplit())
-      inPiece = arith::SubIOp::create(rewriter, loc, kb,
-                                      tileLoop.getFirstBlockArg());
+      inPiece =
+          arith::SubIOp::create(rewriter, loc, kb, tileLoop.getFirstBlockArg());
     position = arith::AddIOp::create(rewriter, loc, before, inPiece);
   } else if (tileLoop) {
     Value iteration = tileLoop.getBody().front().getArgument(0);

@@ -408,9 +408,9 @@ static void combinePieces(RewriterBase &rewriter, TileLoopOp loop,
   });
   rewriter.setInsertionPointAfter(mathLoop);
   Value partial = mathLoop.getResult(0);
-  auto combine = CombineKPiecesOp::create(rewriter, mathLoop.getLoc(),
-                                          partial.getType(),
-                                          rewriter.getI1Type(), partial);
+  auto combine =
+      CombineKPiecesOp::create(rewriter, mathLoop.getLoc(), partial.getType(),
+                               rewriter.getI1Type(), partial);
   rewriter.replaceAllUsesExcept(partial, combine.getSum(), combine);
   loop.walk([&](StoreOp store) {
     rewriter.modifyOpInPlace(
@@ -567,16 +567,14 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
       if (failed(found))
         return failure();
       mathLoop = *found;
-      kBlocks = NumBlocksOp::create(rewriter, loc, index,
-                                    mathLoop.getDimAttr(),
+      kBlocks = NumBlocksOp::create(rewriter, loc, index, mathLoop.getDimAttr(),
                                     rewriter.getStringAttr("bk"));
     }
     auto loop = TileLoopOp::create(rewriter, loc, total, kBlocks);
     // Grouped tiles run different numbers of K blocks: the loop counts the
     // K blocks of the CTA's earlier tiles (the ring position); a piece of a
     // split tile also has its first K block and its number of blocks.
-    SmallVector<Type> argTypes(mathLoop ? 5 : space.isGrouped() ? 3 : 2,
-                               index);
+    SmallVector<Type> argTypes(mathLoop ? 5 : space.isGrouped() ? 3 : 2, index);
     SmallVector<Location> argLocs(argTypes.size(), loc);
     Block *loopBody =
         rewriter.createBlock(&loop.getBody(), {}, argTypes, argLocs);

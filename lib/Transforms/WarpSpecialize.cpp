@@ -165,10 +165,9 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
   auto mapped = [&](Value v) {
     return v ? mapping.lookupOrDefault(v) : Value();
   };
-  auto producerLoop =
-      KLoopOp::create(rewriter, loc, TypeRange(), loop.getDimAttr(),
-                      mapped(loop.getFirst()), mapped(loop.getBlocks()),
-                      ValueRange());
+  auto producerLoop = KLoopOp::create(
+      rewriter, loc, TypeRange(), loop.getDimAttr(), mapped(loop.getFirst()),
+      mapped(loop.getBlocks()), ValueRange());
   Block *pBody = rewriter.createBlock(&producerLoop.getBody(), {},
                                       rewriter.getIndexType(), loc);
   mapping.map(kb, pBody->getArgument(0));

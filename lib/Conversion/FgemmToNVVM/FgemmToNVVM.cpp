@@ -178,14 +178,11 @@ LogicalResult KernelLowering::buildFunction() {
   }
   for (Value v : ptrArgs)
     paramDescs.push_back(PointerParamAttr::get(ctx, argIndex(v)));
-  bool usesWorkspace = kernel
-                           .walk([](CombineKPiecesOp) {
-                             return WalkResult::interrupt();
-                           })
-                           .wasInterrupted();
+  bool usesWorkspace =
+      kernel.walk([](CombineKPiecesOp) { return WalkResult::interrupt(); })
+          .wasInterrupted();
   if (usesWorkspace)
-    paramDescs.push_back(
-        WorkspaceParamAttr::get(ctx, workspaceBytesPerCta()));
+    paramDescs.push_back(WorkspaceParamAttr::get(ctx, workspaceBytesPerCta()));
   for (StringAttr dim : kernel.getDims().getAsRange<StringAttr>())
     paramDescs.push_back(DimParamAttr::get(ctx, dim));
 
@@ -220,9 +217,8 @@ LogicalResult KernelLowering::buildFunction() {
   }
   if (usesWorkspace) {
     params.push_back(globalPtr);
-    paramAttrs.push_back(b.getDictionaryAttr(
-        {b.getNamedAttr(LLVM::LLVMDialect::getNoAliasAttrName(),
-                        b.getUnitAttr())}));
+    paramAttrs.push_back(b.getDictionaryAttr({b.getNamedAttr(
+        LLVM::LLVMDialect::getNoAliasAttrName(), b.getUnitAttr())}));
   }
   for (size_t i = 0; i < kernel.getDims().size(); ++i) {
     params.push_back(b.getI32Type());
@@ -787,7 +783,7 @@ bool KernelLowering::isFirstStagingOrdered(KLoopOp op) {
 }
 
 FailureOr<SmallVector<Value>>
-KernelLowering::emitKBlock(KLoopOp op, Value kb, ValueRange args,
+KernelLowering::emitKBlock(KLoopOp op, Value kb, Value inLoop, ValueRange args,
                            ArrayRef<LoadScalesOp> staged) {
   Block &body = op.getBody().front();
   mapping[body.getArgument(0)] = kb;
@@ -803,14 +799,16 @@ KernelLowering::emitKBlock(KLoopOp op, Value kb, ValueRange args,
     // block the previous tile's store has ordered its readers already
     // (isFirstStagingOrdered): with no barrier first, each thread's loads
     // start as it arrives, under the store warp's TMA stores.
-    Value chunkBlock =
-        arith::RemUIOp::create(b, loc, toI32(kb), constI32(kScaleChunkBlocks));
+    //
+    // Chunks count from the loop's first block (a stream-K piece's): the
+    // loop's own index decides, so that, as without a first block, LLVM
+    // sees which unrolled copies cannot start a chunk, and the loop's
+    // counters keep to the uniform datapath (with the piece's first block
+    // in the test, ptxas moved the whole math loop off it: 116 R2UR).
+    Value chunkBlock = arith::RemUIOp::create(b, loc, toI32(inLoop),
+                                              constI32(kScaleChunkBlocks));
     Value atChunk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                           chunkBlock, constI32(0));
-    // A stream-K piece may start inside a chunk: its first block stages the
-    // whole chunk.
-    if (firstKBlock && op.getFirst())
-      atChunk = arith::ConstantIntOp::create(b, loc, 1, 1);
     auto ifOp = scf::IfOp::create(b, loc, atChunk, /*withElseRegion=*/false);
     {
       OpBuilder::InsertionGuard inner(b);
@@ -872,13 +870,12 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
                    b.getI64IntegerAttr(kLoopUnrollFactor(config)));
     OpBuilder::InsertionGuard guard(b);
     openLoopBody(forOp);
-    Value kb = forOp.getInductionVar();
+    Value inLoop = forOp.getInductionVar();
     if (shifted && from)
-      kb = arith::AddIOp::create(b, loc, kb, constIndex(from));
-    if (first)
-      kb = arith::AddIOp::create(b, loc, kb, first);
+      inLoop = arith::AddIOp::create(b, loc, inLoop, constIndex(from));
+    Value kb = first ? arith::AddIOp::create(b, loc, inLoop, first) : inLoop;
     FailureOr<SmallVector<Value>> results =
-        emitKBlock(op, kb, forOp.getRegionIterArgs(), staged);
+        emitKBlock(op, kb, inLoop, forOp.getRegionIterArgs(), staged);
     if (failed(results))
       return failure();
     scf::YieldOp::create(b, loc, *results);
@@ -900,8 +897,8 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
   // them before the branch).
   auto emitPeeled = [&]() -> FailureOr<SmallVector<Value>> {
     firstKBlock = true;
-    FailureOr<SmallVector<Value>> peeled =
-        emitKBlock(op, first ? first : constIndex(0), inits, staged);
+    FailureOr<SmallVector<Value>> peeled = emitKBlock(
+        op, first ? first : constIndex(0), constIndex(0), inits, staged);
     firstKBlock = false;
     if (failed(peeled))
       return failure();

@@ -188,8 +188,9 @@ private:
   FailureOr<SmallVector<Value>> buildKLoop(KLoopOp op, Value numBlocks,
                                            ArrayRef<LoadScalesOp> staged);
   /// One K block `kb` of the loop's body with its arguments `args`; the
-  /// values it yields.
-  FailureOr<SmallVector<Value>> emitKBlock(KLoopOp op, Value kb,
+  /// values it yields. `inLoop` is kb less the loop's first block (the
+  /// scale staging counts chunks from there).
+  FailureOr<SmallVector<Value>> emitKBlock(KLoopOp op, Value kb, Value inLoop,
                                            ValueRange args,
                                            ArrayRef<LoadScalesOp> staged);
   LogicalResult lowerTileLoop(TileLoopOp op);

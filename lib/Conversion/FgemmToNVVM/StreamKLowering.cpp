@@ -41,10 +41,9 @@ int64_t KernelLowering::workspaceBytesPerCta() {
 Value KernelLowering::workspaceSlot(Value cta, int64_t offset) {
   Value byte = arith::AddIOp::create(
       b, loc,
-      arith::MulIOp::create(b, loc, arith::IndexCastOp::create(
-                                        b, loc, b.getI64Type(), cta),
-                            arith::ConstantIntOp::create(
-                                b, loc, workspaceBytesPerCta(), 64)),
+      arith::MulIOp::create(
+          b, loc, arith::IndexCastOp::create(b, loc, b.getI64Type(), cta),
+          arith::ConstantIntOp::create(b, loc, workspaceBytesPerCta(), 64)),
       arith::ConstantIntOp::create(b, loc, offset, 64));
   return LLVM::GEPOp::create(b, loc,
                              LLVM::LLVMPointerType::get(b.getContext(), 1),
@@ -92,16 +91,14 @@ LogicalResult KernelLowering::lowerSplitTileLoop(TileLoopOp op) {
   Value beginTile = div(begin, kBlocks);
   // (end - 1 wraps without a split; the select drops it.)
   Value endTile = div(sub(end, one), kBlocks);
-  Value pieces =
-      sel(splits,
-          sel(cmp(arith::CmpIPredicate::eq, beginTile, endTile), one,
-              constIndex(2)),
-          zero);
+  Value pieces = sel(splits,
+                     sel(cmp(arith::CmpIPredicate::eq, beginTile, endTile), one,
+                         constIndex(2)),
+                     zero);
   Value wholeFrom = add(splitTiles, cta);
-  Value wholeTiles =
-      sel(cmp(arith::CmpIPredicate::ult, wholeFrom, tiles),
-          arith::CeilDivUIOp::create(b, loc, sub(tiles, wholeFrom), ctas),
-          zero);
+  Value wholeTiles = sel(
+      cmp(arith::CmpIPredicate::ult, wholeFrom, tiles),
+      arith::CeilDivUIOp::create(b, loc, sub(tiles, wholeFrom), ctas), zero);
   split = SplitSchedule{cta, ctas, units, kBlocks, {}, {}, {}};
 
   auto forOp = scf::ForOp::create(b, loc, zero, add(pieces, wholeTiles), one,
@@ -177,7 +174,8 @@ LogicalResult KernelLowering::lowerCombineKPieces(CombineKPiecesOp op) {
       Value vec = LLVM::UndefOp::create(b, loc, vecType);
       for (int64_t j = 0; j < 4; ++j)
         vec = LLVM::InsertElementOp::create(
-            b, loc, vec, LLVM::ExtractValueOp::create(b, loc, partial, 4 * v + j),
+            b, loc, vec,
+            LLVM::ExtractValueOp::create(b, loc, partial, 4 * v + j),
             constI32(j));
       LLVM::StoreOp::create(b, loc, vec, vectorAt(data, v), /*alignment=*/16);
     }
@@ -247,8 +245,8 @@ LogicalResult KernelLowering::lowerCombineKPieces(CombineKPiecesOp op) {
       openLoopBody(sum);
       Value acc = sum.getRegionIterArgs()[0];
       Value data = workspaceSlot(sum.getInductionVar(), kFlagBytes);
-      auto quad = LLVM::LLVMStructType::getLiteral(
-          b.getContext(), SmallVector<Type>(4, f32));
+      auto quad = LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                   SmallVector<Type>(4, f32));
       for (int64_t v = 0; v < fields / 4; ++v) {
         // L2, not L1: another SM wrote the slot.
         auto load = LLVM::InlineAsmOp::create(
