@@ -17,9 +17,9 @@
 //   publishing piece (starts past K block 0):   owner (starts at K block 0):
 //     st.global.v4 fragments -> slot[p]           thread 0: for c in p+1 ..:
 //     bar.sync (math)                               ld.acquire.gpu flag[c]
-//     thread 0: fence.acq_rel.gpu;                  until set; flag[c] = 0
-//               st.relaxed.gpu flag[p] = 1        bar.sync (math)
-//                                                 acc += ld.global.cg slot[c]
+//     thread 0: st.release.gpu flag[p] = 1          until set; flag[c] = 0
+//                                                 bar.sync (math)
+//                                                 acc += ld.global slot[c]
 //
 // (CUTLASS's stream-K fixup uses the same release/acquire pattern.)
 //
@@ -182,7 +182,7 @@ LogicalResult KernelLowering::lowerCombineKPieces(CombineKPiecesOp op) {
     mathBarrier();
     auto signal = scf::IfOp::create(b, loc, isThread0, /*withElse=*/false);
     b.setInsertionPointToStart(signal.thenBlock());
-    emitAsm("fence.acq_rel.gpu;\n\tst.relaxed.gpu.global.b32 [$0], $1;", "l,r",
+    emitAsm("st.release.gpu.global.b32 [$0], $1;", "l,r",
             ValueRange{workspaceSlot(split.cta, 0), constI32(1)});
     b.setInsertionPointAfter(signal);
     scf::YieldOp::create(b, loc, partial);
@@ -245,25 +245,23 @@ LogicalResult KernelLowering::lowerCombineKPieces(CombineKPiecesOp op) {
       openLoopBody(sum);
       Value acc = sum.getRegionIterArgs()[0];
       Value data = workspaceSlot(sum.getInductionVar(), kFlagBytes);
-      auto quad = LLVM::LLVMStructType::getLiteral(b.getContext(),
-                                                   SmallVector<Type>(4, f32));
-      for (int64_t v = 0; v < fields / 4; ++v) {
-        // L2, not L1: another SM wrote the slot.
-        auto load = LLVM::InlineAsmOp::create(
-            b, loc, quad, ValueRange{vectorAt(data, v)},
-            "ld.global.cg.v4.f32 {$0, $1, $2, $3}, [$4];", "=f,=f,=f,=f,l",
-            /*has_side_effects=*/true, /*is_align_stack=*/false,
-            LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
-            ArrayAttr());
+      // Plain loads: the acquire that saw the flag invalidated this SM's L1
+      // (ptxas: CCTL.IVALL), and LLVM may issue them all before the adds
+      // (as inline PTX with side effects they went out eight at a time).
+      SmallVector<Value> loaded;
+      for (int64_t v = 0; v < fields / 4; ++v)
+        loaded.push_back(LLVM::LoadOp::create(b, loc, vecType,
+                                              vectorAt(data, v),
+                                              /*alignment=*/16));
+      for (int64_t v = 0; v < fields / 4; ++v)
         for (int64_t j = 0; j < 4; ++j) {
           Value field = LLVM::ExtractValueOp::create(b, loc, acc, 4 * v + j);
-          Value other =
-              LLVM::ExtractValueOp::create(b, loc, load.getResult(0), j);
+          Value other = LLVM::ExtractElementOp::create(b, loc, loaded[v],
+                                                       constI32(j));
           acc = LLVM::InsertValueOp::create(
               b, loc, acc, LLVM::FAddOp::create(b, loc, field, other),
               4 * v + j);
         }
-      }
       scf::YieldOp::create(b, loc, acc);
     }
     scf::YieldOp::create(b, loc, sum.getResult(0));
