@@ -74,7 +74,9 @@ int KernelMeta::dimIndex(std::string_view name) const {
 std::string KernelMeta::configName() const {
   std::string name = "bm" + std::to_string(blockM) + "_bn" +
                      std::to_string(blockN) + "_s" + std::to_string(stages);
-  if (persistent())
+  if (streamK())
+    name += "_stream_k";
+  else if (persistent())
     name += "_persistent";
   if (cluster > 1)
     name += "_cluster" + std::to_string(cluster) + (clusterAlongM() ? "b" : "");

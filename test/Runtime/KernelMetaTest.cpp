@@ -109,7 +109,7 @@ TEST(KernelMeta, TestHelperWritesTheDocumentedExample) {
 TEST(KernelMeta, ParsesCompilerOutput) {
   Expected<KernelMeta> meta = parseKernelMeta(kGoodMeta, "k.meta");
   ASSERT_TRUE(meta.ok()) << meta.status().message();
-  EXPECT_EQ(meta->abiVersion, 2u);
+  EXPECT_EQ(meta->abiVersion, 3u);
   EXPECT_EQ(meta->kernel, "sm90_fp8_gemm_1d2d");
   EXPECT_EQ(meta->variant, "dense");
   EXPECT_EQ(meta->blockM, 128u);
@@ -231,6 +231,37 @@ TEST(KernelMeta, EveryMissingKeyIsReported) {
   }
 }
 
+TEST(KernelMeta, WorkspaceParameters) {
+  // Only stream-K kernels take one.
+  std::string plainWorkspace =
+      withLine("param.7", "param.7=workspace bytes_per_cta=65664") +
+      "param.8=dim k\n";
+  EXPECT_NE(parseError(plainWorkspace)
+                .find("param.7 is a workspace, which only schedule=stream_k "
+                      "kernels take"),
+            std::string::npos)
+      << parseError(plainWorkspace);
+  std::string streamK = plainWorkspace;
+  streamK.replace(streamK.find("schedule=plain"), 14, "schedule=stream_k");
+  Expected<KernelMeta> meta = parseKernelMeta(streamK, "k.meta");
+  ASSERT_TRUE(meta.ok()) << meta.status().message();
+  EXPECT_TRUE(meta->streamK());
+  EXPECT_TRUE(meta->persistent());
+  EXPECT_EQ(meta->params[7].kind, KernelParam::Kind::Workspace);
+  EXPECT_EQ(meta->params[7].bytesPerCta, 65664u);
+  EXPECT_EQ(meta->configName(), "bm128_bn128_s5_stream_k");
+  for (const char *bad :
+       {"workspace", "workspace bytes_per_cta=0", "workspace bytes_per_cta=8",
+        "workspace bytes=64", "workspace bytes_per_cta=64 arg=1"}) {
+    std::string text = streamK;
+    text.replace(text.find("workspace bytes_per_cta=65664"), 29, bad);
+    EXPECT_NE(parseError(text).find("expected 'workspace bytes_per_cta=N' (N "
+                                    "a positive multiple of 16)"),
+              std::string::npos)
+        << bad << " gave: " << parseError(text);
+  }
+}
+
 TEST(KernelMeta, UnknownKeyIsAnError) {
   std::string error = parseError(std::string(kGoodMeta) + "swizzle=128\n");
   EXPECT_NE(error.find("k.meta:31: unknown key 'swizzle'"), std::string::npos)
@@ -303,8 +334,8 @@ TEST(KernelMeta, ValuesAreCheckedAgainstTheAbi) {
       {"smem_bytes=0", "smem_bytes=0"},
       {"smem_bytes=232449", "smem_bytes=232449 (allowed: 1 to 232448"},
       {"cluster=4", "cluster=4 (allowed: 1, or 2"},
-      {"schedule=stream_k",
-       "schedule='stream_k' (allowed: plain or persistent)"},
+      {"schedule=split_k",
+       "schedule='split_k' (allowed: plain, persistent or stream_k)"},
       {"fixed_n=100", "fixed_n=100 is not a multiple of 8"},
       {"fixed_k=120", "fixed_k=120 is not a multiple of 16"},
   });
@@ -372,7 +403,7 @@ TEST(KernelMeta, MalformedParameters) {
       {"param.5=dim", "param.5: expected 'dim NAME', got 'dim'"},
       {"param.5=dim m n", "expected 'dim NAME'"},
       {"param.4=texture arg=3", "unknown parameter kind 'texture' (allowed: "
-                                "tensor_map, pointer, dim)"},
+                                "tensor_map, pointer, workspace, dim)"},
       {"param.0=tensor_map arg=0 box=128x128",
        "tensor_map parameter without swizzle="},
       {"param.0=tensor_map box=128x128 swizzle=128b",

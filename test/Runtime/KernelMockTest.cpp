@@ -20,6 +20,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -200,6 +201,61 @@ TEST_F(KernelMock, PreparedLaunchesRepeat) {
   ASSERT_TRUE(kernel->launch(*copy, nullptr).ok());
   EXPECT_EQ(mockParam<uint32_t>(*fgemmMockLastLaunch(), 6), 2u);
   EXPECT_EQ(mockParam<uint32_t>(*fgemmMockLastLaunch(), 7), 64u);
+}
+
+// A stream-K kernel (schedule=stream_k, a workspace parameter): one CTA per
+// SM even for fewer tiles, and each stream's own zeroed workspace, bound at
+// launch (lib/Runtime/Workspace.h).
+TEST_F(KernelMock, StreamKLaunchesBindTheStreamsWorkspace) {
+  // The workspace goes after the pointers: the dims move up by one.
+  std::string description = groupedDescription("stream_k");
+  for (int i = 9; i >= 6; --i) {
+    std::string from = "param." + std::to_string(i) + "=dim";
+    description.replace(description.find(from), from.size(),
+                        "param." + std::to_string(i + 1) + "=dim");
+  }
+  description.replace(description.find("param.7=dim g"), 0,
+                      "param.6=workspace bytes_per_cta=65664\n");
+  std::string base = (dir / "grouped").string();
+  std::ofstream(base + ".cubin", std::ios::binary)
+      << "\x7f"
+         "ELFFAKE\nsm90_fp8_m_grouped_gemm_masked "
+      << "128,128,128,128,8,8,8,4,4,4,4"
+      << "\n\n";
+  std::ofstream(base + ".meta") << description;
+  Expected<Kernel> kernel = Kernel::loadFiles(*driver, base);
+  ASSERT_TRUE(kernel.ok()) << kernel.status().message();
+  // 1 x 1 x 2 tiles: still every SM (the kernel splits them along K).
+  Expected<PreparedLaunch> prepared = kernel->prepare(bind(2, 64, 128, 4096));
+  ASSERT_TRUE(prepared.ok()) << prepared.status().message();
+  EXPECT_EQ(prepared->dims.grid[0], 132u);
+  EXPECT_EQ(prepared->workspaceParam, 6);
+  EXPECT_EQ(prepared->workspaceBytes, 132u * 65664u);
+
+  CUstream first = nullptr, second = nullptr;
+  ASSERT_EQ(driver->cuStreamCreate(&first, 0), CUDA_SUCCESS);
+  ASSERT_EQ(driver->cuStreamCreate(&second, 0), CUDA_SUCCESS);
+  ASSERT_TRUE(kernel->launch(*prepared, first).ok());
+  auto workspace = mockParam<uint64_t>(*fgemmMockLastLaunch(), 6);
+  ASSERT_NE(workspace, 0u);
+  EXPECT_EQ(workspace % 256, 0u);
+  // Zeroed (the mock's device memory is host memory).
+  const auto *bytes = reinterpret_cast<const unsigned char *>(workspace);
+  EXPECT_TRUE(std::all_of(bytes, bytes + prepared->workspaceBytes,
+                          [](unsigned char b) { return b == 0; }));
+  // The other parameters are the prepared launch's.
+  EXPECT_EQ(mockParam<uint32_t>(*fgemmMockLastLaunch(), 7), 2u);
+  EXPECT_EQ(mockParam<uint32_t>(*fgemmMockLastLaunch(), 10), 4096u);
+  ASSERT_TRUE(kernel->launch(*prepared, first).ok());
+  EXPECT_EQ(mockParam<uint64_t>(*fgemmMockLastLaunch(), 6), workspace);
+  ASSERT_TRUE(kernel->launch(*prepared, second).ok());
+  uint64_t other = mockParam<uint64_t>(*fgemmMockLastLaunch(), 6);
+  EXPECT_NE(other, 0u);
+  EXPECT_NE(other, workspace);
+  // The prepared launch itself keeps no stream's buffer.
+  EXPECT_EQ(mockParam<uint64_t>(*fgemmMockLastLaunch(), 6), other);
+  driver->cuStreamDestroy(first);
+  driver->cuStreamDestroy(second);
 }
 
 TEST_F(KernelMock, BindingErrorsAndEmptyLaunches) {

@@ -104,3 +104,28 @@ fgemm.kernel @epilogue_types(%s: !fgemm.scales<[m, k], f32, per_tensor>,
   %h = fgemm.cast %z : !fgemm.tile<[bm, bn], f32> -> !fgemm.tile<[bm, bn], bf16>
   fgemm.return
 }
+
+// -----
+
+// A stream-K tile loop: pieces of tiles, combined before the owner's store.
+// CHECK-LABEL: fgemm.kernel @stream_k
+// CHECK: fgemm.tile_loop %{{.*}} split_k(%{{.*}}) {
+// CHECK: fgemm.k_loop "k" first(%{{.*}}) blocks(%{{.*}}) init(
+// CHECK: %{{.*}}, %[[OWNER:.*]] = fgemm.combine_k_pieces %{{.*}} : <[bm, bn], f32>
+// CHECK: fgemm.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] if(%[[OWNER]])
+fgemm.kernel @stream_k(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n", "k"]} {
+  %n = fgemm.num_blocks "m" by "bm"
+  %kb = fgemm.num_blocks "k" by "bk"
+  fgemm.tile_loop %n split_k(%kb) {
+  ^bb0(%i: index, %t: index, %before: index, %first: index, %blocks: index):
+    %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+    %acc = fgemm.k_loop "k" first(%first) blocks(%blocks) init(%z : !fgemm.tile<[bm, bn], f32>) {
+    ^bb0(%k: index, %c: !fgemm.tile<[bm, bn], f32>):
+      fgemm.yield %c : !fgemm.tile<[bm, bn], f32>
+    } -> !fgemm.tile<[bm, bn], f32>
+    %sum, %owner = fgemm.combine_k_pieces %acc : !fgemm.tile<[bm, bn], f32>
+    fgemm.store %sum, %d[%t, %t] if(%owner) : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>
+    fgemm.yield
+  }
+  fgemm.return
+}

@@ -245,3 +245,56 @@ fgemm.kernel @uaf_loop(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = [
   } -> !fgemm.bogus
   fgemm.return
 }
+
+// -----
+
+// A split tile loop's body has the piece's first K block and its blocks.
+fgemm.kernel @split_args(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n", "k"]} {
+  %n = fgemm.num_blocks "m" by "bm"
+  %kb = fgemm.num_blocks "k" by "bk"
+  // expected-error @below {{with split_k the body takes five index arguments: the CTA's iteration, the linear tile index, the K blocks of the CTA's earlier pieces, the piece's first K block and its number of K blocks}}
+  fgemm.tile_loop %n split_k(%kb) {
+  ^bb0(%i: index, %t: index, %before: index):
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
+fgemm.kernel @first_without_blocks(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n", "k"]} {
+  %f = fgemm.num_blocks "k" by "bk"
+  %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+  // expected-error @below {{first(...) needs blocks(...): a piece of the K range has a first block and a number of blocks}}
+  %acc = "fgemm.k_loop"(%f, %z) <{dim = "k", operandSegmentSizes = array<i32: 1, 0, 1>}> ({
+  ^bb0(%kb: index, %c: !fgemm.tile<[bm, bn], f32>):
+    fgemm.yield %c : !fgemm.tile<[bm, bn], f32>
+  }) : (index, !fgemm.tile<[bm, bn], f32>) -> !fgemm.tile<[bm, bn], f32>
+  fgemm.return
+}
+
+// -----
+
+// The pieces of a tile are combined in the split tile loop that made them.
+fgemm.kernel @combine_outside(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"]} {
+  %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+  // expected-error @below {{combines the pieces of a `fgemm.tile_loop ... split_k(...)`: it must be in such a loop's body}}
+  %sum, %owner = fgemm.combine_k_pieces %z : !fgemm.tile<[bm, bn], f32>
+  fgemm.return
+}
+
+// -----
+
+fgemm.kernel @combine_bf16(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n", "k"]} {
+  %n = fgemm.num_blocks "m" by "bm"
+  %kb = fgemm.num_blocks "k" by "bk"
+  fgemm.tile_loop %n split_k(%kb) {
+  ^bb0(%i: index, %t: index, %before: index, %first: index, %blocks: index):
+    %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+    %h = fgemm.cast %z : !fgemm.tile<[bm, bn], f32> -> !fgemm.tile<[bm, bn], bf16>
+    // expected-error @below {{adds f32 partial sums; got 'bf16'}}
+    %sum, %owner = fgemm.combine_k_pieces %h : !fgemm.tile<[bm, bn], bf16>
+    fgemm.yield
+  }
+  fgemm.return
+}

@@ -1,0 +1,100 @@
+// RUN: fgemm-opt %fgemm_src_root/kernels/sm90_fp8_gemm_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=stream_k" --fgemm-schedule-tiles | FileCheck %s
+// RUN: fgemm-opt %fgemm_src_root/kernels/sm90_fp8_gemm_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=stream_k" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma | FileCheck %s --check-prefix=RING
+// RUN: fgemm-opt %s --split-input-file --fgemm-schedule-tiles --verify-diagnostics
+// fgemm-schedule-tiles with schedule = stream_k: the persistent loop runs
+// pieces of tiles (split_k), the K loop runs the piece, the pieces are
+// combined after it and only the tile's owner stores.
+
+// CHECK: fgemm.kernel @sm90_fp8_gemm_1d2d
+// CHECK-SAME: grid = #fgemm.tile_grid<dense, ["n", "m"]>
+// CHECK: %[[TILES:.*]] = arith.muli
+// CHECK: %[[KB:.*]] = fgemm.num_blocks "k" by "bk"
+// CHECK: fgemm.tile_loop %[[TILES]] split_k(%[[KB]]) {
+// CHECK-NEXT: ^bb0(%{{.*}}: index, %[[TILE:.*]]: index, %{{.*}}: index, %[[FIRST:.*]]: index, %[[BLOCKS:.*]]: index):
+// CHECK: arith.divui %[[TILE]]
+// CHECK: %[[PARTIAL:.*]] = fgemm.k_loop "k" first(%[[FIRST]]) blocks(%[[BLOCKS]]) init(
+// CHECK: %[[SUM:.*]], %[[OWNER:.*]] = fgemm.combine_k_pieces %[[PARTIAL]] : <[bm, bn], f32>
+// CHECK-NEXT: fgemm.store %[[SUM]], %{{.*}} if(%[[OWNER]])
+
+// The ring position of a piece's K block counts from the piece's first
+// block: the K blocks of the CTA's earlier pieces + kb - first.
+// RING: fgemm.tile_loop %{{.*}} split_k(%{{.*}}) {
+// RING-NEXT: ^bb0(%{{.*}}: index, %{{.*}}: index, %[[BEFORE:.*]]: index, %[[FIRST:.*]]: index, %{{.*}}: index):
+// RING: fgemm.k_loop "k" first(%[[FIRST]])
+// RING-NEXT: ^bb0(%[[K:.*]]: index):
+// RING-NEXT: %[[IN:.*]] = arith.subi %[[K]], %[[FIRST]] : index
+// RING-NEXT: arith.addi %[[BEFORE]], %[[IN]] : index
+// RING: fgemm.ring.put
+
+// -----
+
+fgemm.kernel @grouped(%b: !fgemm.tensor<[g, n, k], f8E4M3FN>, %masked: !fgemm.tensor<[g], i32>,
+    %d: !fgemm.tensor<[g, m, n], bf16>) attributes {dims = ["g", "m", "n", "k"],
+    config = #fgemm.config<math_warpgroups = 2, schedule = stream_k>} {
+  // expected-error @below {{schedule = stream_k splits the tiles of a dense tile space only, not grouped_masked}}
+  fgemm.tile_space grouped_masked(%masked : !fgemm.tensor<[g], i32>) over %d : !fgemm.tensor<[g, m, n], bf16> {
+  ^bb0(%grp: index, %tm: index, %tn: index, %lo: index, %hi: index):
+    %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+    %acc = fgemm.k_loop "k" init(%z : !fgemm.tile<[bm, bn], f32>) {
+    ^bb0(%kb: index, %c: !fgemm.tile<[bm, bn], f32>):
+      %tb = fgemm.load %b[%grp, %tn, %kb] : !fgemm.tensor<[g, n, k], f8E4M3FN> -> !fgemm.tile<[bn, bk], f8E4M3FN>
+      fgemm.yield %c : !fgemm.tile<[bm, bn], f32>
+    } -> !fgemm.tile<[bm, bn], f32>
+    fgemm.store %acc, %d[%grp, %tm, %tn] rows(%lo, %hi) : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[g, m, n], bf16>
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
+fgemm.kernel @cluster(%a: !fgemm.tensor<[m, k], f8E4M3FN>, %d: !fgemm.tensor<[m, n], bf16>)
+    attributes {dims = ["m", "n", "k"],
+    config = #fgemm.config<math_warpgroups = 2, cluster = 2, schedule = stream_k>} {
+  // expected-error @below {{schedule = stream_k needs cluster = 1, got 2: the pieces of a split tile do not pair up across a cluster}}
+  fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
+  ^bb0(%tm: index, %tn: index):
+    %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+    %acc = fgemm.k_loop "k" init(%z : !fgemm.tile<[bm, bn], f32>) {
+    ^bb0(%kb: index, %c: !fgemm.tile<[bm, bn], f32>):
+      %ta = fgemm.load %a[%tm, %kb] : !fgemm.tensor<[m, k], f8E4M3FN> -> !fgemm.tile<[bm, bk], f8E4M3FN>
+      fgemm.yield %c : !fgemm.tile<[bm, bn], f32>
+    } -> !fgemm.tile<[bm, bn], f32>
+    fgemm.store %acc, %d[%tm, %tn] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
+fgemm.kernel @no_loop(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"],
+    config = #fgemm.config<math_warpgroups = 2, schedule = stream_k>} {
+  // expected-error @below {{schedule = stream_k splits the tile's one K loop; the tile has 0}}
+  fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
+  ^bb0(%tm: index, %tn: index):
+    %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+    fgemm.store %z, %d[%tm, %tn] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
+fgemm.kernel @bf16_acc(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n", "k"],
+    config = #fgemm.config<math_warpgroups = 2, schedule = stream_k>} {
+  fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
+  ^bb0(%tm: index, %tn: index):
+    %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+    %h = fgemm.cast %z : !fgemm.tile<[bm, bn], f32> -> !fgemm.tile<[bm, bn], bf16>
+    // expected-error @below {{schedule = stream_k adds up pieces of one f32 accumulator tile: the K loop must carry exactly that}}
+    %acc = fgemm.k_loop "k" init(%h : !fgemm.tile<[bm, bn], bf16>) {
+    ^bb0(%kb: index, %c: !fgemm.tile<[bm, bn], bf16>):
+      fgemm.yield %c : !fgemm.tile<[bm, bn], bf16>
+    } -> !fgemm.tile<[bm, bn], bf16>
+    fgemm.store %acc, %d[%tm, %tn] : !fgemm.tile<[bm, bn], bf16>, !fgemm.tensor<[m, n], bf16>
+    fgemm.yield
+  }
+  fgemm.return
+}
