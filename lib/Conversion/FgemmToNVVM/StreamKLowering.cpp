@@ -256,8 +256,8 @@ LogicalResult KernelLowering::lowerCombineKPieces(CombineKPiecesOp op) {
       for (int64_t v = 0; v < fields / 4; ++v)
         for (int64_t j = 0; j < 4; ++j) {
           Value field = LLVM::ExtractValueOp::create(b, loc, acc, 4 * v + j);
-          Value other = LLVM::ExtractElementOp::create(b, loc, loaded[v],
-                                                       constI32(j));
+          Value other =
+              LLVM::ExtractElementOp::create(b, loc, loaded[v], constI32(j));
           acc = LLVM::InsertValueOp::create(
               b, loc, acc, LLVM::FAddOp::create(b, loc, field, other),
               4 * v + j);
