@@ -103,8 +103,9 @@ struct KernelMeta {
   uint32_t threads = 0;
   uint32_t smemBytes = 0;
   uint32_t cluster = 0; ///< CTAs per cluster along grid x
-  /// "plain" (grid = the tile counts) or "persistent" (at most one CTA per
-  /// SM, each looping over tiles p, p + P, ...; the runtime sizes the grid).
+  /// "plain" (grid = the tile counts), "persistent" (at most one CTA per
+  /// SM, each looping over tiles p, p + P, ...; the runtime sizes the grid)
+  /// or "stream_k" (one CTA per SM; the last partial wave split along K).
   std::string schedule;
   /// 0 = any; otherwise the kernel folded the dimension `n` (`k`) to this
   /// value and the runtime refuses others. The keys name the symbols "n" and
