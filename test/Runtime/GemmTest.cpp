@@ -314,6 +314,16 @@ TEST(GemmConfig, FixedShapes) {
   EXPECT_EQ(choose(kernels, 4096, 7168, 7168), "bm128_bn128");
   EXPECT_EQ(choose(kernels, 4096, 4096, 2048), "bm128_bn128");
 
+  // It wins over the generic kernel of its configuration only, not over a
+  // better configuration (a specialized set holds the configurations chosen
+  // for other M too).
+  ASSERT_EQ(choose(kernels, 4096, 32768, 512), "bm128_bn128");
+  ASSERT_EQ(choose(kernels, 64, 32768, 512), "bm64_bn128");
+  kernels.push_back(kernel(64, 128, 5, /*fixedN=*/32768, /*fixedK=*/512));
+  kernels.back().kernel = "fixed_for_m64";
+  EXPECT_EQ(choose(kernels, 4096, 32768, 512), "bm128_bn128");
+  EXPECT_EQ(choose(kernels, 64, 32768, 512), "fixed_for_m64");
+
   std::vector<KernelMeta> onlyFixed = {kernel(128, 128, 5, 7168, 0)};
   std::string error = choose(onlyFixed, 128, 4096, 2048);
   EXPECT_NE(error.find("no loaded kernel accepts N = 4096, K = 2048"),
