@@ -931,6 +931,15 @@ FailureOr<Value> KernelLowering::kLoopBlocks(KLoopOp op) {
                                           constIndex(config.getBlockK())));
 }
 
+void KernelLowering::waitForLastStore(TileLoopOp op) {
+  // Each store waits only for its predecessor's staging read.
+  if (op.getBody()
+          .walk([](StoreOp) { return WalkResult::interrupt(); })
+          .wasInterrupted())
+    waitForOutputRead(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            mathTid, constI32(0)));
+}
+
 /// Persistent schedule: CTA p of P runs the linear tiles p, p + P, ... <
 /// count; the body (from fgemm-schedule-tiles) maps them to coordinates.
 LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
@@ -951,13 +960,7 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
     carried.push_back(constIndex(0));
   auto forOp = scf::ForOp::create(b, loc, pid, lookup(op.getCount()),
                                   numPrograms, carried);
-  // The math role's last TMA store must have read its staging tile before
-  // the CTA exits (each store waits only for its predecessor).
-  if (op.getBody()
-          .walk([](StoreOp) { return WalkResult::interrupt(); })
-          .wasInterrupted())
-    waitForOutputRead(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                            mathTid, constI32(0)));
+  waitForLastStore(op);
   OpBuilder::InsertionGuard guard(b);
   openLoopBody(forOp);
   Value tile = forOp.getInductionVar();

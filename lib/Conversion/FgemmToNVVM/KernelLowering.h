@@ -194,6 +194,9 @@ private:
                                            ValueRange args,
                                            ArrayRef<LoadScalesOp> staged);
   LogicalResult lowerTileLoop(TileLoopOp op);
+  /// Emitted after tile loop `op` (at the insertion point): the math role's
+  /// last TMA store must have read its staging tile before the CTA exits.
+  void waitForLastStore(TileLoopOp op);
   /// A `split_k` tile loop (StreamKLowering.cpp).
   LogicalResult lowerSplitTileLoop(TileLoopOp op);
   LogicalResult lowerCombineKPieces(CombineKPiecesOp op);

@@ -103,11 +103,7 @@ LogicalResult KernelLowering::lowerSplitTileLoop(TileLoopOp op) {
 
   auto forOp = scf::ForOp::create(b, loc, zero, add(pieces, wholeTiles), one,
                                   ValueRange{zero});
-  if (op.getBody()
-          .walk([](StoreOp) { return WalkResult::interrupt(); })
-          .wasInterrupted())
-    waitForOutputRead(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                            mathTid, constI32(0)));
+  waitForLastStore(op);
   OpBuilder::InsertionGuard guard(b);
   openLoopBody(forOp);
   Value iter = forOp.getInductionVar(), before = forOp.getRegionIterArgs()[0];
