@@ -533,13 +533,10 @@ def Fgemm_TileLoopOp : Fgemm_Op<"tile_loop", [RecursiveMemoryEffects, SingleBloc
     `split_k(%kb)` (the stream-K schedule; `%kb` K blocks per tile) runs
     pieces of tiles instead: of T tiles on P CTAs, the first R = T mod P
     tiles are cut into U = R x kb units of one K block, CTA p taking units
-    [p U / P, (p + 1) U / P) (in tile order), and whole tiles R + p,
+    [p U / P, (p + 1) U / P) (in tile order), then whole tiles R + p,
     R + p + P, ... A CTA's units span at most two tiles, so it runs at most
-    two pieces of split tiles: one that starts past its tile's first K block
-    (it publishes its sum) and one that starts a tile (it owns the tile).
-    The CTA runs the publishing piece first, then its whole tiles, then the
-    owning piece, whose contributors have published by then. (Where U < P
-    every tile is whole.) The body's
+    two pieces of split tiles, of which only the first may start past a
+    tile's first K block. (Where U < P every tile is whole.) The body's
     arguments are the iteration, the tile, the K blocks of the CTA's
     earlier pieces (the ring position), the piece's first K block and its
     number of K blocks. `fgemm.combine_k_pieces` adds up a tile's pieces.

@@ -6,10 +6,8 @@
 //
 //   CTA p of P; T tiles of KB K blocks; R = T mod P tiles split, U = R x KB
 //   units when U >= P (else R = 0: every tile whole)
-//   units [p U / P, (p + 1) U / P): one or two pieces of split tiles
-//   and whole tiles R + p, R + p + P, ..., in the order: the piece that
-//   publishes (it starts past its tile's first block), the whole tiles, the
-//   piece that owns its tile (one scf.for over them)
+//   units [p U / P, (p + 1) U / P): one or two pieces, then tiles R + p,
+//   R + p + P, ... (one scf.for over the CTA's pieces)
 //
 // The workspace (a kernel parameter) holds one slot per CTA: a flag word
 // (its own 128 bytes) and the CTA's published partial tile, each math
@@ -93,50 +91,30 @@ LogicalResult KernelLowering::lowerSplitTileLoop(TileLoopOp op) {
   Value beginTile = div(begin, kBlocks);
   // (end - 1 wraps without a split; the select drops it.)
   Value endTile = div(sub(end, one), kBlocks);
-  // A piece that starts past its tile's first block publishes (it is the
-  // CTA's first unit's); the piece that starts a tile owns it. The owner's
-  // piece runs last, after the whole tiles: its contributors published
-  // theirs long before, so it waits for nothing (run first, it waited and
-  // its neighbours' partial tiles went out at the same moment: +2-3 us at
-  // 4096x2112x7168, docs/PERF.md).
-  Value publishes =
-      arith::AndIOp::create(b, loc, splits,
-                            cmp(arith::CmpIPredicate::ne,
-                                arith::RemUIOp::create(b, loc, begin, kBlocks),
-                                zero));
-  Value owns = arith::AndIOp::create(
-      b, loc, splits,
-      arith::OrIOp::create(
-          b, loc, cmp(arith::CmpIPredicate::ne, beginTile, endTile),
-          arith::XOrIOp::create(b, loc, publishes,
-                                arith::ConstantIntOp::create(b, loc, 1, 1))));
-  auto toIndexBool = [&](Value c) { return sel(c, one, zero); };
-  Value before0 = toIndexBool(publishes);
+  Value pieces = sel(splits,
+                     sel(cmp(arith::CmpIPredicate::eq, beginTile, endTile), one,
+                         constIndex(2)),
+                     zero);
   Value wholeFrom = add(splitTiles, cta);
   Value wholeTiles = sel(
       cmp(arith::CmpIPredicate::ult, wholeFrom, tiles),
       arith::CeilDivUIOp::create(b, loc, sub(tiles, wholeFrom), ctas), zero);
-  Value count = add(add(before0, wholeTiles), toIndexBool(owns));
   split = SplitSchedule{cta, ctas, units, kBlocks, {}, {}, {}};
 
-  auto forOp = scf::ForOp::create(b, loc, zero, count, one, ValueRange{zero});
+  auto forOp = scf::ForOp::create(b, loc, zero, add(pieces, wholeTiles), one,
+                                  ValueRange{zero});
   waitForLastStore(op);
   OpBuilder::InsertionGuard guard(b);
   openLoopBody(forOp);
   Value iter = forOp.getInductionVar(), before = forOp.getRegionIterArgs()[0];
-  Value isPublisher = arith::AndIOp::create(
-      b, loc, publishes, cmp(arith::CmpIPredicate::eq, iter, zero));
-  Value isOwner = arith::AndIOp::create(
-      b, loc, owns, cmp(arith::CmpIPredicate::eq, iter, sub(count, one)));
-  Value isPiece = arith::OrIOp::create(b, loc, isPublisher, isOwner);
-  // The owner's piece starts the tile after the published one's (or the
-  // CTA's first unit, at a tile's first block).
-  Value ownerUnit = sel(publishes, mul(add(beginTile, one), kBlocks), begin);
-  Value unit = sel(isPublisher, begin, ownerUnit);
+  Value isPiece = cmp(arith::CmpIPredicate::ult, iter, pieces);
+  // Piece 0 starts at the CTA's first unit, piece 1 at the next tile's.
+  Value unit = sel(cmp(arith::CmpIPredicate::eq, iter, zero), begin,
+                   mul(add(beginTile, one), kBlocks));
   Value pieceTile = div(unit, kBlocks);
   Value pieceEnd =
       arith::MinUIOp::create(b, loc, end, mul(add(pieceTile, one), kBlocks));
-  Value wholeTile = add(wholeFrom, mul(sub(iter, before0), ctas));
+  Value wholeTile = add(wholeFrom, mul(sub(iter, pieces), ctas));
   Value tile = sel(isPiece, pieceTile, wholeTile);
   Value first = sel(isPiece, sub(unit, mul(pieceTile, kBlocks)), zero);
   Value blocks = sel(isPiece, sub(pieceEnd, unit), kBlocks);
