@@ -280,6 +280,14 @@ LogicalResult KLoopOp::verify() {
   if (getFirst() && !getBlocks())
     return emitOpError("first(...) needs blocks(...): a piece of the K range "
                        "has a first block and a number of blocks");
+  // The ring counts a piece's blocks from its first only in a split loop
+  // (fgemm-pipeline-tma); elsewhere a first block would leave gaps in it.
+  if (auto loop = dyn_cast_or_null<TileLoopOp>((*this)->getParentOp());
+      getFirst() && !(loop && loop.isSplit()))
+    return emitOpError("first(...) runs a piece of a tile split along K: it "
+                       "belongs in the body of a `fgemm.tile_loop ... "
+                       "split_k(...)` (fgemm-schedule-tiles with schedule = "
+                       "stream_k)");
   Block &body = getBody().front();
   if (body.getNumArguments() != 1 + getInits().size() ||
       !body.getArgument(0).getType().isIndex())

@@ -298,3 +298,17 @@ fgemm.kernel @combine_bf16(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = [
   }
   fgemm.return
 }
+
+// -----
+
+// A first block outside a split tile loop would leave gaps in the ring.
+fgemm.kernel @first_outside_split(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n", "k"]} {
+  %f = fgemm.num_blocks "k" by "bk"
+  %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+  // expected-error @below {{first(...) runs a piece of a tile split along K: it belongs in the body of a `fgemm.tile_loop ... split_k(...)` (fgemm-schedule-tiles with schedule = stream_k)}}
+  %acc = fgemm.k_loop "k" first(%f) blocks(%f) init(%z : !fgemm.tile<[bm, bn], f32>) {
+  ^bb0(%kb: index, %c: !fgemm.tile<[bm, bn], f32>):
+    fgemm.yield %c : !fgemm.tile<[bm, bn], f32>
+  } -> !fgemm.tile<[bm, bn], f32>
+  fgemm.return
+}
