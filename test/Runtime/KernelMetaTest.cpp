@@ -250,6 +250,19 @@ TEST(KernelMeta, WorkspaceParameters) {
   EXPECT_EQ(meta->params[7].kind, KernelParam::Kind::Workspace);
   EXPECT_EQ(meta->params[7].bytesPerCta, 65664u);
   EXPECT_EQ(meta->configName(), "bm128_bn128_s5_stream_k");
+  std::string noWorkspace = kGoodMeta;
+  noWorkspace.replace(noWorkspace.find("schedule=plain"), 14,
+                      "schedule=stream_k");
+  EXPECT_NE(parseError(noWorkspace)
+                .find("schedule=stream_k needs exactly one 'workspace' "
+                      "parameter; the kernel has 0"),
+            std::string::npos)
+      << parseError(noWorkspace);
+  std::string clustered = streamK;
+  clustered.replace(clustered.find("cluster=1"), 9, "cluster=2");
+  EXPECT_NE(parseError(clustered).find("schedule=stream_k runs clusters of 1"),
+            std::string::npos)
+      << parseError(clustered);
   for (const char *bad :
        {"workspace", "workspace bytes_per_cta=0", "workspace bytes_per_cta=8",
         "workspace bytes=64", "workspace bytes_per_cta=64 arg=1"}) {
