@@ -241,8 +241,11 @@ TEST(KernelMeta, WorkspaceParameters) {
                       "kernels take"),
             std::string::npos)
       << parseError(plainWorkspace);
-  std::string streamK = plainWorkspace;
-  streamK.replace(streamK.find("schedule=plain"), 14, "schedule=stream_k");
+  auto asStreamK = [](std::string text) {
+    text.replace(text.find("schedule=plain"), 14, "schedule=stream_k");
+    return text;
+  };
+  std::string streamK = asStreamK(plainWorkspace);
   Expected<KernelMeta> meta = parseKernelMeta(streamK, "k.meta");
   ASSERT_TRUE(meta.ok()) << meta.status().message();
   EXPECT_TRUE(meta->streamK());
@@ -250,9 +253,7 @@ TEST(KernelMeta, WorkspaceParameters) {
   EXPECT_EQ(meta->params[7].kind, KernelParam::Kind::Workspace);
   EXPECT_EQ(meta->params[7].bytesPerCta, 65664u);
   EXPECT_EQ(meta->configName(), "bm128_bn128_s5_stream_k");
-  std::string noWorkspace = kGoodMeta;
-  noWorkspace.replace(noWorkspace.find("schedule=plain"), 14,
-                      "schedule=stream_k");
+  std::string noWorkspace = asStreamK(kGoodMeta);
   EXPECT_NE(parseError(noWorkspace)
                 .find("schedule=stream_k needs exactly one 'workspace' "
                       "parameter; the kernel has 0"),
