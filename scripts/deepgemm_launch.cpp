@@ -141,13 +141,16 @@ int main(int argc, char **argv) {
   cfg.blockDimX = threads;
   cfg.blockDimY = cfg.blockDimZ = 1;
   cfg.sharedMemBytes = smem;
+  // As DeepGEMM's runtime: a cluster attribute only for clusters of two
+  // (DGL_CLUSTER_ATTR=1 adds it for one too: that launch path is slower).
   CUlaunchAttribute attr[1];
   attr[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
   attr[0].value.clusterDim.x = cluster;
   attr[0].value.clusterDim.y = 1;
   attr[0].value.clusterDim.z = 1;
+  const char *force = getenv("DGL_CLUSTER_ATTR");
   cfg.attrs = attr;
-  cfg.numAttrs = 1;
+  cfg.numAttrs = (cluster > 1 || (force && force[0] == '1')) ? 1 : 0;
   CK(cuLaunchKernelEx(&cfg, fn, params, nullptr));
   CK(cuCtxSynchronize());
 

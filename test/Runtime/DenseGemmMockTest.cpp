@@ -128,10 +128,9 @@ TEST_F(DenseGemmMock, LaunchFollowsTheAbi) {
   EXPECT_EQ(launch.block[0], 384u);
   EXPECT_EQ(launch.block[1], 1u);
   EXPECT_EQ(launch.sharedBytes, 165952u);
-  EXPECT_EQ(launch.numAttrs, 1u);
-  EXPECT_EQ(launch.clusterX, 1u);
-  EXPECT_EQ(launch.clusterY, 1u);
-  EXPECT_EQ(launch.clusterZ, 1u);
+  // Single CTAs: no cluster attribute (the cluster launch path is slower).
+  EXPECT_EQ(launch.numAttrs, 0u);
+  EXPECT_EQ(launch.clusterX, 0u);
   ASSERT_EQ(launch.paramCount, 8u);
   expectMap(launch, 0, CU_TENSOR_MAP_DATA_TYPE_UINT8, a, k, m, k, 128, 128,
             CU_TENSOR_MAP_SWIZZLE_128B);
@@ -365,7 +364,7 @@ TEST_F(DenseGemmMock, PersistentKernelsGetOneCtaPerSm) {
   EXPECT_STREQ(fgemmMockLastLaunch()->function, "kp");
   EXPECT_EQ(fgemmMockLastLaunch()->grid[0], 132u);
   EXPECT_EQ(fgemmMockLastLaunch()->grid[1], 1u);
-  EXPECT_EQ(fgemmMockLastLaunch()->clusterX, 1u);
+  EXPECT_EQ(fgemmMockLastLaunch()->numAttrs, 0u);
 }
 
 TEST_F(DenseGemmMock, NothingIsLaunchedForEmptyOrInvalidProblems) {

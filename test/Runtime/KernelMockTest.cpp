@@ -126,7 +126,7 @@ TEST_F(KernelMock, LaunchesAGroupedKernelByItsDescription) {
   EXPECT_EQ(launch.grid[2], 3u);
   EXPECT_EQ(launch.block[0], 384u);
   EXPECT_EQ(launch.sharedBytes, 200000u);
-  EXPECT_EQ(launch.clusterX, 1u);
+  EXPECT_EQ(launch.numAttrs, 0u); // no cluster attribute for single CTAs
   ASSERT_EQ(launch.paramCount, 10u);
 
   // A [g, m, k] e4m3: a 3-D map {k, m, g}.

@@ -152,7 +152,7 @@ TEST(Launch, PlainGrid) {
   EXPECT_EQ(dims.block[0], 384u);
   EXPECT_EQ(dims.block[1], 1u);
   EXPECT_EQ(dims.sharedBytes, 200000u);
-  EXPECT_EQ(dims.cluster, 1u);
+  EXPECT_EQ(dims.cluster, 0u); // launched without a cluster attribute
 }
 
 TEST(Launch, ClusterRoundsGridXUp) {
