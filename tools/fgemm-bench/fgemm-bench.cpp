@@ -77,7 +77,9 @@ struct Addends {
 std::string describeKernel(const KernelMeta &meta) {
   return meta.kernel + "(" + std::to_string(meta.blockM) + "x" +
          std::to_string(meta.blockN) + ", " + std::to_string(meta.stages) +
-         (meta.persistent() ? ", persistent)" : ")");
+         (meta.streamK()      ? ", stream_k)"
+          : meta.persistent() ? ", persistent)"
+                              : ")");
 }
 
 class Bench {
