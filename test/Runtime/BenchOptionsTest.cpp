@@ -91,6 +91,11 @@ TEST(BenchOptions, AllFlags) {
   EXPECT_EQ(options->sms, 8);
   EXPECT_FALSE(options->check);
   EXPECT_FALSE(options->time);
+  EXPECT_FALSE(options->warmL2);
+  Expected<Options> warm = parse({"--kernels=k", "--warm-l2"});
+  ASSERT_TRUE(warm.ok()) << warm.status().message();
+  EXPECT_TRUE(warm->warmL2);
+  EXPECT_NE(errorOf({"--kernels=k", "--warm-l2=1"}), "");
 }
 
 TEST(BenchOptions, SweepIsUntimedUnlessAsked) {

@@ -65,8 +65,9 @@ fgemm::bench::medianLaunchTime(const Driver &cu, CUstream stream,
     stops.push_back(std::move(*stop));
   }
   for (int i = 0; i < iters; ++i) {
-    FGEMM_CU_CHECK(
-        cu.cuMemsetD32Async(flush, unsigned(i), kFlushBytes / 4, stream));
+    if (flush)
+      FGEMM_CU_CHECK(
+          cu.cuMemsetD32Async(flush, unsigned(i), kFlushBytes / 4, stream));
     FGEMM_RETURN_IF_ERROR(starts[i].record(stream));
     FGEMM_RETURN_IF_ERROR(launch());
     FGEMM_RETURN_IF_ERROR(stops[i].record(stream));

@@ -60,7 +60,8 @@ Status launchReference(const Driver &cu, CUfunction function, uint32_t gridX,
 /// The median time in us of `iters` calls of `launch` on `stream`, each
 /// between two events after a memset of `flush` (kFlushBytes), which evicts
 /// L2 and keeps the GPU busy while the host enqueues (so launch latency is
-/// not timed), after kWarmupRuns untimed calls.
+/// not timed), after kWarmupRuns untimed calls. A `flush` of 0 skips the
+/// memset (--warm-l2).
 Expected<double> medianLaunchTime(const Driver &cu, CUstream stream,
                                   CUdeviceptr flush, int iters,
                                   const std::function<Status()> &launch);

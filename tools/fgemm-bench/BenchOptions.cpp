@@ -16,8 +16,8 @@ using namespace fgemm::bench;
 std::string fgemm::bench::usage() {
   return "usage: fgemm-bench --kernels DIR [--shapes dense|sweep|M,N,K;...]\n"
          "                   [--iters N] [--seed S] [--device N] [--sms N]\n"
-         "                   [--no-check] [--no-time] [--time] [--checksum]\n"
-         "                   [--host-latency] "
+         "                   [--no-check] [--no-time] [--time] [--warm-l2]\n"
+         "                   [--checksum] [--host-latency] "
          "[--recipe 1d2d|1d1d|bias|per-tensor|e5m2-a|e5m2-b]\n"
          "                   [--c-in-place]\n"
          "       fgemm-bench --kernels DIR --grouped contiguous|psum|masked\n"
@@ -68,6 +68,9 @@ std::string fgemm::bench::usage() {
          "                   seed + same math = same hash: SASS-pass checks)\n"
          "  --no-time        skip timing\n"
          "  --time           time even the sweep shapes\n"
+         "  --warm-l2        no L2 flush between timed runs (operands stay in\n"
+         "                   L2: the kernel's own chain, without DRAM; under\n"
+         "                   ncu use --cache-control none)\n"
          "  --describe FILE  parse a kernel description (docs/ABI.md) and "
          "print\n"
          "                   what the runtime would launch; no GPU needed\n"
@@ -293,6 +296,9 @@ fgemm::bench::parseOptions(const std::vector<std::string> &args) {
       options.checksum = true;
     } else if (flag == "--host-latency") {
       options.hostLatency = true;
+    } else if (flag == "--warm-l2") {
+      FGEMM_RETURN_IF_ERROR(noValue());
+      options.warmL2 = true;
     } else if (flag == "--list-devices" || flag == "--no-check" ||
                flag == "--no-time" || flag == "--time" || flag == "--help" ||
                flag == "-h") {

@@ -51,6 +51,9 @@ struct Options {
   std::vector<std::string> describe; ///< --describe FILE.meta (repeatable)
   bool check = true;                 ///< --no-check clears
   bool time = true;                  ///< --no-time clears; sweep defaults off
+  /// --warm-l2: no L2 flush between timed runs (the operands stay in L2;
+  /// with ncu --cache-control none this times a kernel fed from L2).
+  bool warmL2 = false;
   bool checksum = false; ///< --checksum: print a hash of D per shape
   /// --host-latency: host time of DenseGemm::run per call, cold and warm.
   bool hostLatency = false;

@@ -407,15 +407,16 @@ int fgemm::bench::runGroupedBench(const Driver &cu, const Options &options,
   int ofLayout = 0;
   for (const KernelMeta &meta : gemm->kernels())
     ofLayout += meta.variant == groupedVariant(layout);
-  std::printf(
-      "fgemm-bench: %d %s kernel(s) from %s; %zu shape(s), seed "
-      "%" PRIu64 ", %s, %s\n",
-      ofLayout, groupedVariant(layout), options.kernels.c_str(),
-      options.groupedShapes.size(), options.seed,
-      options.check ? "checked" : "not checked",
-      options.time
-          ? ("timed (median of " + std::to_string(options.iters) + ")").c_str()
-          : "not timed");
+  std::printf("fgemm-bench: %d %s kernel(s) from %s; %zu shape(s), seed "
+              "%" PRIu64 ", %s, %s\n",
+              ofLayout, groupedVariant(layout), options.kernels.c_str(),
+              options.groupedShapes.size(), options.seed,
+              options.check ? "checked" : "not checked",
+              options.time
+                  ? ("timed (median of " + std::to_string(options.iters) +
+                     (options.warmL2 ? ", L2 warm)" : ")"))
+                        .c_str()
+                  : "not timed");
   std::printf("%-22s %8s  %-52s %9s %8s %9s %8s  %s\n", "GxM,N,K", "rows",
               "kernel(configuration)", "time_us", "TFLOPS", "diff", "maxerr",
               "result");

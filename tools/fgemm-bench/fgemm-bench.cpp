@@ -588,8 +588,8 @@ int benchMain(const Options &options) {
   Expected<Stream> stream = Stream::create(cu);
   if (!stream.ok())
     return fail(stream.status());
-  Expected<DeviceBuffer> flush =
-      DeviceBuffer::allocate(cu, options.time ? kFlushBytes : 0);
+  Expected<DeviceBuffer> flush = DeviceBuffer::allocate(
+      cu, options.time && !options.warmL2 ? kFlushBytes : 0);
   if (!flush.ok())
     return fail(flush.status());
 
@@ -617,10 +617,11 @@ int benchMain(const Options &options) {
   std::printf("\nfgemm-bench: %zu shape(s), seed %" PRIu64 ", %s%s\n",
               options.shapes.size(), options.seed,
               options.check ? "checked" : "not checked",
-              options.time ? (", timed (median of " +
-                              std::to_string(options.iters) + ")")
-                                 .c_str()
-                           : ", not timed");
+              options.time
+                  ? (", timed (median of " + std::to_string(options.iters) +
+                     (options.warmL2 ? ", L2 warm)" : ")"))
+                        .c_str()
+                  : ", not timed");
   printHeader();
 
   Bench bench(cu, *gemm, options, std::move(*reference), *refGemm, *refCheck,
