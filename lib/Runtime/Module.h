@@ -4,7 +4,7 @@
 //
 // A Module owns a loaded cubin (cuModuleLoadData) and unloads it when
 // destroyed. launchKernel wraps cuLaunchKernelEx, adding the cluster
-// dimension attribute fgemm kernels are compiled for. The parameters a
+// dimension attribute where a kernel runs in clusters (of 2). The parameters a
 // described kernel takes are packed by Launch.h.
 //
 //===----------------------------------------------------------------------===//

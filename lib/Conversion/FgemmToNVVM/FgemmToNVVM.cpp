@@ -58,8 +58,8 @@ static constexpr llvm::StringLiteral kUnrollAttrName = "fgemm.unroll_k_loop";
 /// partial and promoted sums take at most kSmallTileRegisters registers,
 /// else two (four made ptxas spill the grouped 128x96, 128x192 and 256x128
 /// kernels). Two warpgroups of at most 32 columns take two as well: 128x32
-/// ran 3-5% faster so on the H200 (128x64 within noise, 64-row tiles as
-/// fast or faster with four; docs/PERF.md, twelfth session).
+/// ran 3-5% faster with two on the H200 (128x64 within noise, 64-row tiles
+/// as fast or faster with four; docs/PERF.md, twelfth session).
 static int64_t kLoopUnrollFactor(ConfigAttr config) {
   constexpr int64_t kSmallTileRegisters = 64;
   int64_t registers = (config.getWaves() + 1) * config.getBlockN() / 2;
