@@ -98,6 +98,16 @@ TEST(BenchOptions, AllFlags) {
   EXPECT_NE(errorOf({"--kernels=k", "--warm-l2=1"}), "");
 }
 
+TEST(BenchOptions, DescribeTiming) {
+  Options options;
+  options.iters = 5;
+  EXPECT_EQ(describeTiming(options), "timed (median of 5)");
+  options.warmL2 = true;
+  EXPECT_EQ(describeTiming(options), "timed (median of 5, L2 warm)");
+  options.time = false;
+  EXPECT_EQ(describeTiming(options), "not timed");
+}
+
 TEST(BenchOptions, SweepIsUntimedUnlessAsked) {
   Expected<Options> sweep = parse({"--kernels", "k", "--shapes", "sweep"});
   ASSERT_TRUE(sweep.ok());

@@ -346,3 +346,10 @@ fgemm::bench::parseOptions(const std::vector<std::string> &args) {
   options.time = timeGiven || (!noTime && options.shapeSpec != "sweep");
   return options;
 }
+
+std::string fgemm::bench::describeTiming(const Options &options) {
+  if (!options.time)
+    return "not timed";
+  return "timed (median of " + std::to_string(options.iters) +
+         (options.warmL2 ? ", L2 warm)" : ")");
+}

@@ -76,6 +76,10 @@ std::string usage();
 /// Parses argv (argv[0] excluded). Errors name the offending argument.
 Expected<Options> parseOptions(const std::vector<std::string> &args);
 
+/// How a run times its shapes, for the header line: "timed (median of N)",
+/// with ", L2 warm" under --warm-l2, or "not timed".
+std::string describeTiming(const Options &options);
+
 /// Expands --shapes: "dense", "sweep" or "M,N,K;M,N,K;..." (non-negative).
 Expected<std::vector<Shape>> parseShapes(const std::string &spec);
 

@@ -412,11 +412,7 @@ int fgemm::bench::runGroupedBench(const Driver &cu, const Options &options,
               ofLayout, groupedVariant(layout), options.kernels.c_str(),
               options.groupedShapes.size(), options.seed,
               options.check ? "checked" : "not checked",
-              options.time
-                  ? ("timed (median of " + std::to_string(options.iters) +
-                     (options.warmL2 ? ", L2 warm)" : ")"))
-                        .c_str()
-                  : "not timed");
+              describeTiming(options).c_str());
   std::printf("%-22s %8s  %-52s %9s %8s %9s %8s  %s\n", "GxM,N,K", "rows",
               "kernel(configuration)", "time_us", "TFLOPS", "diff", "maxerr",
               "result");

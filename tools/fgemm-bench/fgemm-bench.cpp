@@ -614,14 +614,10 @@ int benchMain(const Options &options) {
   if (!gemm->skipped().empty())
     std::printf(" (skipped %zu kernel(s) of other variants)",
                 gemm->skipped().size());
-  std::printf("\nfgemm-bench: %zu shape(s), seed %" PRIu64 ", %s%s\n",
+  std::printf("\nfgemm-bench: %zu shape(s), seed %" PRIu64 ", %s, %s\n",
               options.shapes.size(), options.seed,
               options.check ? "checked" : "not checked",
-              options.time
-                  ? (", timed (median of " + std::to_string(options.iters) +
-                     (options.warmL2 ? ", L2 warm)" : ")"))
-                        .c_str()
-                  : ", not timed");
+              describeTiming(options).c_str());
   printHeader();
 
   Bench bench(cu, *gemm, options, std::move(*reference), *refGemm, *refCheck,
