@@ -195,7 +195,7 @@ fgemm::computeLaunchDims(const KernelMeta &meta,
   dims.sharedBytes = meta.smemBytes;
   // A kernel of single CTAs launches without a cluster attribute: the
   // cluster launch path (even for clusters of one) placed DeepGEMM's 64x64
-  // kernel so that it ran 11% slower at 128x4096x7168 on the H200
+  // kernel so that it ran 12% slower at 128x4096x7168 on the H200
   // (docs/PERF.md, twelfth session).
   dims.cluster = meta.cluster > 1 ? static_cast<uint32_t>(meta.cluster) : 0;
   FGEMM_RETURN_IF_ERROR(validateLaunchDims(dims));
