@@ -247,7 +247,7 @@ LogicalResult KernelLowering::buildFunction() {
                 b.getDenseI32ArrayAttr(
                     {static_cast<int32_t>(config.getNumThreads()), 1, 1}));
   func->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
-                b.getI32IntegerAttr(kEntryMaxRegisters));
+                b.getI32IntegerAttr(entryMaxRegisters(config.getNumThreads())));
   if (config.getCluster() > 1)
     func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
                   b.getDenseI32ArrayAttr(

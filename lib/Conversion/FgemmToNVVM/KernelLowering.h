@@ -49,9 +49,15 @@ inline OutputStaging getOutputStaging(int64_t blockN, int64_t elementBytes) {
 inline constexpr StringLiteral kSharedMemoryName = "fgemm_smem";
 /// Size of a CUtensorMap (cuda.h: 128 bytes, 64-byte aligned).
 inline constexpr int64_t kTensorMapBytes = 128;
-/// Registers per thread at kernel entry: setmaxnreg needs a cap to move from
-/// (65536 / 384 rounded down to a multiple of 8, DeepGEMM's launch bounds).
-inline constexpr int64_t kEntryMaxRegisters = 168;
+/// Registers per thread at kernel entry: setmaxnreg needs a cap to move from.
+/// The register file shared by the CTA's threads, rounded down to a multiple
+/// of 8 and at most 248 (what DeepGEMM's launch bounds give: 168 for 384
+/// threads, 248 for 256). A cap of 168 for 256 threads made ptxas put a
+/// yield on every other promotion FFMA of the one-warpgroup kernels, which
+/// DeepGEMM's 64-row kernels do not have (docs/PERF.md, twelfth session).
+inline int64_t entryMaxRegisters(int64_t threads) {
+  return std::min<int64_t>(248, 65536 / threads / 8 * 8);
+}
 /// Suspend-time hint of mbarrier.try_wait, in nanoseconds (CUTLASS's value).
 inline constexpr int64_t kTryWaitTicks = 0x989680;
 /// Named barrier the math warpgroups use among themselves (0 is __syncthreads).

@@ -13,6 +13,9 @@
 // group's rows cut); masked_m is a pointer.
 // MASKED: llvm.func @sm90_m_grouped_fp8_gemm_masked_1d2d(
 // MASKED-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 64], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 64], swizzle = 128>, #fgemm.tensor_map_param<arg = 2, box = [64, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 5, box = [64, 64], swizzle = 128>, #fgemm.pointer_param<arg = 3>, #fgemm.pointer_param<arg = 4>, #fgemm.pointer_param<arg = 5>, #fgemm.dim_param<"m">, #fgemm.dim_param<"n">, #fgemm.dim_param<"k">, #fgemm.dim_param<"g">]
+// One math warpgroup (256 threads): the register file allows 248 per thread
+// at entry (384 threads: 168).
+// MASKED-SAME: nvvm.maxnreg = 248 : i32, nvvm.reqntid = array<i32: 256, 1, 1>
 // MASKED: %[[G:.*]] = nvvm.read.ptx.sreg.ctaid.z : i32
 // MASKED: %[[COUNT:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32
 // MASKED: arith.maxsi %[[COUNT]]
