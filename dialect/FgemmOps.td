@@ -593,6 +593,29 @@ def Fgemm_CombineKPiecesOp : Fgemm_Op<"combine_k_pieces", [
   let hasVerifier = 1;
 }
 
+def Fgemm_CombineKSplitOp : Fgemm_Op<"combine_k_split", [
+    MemoryEffects<[MemRead, MemWrite]>, AllTypesMatch<["partial", "sum"]>]> {
+  let summary = "adds up the K shares of a tile computed by one cluster (k_split)";
+  let description = [{
+    Created by `fgemm-schedule-tiles` after the math K loop of a kernel
+    configured with `k_split` = S > 1: the S CTAs of a cluster compute the
+    same output tile, CTA r (its rank in the cluster) over its share of the
+    K blocks, and `partial` is that share's sum. The CTAs of ranks 1 .. S - 1
+    leave `partial` in their own shared memory and yield `owner` = false;
+    rank 0 reads their sums through distributed shared memory, adds them in
+    rank order (the result does not depend on timing) and yields the tile's
+    sum with `owner` = true. No global workspace and no second kernel: the
+    partial sums never leave the cluster.
+
+    Example:
+    `%sum, %owner = fgemm.combine_k_split %acc : !fgemm.tile<[bm, bn], f32>`
+  }];
+  let arguments = (ins Fgemm_TileType:$partial);
+  let results = (outs Fgemm_TileType:$sum, I1:$owner);
+  let assemblyFormat = "$partial attr-dict `:` type($partial)";
+  let hasVerifier = 1;
+}
+
 def Fgemm_NumBlocksOp : Fgemm_Op<"num_blocks", [Pure]> {
   let summary = "the number of blocks of a dimension: ceil(dim / block)";
   let description = [{

@@ -96,6 +96,9 @@ mlir::fgemm::takeKernelDescription(ModuleOp module) {
      << "\nmath_warpgroups=" << config.getMathWarpgroups()
      << "\nthreads=" << config.getNumThreads()
      << "\nsmem_bytes=" << smem.getInt() << "\ncluster=" << config.getCluster()
+     << (config.getKSplit() > 1
+             ? "\nk_split=" + std::to_string(config.getKSplit())
+             : std::string())
      << "\nschedule=" << getKnobValueName(config.getSchedule())
      << "\nfixed_n=" << config.getFixedN() << "\nfixed_k=" << config.getFixedK()
      << "\n";

@@ -281,13 +281,18 @@ LogicalResult KLoopOp::verify() {
     return emitOpError("first(...) needs blocks(...): a piece of the K range "
                        "has a first block and a number of blocks");
   // The ring counts a piece's blocks from its first only in a split loop
-  // (fgemm-pipeline-tma); elsewhere a first block would leave gaps in it.
+  // or a K-split cluster's one tile (fgemm-pipeline-tma); elsewhere a first
+  // block would leave gaps in it.
+  ConfigAttr config = kernel ? kernel.getConfigAttr() : ConfigAttr();
+  bool kSplitTile = config && config.getKSplit() > 1 &&
+                    !(*this)->getParentOfType<TileLoopOp>();
   if (auto loop = dyn_cast_or_null<TileLoopOp>((*this)->getParentOp());
-      getFirst() && !(loop && loop.isSplit()))
+      getFirst() && !(loop && loop.isSplit()) && !kSplitTile)
     return emitOpError("first(...) runs a piece of a tile split along K: it "
                        "belongs in the body of a `fgemm.tile_loop ... "
                        "split_k(...)` (fgemm-schedule-tiles with schedule = "
-                       "stream_k)");
+                       "stream_k) or in the one tile of a kernel with "
+                       "k_split > 1");
   Block &body = getBody().front();
   if (body.getNumArguments() != 1 + getInits().size() ||
       !body.getArgument(0).getType().isIndex())
@@ -487,6 +492,22 @@ LogicalResult CombineKPiecesOp::verify() {
   if (!loop || !loop.isSplit())
     return emitOpError("combines the pieces of a `fgemm.tile_loop ... "
                        "split_k(...)`: it must be in such a loop's body");
+  return success();
+}
+
+LogicalResult CombineKSplitOp::verify() {
+  if (!getPartial().getType().getElementType().isF32())
+    return emitOpError("adds f32 partial sums; got ")
+           << getPartial().getType().getElementType();
+  auto kernel = (*this)->getParentOfType<KernelOp>();
+  ConfigAttr config = kernel ? kernel.getConfigAttr() : ConfigAttr();
+  if (!config || config.getKSplit() < 2)
+    return emitOpError("combines the K shares of a cluster: the kernel must "
+                       "be specialized with k_split > 1");
+  if ((*this)->getParentOfType<KLoopOp>() ||
+      (*this)->getParentOfType<TileLoopOp>())
+    return emitOpError("runs once per CTA after the math K loop (a plain "
+                       "grid's tile), not inside a K loop or tile loop");
   return success();
 }
 

@@ -89,6 +89,19 @@ std::string mlir::fgemm::checkKernelConfig(const KernelConfig &c,
            "-row parts; each must be a multiple of 8 rows (the 128-byte "
            "swizzle's "
            "1024-byte atom)";
+  if (c.kSplit != 1 && c.kSplit != 2 && c.kSplit != 4)
+    return "k-split must be 1, 2 or 4 (CTAs of a cluster sharing one tile's "
+           "K blocks), got " +
+           str(c.kSplit);
+  if (c.kSplit > 1 && c.cluster != 1)
+    return "k-split " + str(c.kSplit) +
+           " makes the cluster of the tile's K shares; it needs cluster = 1 "
+           "(no operand multicast), got cluster " +
+           str(c.cluster);
+  if (c.kSplit > 1 && c.schedule != Schedule::Plain)
+    return "k-split " + str(c.kSplit) +
+           " needs schedule = plain (one cluster per output tile), got " +
+           getKnobValueName(c.schedule).str();
   if (c.rasterGroup < 0 || c.rasterGroup > kMaxRasterGroup)
     return "raster-group must be in [0, " + str(kMaxRasterGroup) + "], got " +
            str(c.rasterGroup);

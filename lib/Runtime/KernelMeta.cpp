@@ -80,6 +80,8 @@ std::string KernelMeta::configName() const {
     name += "_persistent";
   if (cluster > 1)
     name += "_cluster" + std::to_string(cluster) + (clusterAlongM() ? "b" : "");
+  if (kSplit > 1)
+    name += "_ksplit" + std::to_string(kSplit);
   if (fixedN)
     name += "_n" + std::to_string(fixedN);
   if (fixedK)
@@ -378,6 +380,9 @@ namespace {
 struct KeySpec {
   const char *name;
   std::string (*parse)(std::string_view value, KernelMeta &meta);
+  /// Written only where it differs from its default (an older runtime
+  /// refuses such a kernel: "unknown key").
+  bool optional = false;
 };
 
 template <uint32_t KernelMeta::*Field>
@@ -415,7 +420,7 @@ private:
 };
 } // namespace
 
-static const std::array<KeySpec, 16> kKeys = {{
+static const std::array<KeySpec, 17> kKeys = {{
     {"abi_version", parseNumberField<&KernelMeta::abiVersion>},
     {"kernel", parseTextField<&KernelMeta::kernel>},
     {"variant", parseTextField<&KernelMeta::variant>},
@@ -427,6 +432,7 @@ static const std::array<KeySpec, 16> kKeys = {{
     {"threads", parseNumberField<&KernelMeta::threads>},
     {"smem_bytes", parseNumberField<&KernelMeta::smemBytes>},
     {"cluster", parseNumberField<&KernelMeta::cluster>},
+    {"k_split", parseNumberField<&KernelMeta::kSplit>, /*optional=*/true},
     {"schedule", parseTextField<&KernelMeta::schedule>},
     {"fixed_n", parseNumberField<&KernelMeta::fixedN>},
     {"fixed_k", parseNumberField<&KernelMeta::fixedK>},
@@ -495,6 +501,17 @@ static Status validate(const KernelMeta &meta, const Locator &where) {
     return fail("cluster", "cluster=" + std::to_string(meta.cluster) +
                                " (allowed: 1, or 2 = pairs of CTAs along "
                                "grid x sharing a tile by multicast)");
+  if (meta.kSplit != 1 && meta.kSplit != 2 && meta.kSplit != 4)
+    return fail("k_split", "k_split=" + std::to_string(meta.kSplit) +
+                               " (allowed: 1, 2 or 4 CTAs sharing a tile's "
+                               "K blocks)");
+  if (meta.kSplit > 1 && (meta.cluster != 1 || meta.schedule != "plain"))
+    return fail("k_split", "k_split=" + std::to_string(meta.kSplit) +
+                               " needs cluster=1 and schedule=plain (its "
+                               "cluster is the tile's K shares), got "
+                               "cluster=" +
+                               std::to_string(meta.cluster) + ", schedule=" +
+                               meta.schedule);
   if (meta.schedule != "plain" && meta.schedule != "persistent" &&
       meta.schedule != "stream_k")
     return fail("schedule", "schedule='" + meta.schedule +
@@ -756,7 +773,7 @@ Expected<KernelMeta> fgemm::parseKernelMeta(std::string_view text,
 
   std::string missing;
   for (const KeySpec &spec : kKeys)
-    if (!lines.count(spec.name))
+    if (!spec.optional && !lines.count(spec.name))
       missing += (missing.empty() ? "" : ", ") + std::string(spec.name);
   for (const char *indexed : {"arg.0", "param.0"})
     if (!lines.count(indexed))

@@ -103,6 +103,9 @@ struct KernelMeta {
   uint32_t threads = 0;
   uint32_t smemBytes = 0;
   uint32_t cluster = 0; ///< CTAs per cluster along grid x
+  /// CTAs computing one output tile, each a share of its K blocks, as one
+  /// cluster along grid x (`k_split`, optional: 1 when absent).
+  uint32_t kSplit = 1;
   /// "plain" (grid = the tile counts), "persistent" (at most one CTA per
   /// SM, each looping over tiles p, p + P, ...; the runtime sizes the grid)
   /// or "stream_k" (one CTA per SM; the last partial wave split along K).

@@ -178,7 +178,7 @@ fgemm::computeLaunchDims(const KernelMeta &meta,
       // that is not a multiple compute tiles wholly out of bounds, whose
       // stores TMA drops.
       if (i == 0)
-        count = ceilDiv(count, cluster) * cluster;
+        count = ceilDiv(count, cluster) * cluster * meta.kSplit;
       if (count > limits[i]) {
         const TileFactor &tile = meta.tiles[i];
         return Status::error(
@@ -197,7 +197,9 @@ fgemm::computeLaunchDims(const KernelMeta &meta,
   // cluster launch path (even for clusters of one) placed DeepGEMM's 64x64
   // kernel so that it ran 12% slower at 128x4096x7168 on the H200
   // (docs/PERF.md, twelfth session).
-  dims.cluster = meta.cluster > 1 ? static_cast<uint32_t>(meta.cluster) : 0;
+  // A K-split tile's CTAs are one cluster (k_split consecutive along x).
+  uint32_t clusterSize = std::max<uint32_t>(meta.cluster, 1) * meta.kSplit;
+  dims.cluster = clusterSize > 1 ? clusterSize : 0;
   FGEMM_RETURN_IF_ERROR(validateLaunchDims(dims));
   return dims;
 }

@@ -8,7 +8,8 @@
 //   (in a persistent tile loop kb counts on across tiles: iteration * K
 //   blocks per tile + kb, or, where tiles run different numbers of K
 //   blocks, the K blocks of the CTA's earlier tiles + kb, less the first
-//   block of a stream-K piece)
+//   block of a stream-K piece; a K-split cluster's CTA counts from its
+//   share's first block)
 //
 //   producer                          consumers
 //   wait empty[s] (parity p ^ 1)      wait full[s] (parity p)
@@ -70,6 +71,10 @@ getStageAndPhase(RewriterBase &rewriter, Value kb, int64_t stages,
     position = arith::AddIOp::create(
         rewriter, loc, arith::MulIOp::create(rewriter, loc, iteration, perTile),
         kb);
+  } else if (kLoop && kLoop.getFirst()) {
+    // A K-split cluster's CTA runs one share of its one tile: the ring
+    // starts at the share's first block.
+    position = arith::SubIOp::create(rewriter, loc, kb, kLoop.getFirst());
   }
   Value numStages = arith::ConstantIndexOp::create(rewriter, loc, stages);
   Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);

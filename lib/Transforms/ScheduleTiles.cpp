@@ -370,32 +370,74 @@ emitGroupedTileValues(RewriterBase &rewriter, TileSpaceOp space, Value tm,
                             grouped->rowsEnd};
 }
 
-/// The K loop a stream-K schedule splits: the tile's one K loop, which
-/// carries one f32 accumulator tile; the tile space dense, without a
-/// cluster.
-static FailureOr<KLoopOp> getStreamKLoop(TileSpaceOp space, ConfigAttr config) {
+/// The K loop a stream-K schedule or a K-split cluster (`how`) splits: the
+/// tile's one K loop, which carries one f32 accumulator tile; the tile space
+/// dense, without an operand-sharing cluster.
+static FailureOr<KLoopOp> getSplitKLoop(TileSpaceOp space, ConfigAttr config,
+                                        StringRef how) {
   if (space.isGrouped())
-    return space.emitError("schedule = stream_k splits the tiles of a dense "
-                           "tile space only, not ")
+    return space.emitError()
+           << how << " splits the tiles of a dense tile space only, not "
            << stringifyTileSpaceKind(space.getKind());
   if (config.getCluster() != 1)
-    return space.emitError("schedule = stream_k needs cluster = 1, got ")
-           << config.getCluster()
-           << ": the pieces of a split tile do not pair up across a cluster";
+    return space.emitError()
+           << how << " needs cluster = 1, got " << config.getCluster()
+           << ": the shares of a split tile do not pair up across a cluster "
+              "sharing operand tiles";
   SmallVector<KLoopOp> loops(space.getBody().front().getOps<KLoopOp>());
   if (loops.size() != 1)
-    return space.emitError("schedule = stream_k splits the tile's one K "
-                           "loop; the tile has ")
+    return space.emitError()
+           << how << " splits the tile's one K loop; the tile has "
            << loops.size();
   KLoopOp loop = loops.front();
   auto tile = loop.getNumResults() == 1
                   ? dyn_cast<TileType>(loop.getResult(0).getType())
                   : TileType();
   if (!tile || !tile.getElementType().isF32())
-    return loop.emitError("schedule = stream_k adds up pieces of one f32 "
-                          "accumulator tile: the K loop must carry exactly "
-                          "that");
+    return loop.emitError()
+           << how
+           << " adds up shares of one f32 accumulator tile: the K loop must "
+              "carry exactly that";
   return loop;
+}
+
+/// Lets only the CTAs whose `owner` is set run `scope`'s stores.
+static void storeOnlyIfOwner(RewriterBase &rewriter, Operation *scope,
+                             Value owner) {
+  scope->walk([&](StoreOp store) {
+    rewriter.modifyOpInPlace(
+        store, [&] { store.getWhenMutable().assign(owner); });
+  });
+}
+
+/// A K-split cluster's CTA `rank` of `splits` runs its share of `mathLoop`'s
+/// K blocks (ceil(blocks / splits) each, the last ones fewer or none), and
+/// fgemm.combine_k_split adds the shares up on rank 0, the only CTA whose
+/// stores run.
+static void splitAlongK(RewriterBase &rewriter, KLoopOp mathLoop, Value rank,
+                        int64_t splits, Operation *scope) {
+  Location loc = mathLoop.getLoc();
+  rewriter.setInsertionPoint(mathLoop);
+  Value all = NumBlocksOp::create(rewriter, loc, rewriter.getIndexType(),
+                                  mathLoop.getDimAttr(),
+                                  rewriter.getStringAttr("bk"));
+  Value share = arith::CeilDivUIOp::create(
+      rewriter, loc, all, arith::ConstantIndexOp::create(rewriter, loc, splits));
+  Value first = arith::MinUIOp::create(
+      rewriter, loc, arith::MulIOp::create(rewriter, loc, rank, share), all);
+  Value blocks = arith::MinUIOp::create(
+      rewriter, loc, share, arith::SubIOp::create(rewriter, loc, all, first));
+  rewriter.modifyOpInPlace(mathLoop, [&] {
+    mathLoop.getFirstMutable().assign(first);
+    mathLoop.getBlocksMutable().assign(blocks);
+  });
+  rewriter.setInsertionPointAfter(mathLoop);
+  Value partial = mathLoop.getResult(0);
+  auto combine =
+      CombineKSplitOp::create(rewriter, loc, partial.getType(),
+                              rewriter.getI1Type(), partial);
+  rewriter.replaceAllUsesExcept(partial, combine.getSum(), combine);
+  storeOnlyIfOwner(rewriter, scope, combine.getOwner());
 }
 
 /// Runs `mathLoop` over the piece of the split tile loop `loop`, combines
@@ -412,10 +454,7 @@ static void combinePieces(RewriterBase &rewriter, TileLoopOp loop,
       CombineKPiecesOp::create(rewriter, mathLoop.getLoc(), partial.getType(),
                                rewriter.getI1Type(), partial);
   rewriter.replaceAllUsesExcept(partial, combine.getSum(), combine);
-  loop.walk([&](StoreOp store) {
-    rewriter.modifyOpInPlace(
-        store, [&] { store.getWhenMutable().assign(combine.getOwner()); });
-  });
+  storeOnlyIfOwner(rewriter, loop, combine.getOwner());
 }
 
 LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
@@ -563,7 +602,8 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
     KLoopOp mathLoop;
     Value kBlocks;
     if (config.isStreamK()) {
-      FailureOr<KLoopOp> found = getStreamKLoop(space, config);
+      FailureOr<KLoopOp> found =
+          getSplitKLoop(space, config, "schedule = stream_k");
       if (failed(found))
         return failure();
       mathLoop = *found;
@@ -636,6 +676,19 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
   // Plain grid: x over the tiles a cluster does not share.
   Value x =
       ProgramIdOp::create(rewriter, loc, index, DimAttr::get(ctx, Dim::X));
+  // A K-split cluster: k_split consecutive CTAs along x share one tile.
+  KLoopOp splitLoop;
+  Value splitRank;
+  if (int64_t splits = config.getKSplit(); splits > 1) {
+    FailureOr<KLoopOp> found = getSplitKLoop(
+        space, config, ("k_split = " + Twine(splits)).str());
+    if (failed(found))
+      return failure();
+    splitLoop = *found;
+    Value size = arith::ConstantIndexOp::create(rewriter, loc, splits);
+    splitRank = arith::RemUIOp::create(rewriter, loc, x, size);
+    x = arith::DivUIOp::create(rewriter, loc, x, size);
+  }
   Value y =
       ProgramIdOp::create(rewriter, loc, index, DimAttr::get(ctx, Dim::Y));
   Value tm = clusterAlongM ? x : y, tn = clusterAlongM ? y : x;
@@ -695,6 +748,8 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
   }
   rewriter.eraseOp(body.getTerminator());
   rewriter.inlineBlockBefore(&body, space, tileValues);
+  if (splitLoop)
+    splitAlongK(rewriter, splitLoop, splitRank, config.getKSplit(), kernel);
   kernel.setGridAttr(TileGridAttr::get(ctx, space.getKind(), gridDims));
   rewriter.eraseOp(space);
   return success();

@@ -107,10 +107,11 @@ mlir::fgemm::planSharedMemory(ArrayRef<TileType> slotTypes, TileType outputTile,
   for (StringAttr d : outputTile.getDims())
     outElements *= getTileDimExtent(d.getValue(), config);
   offset += outElements * outputElement.getIntOrFloatBitWidth() / 8;
-  // mbarriers are 8 bytes: full[stages], then empty[stages].
+  // mbarriers are 8 bytes: full[stages], then empty[stages], then with a
+  // K-split cluster the shares' two (ready on rank 0, read on the others).
   offset = llvm::alignTo(offset, 8);
   plan.barrierOffset = offset;
-  offset += 2 * 8 * config.getStages();
+  offset += 2 * 8 * config.getStages() + (config.getKSplit() > 1 ? 16 : 0);
   // Staged per-block scales: [word][chunk block] f32.
   offset = llvm::alignTo(offset, 16);
   plan.scaleOffset = offset;

@@ -51,7 +51,7 @@ fgemm.kernel @grouped(%b: !fgemm.tensor<[g, n, k], f8E4M3FN>, %masked: !fgemm.te
 fgemm.kernel @cluster(%a: !fgemm.tensor<[m, k], f8E4M3FN>, %d: !fgemm.tensor<[m, n], bf16>)
     attributes {dims = ["m", "n", "k"],
     config = #fgemm.config<math_warpgroups = 2, cluster = 2, schedule = stream_k>} {
-  // expected-error @below {{schedule = stream_k needs cluster = 1, got 2: the pieces of a split tile do not pair up across a cluster}}
+  // expected-error @below {{schedule = stream_k needs cluster = 1, got 2: the shares of a split tile do not pair up across a cluster}}
   fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
   ^bb0(%tm: index, %tn: index):
     %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
@@ -88,7 +88,7 @@ fgemm.kernel @bf16_acc(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m",
   ^bb0(%tm: index, %tn: index):
     %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
     %h = fgemm.cast %z : !fgemm.tile<[bm, bn], f32> -> !fgemm.tile<[bm, bn], bf16>
-    // expected-error @below {{schedule = stream_k adds up pieces of one f32 accumulator tile: the K loop must carry exactly that}}
+    // expected-error @below {{schedule = stream_k adds up shares of one f32 accumulator tile: the K loop must carry exactly that}}
     %acc = fgemm.k_loop "k" init(%h : !fgemm.tile<[bm, bn], bf16>) {
     ^bb0(%kb: index, %c: !fgemm.tile<[bm, bn], bf16>):
       fgemm.yield %c : !fgemm.tile<[bm, bn], bf16>

@@ -406,6 +406,7 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
         return lowerStore(s);
       })
       .Case([&](CombineKPiecesOp c) { return lowerCombineKPieces(c); })
+      .Case([&](CombineKSplitOp c) { return lowerCombineKSplit(c); })
       .Case([&](ReadOp r) {
         mapping[r] = loadEntry(r.getSource(), toI32(lookup(r.getIndex())));
         return success();
@@ -507,13 +508,15 @@ LogicalResult KernelLowering::lowerRingCreate(RingCreateOp op) {
                                    smemAt(barrierOffset + 8 * (stages + s)),
                                    constI32(arrivals), Value());
     }
+    if (config.getKSplit() > 1)
+      initKSplitBarriers();
     // Make the initialized barriers visible to the peer CTAs and to the TMA
     // unit: fence.mbarrier_init orders only the inits (CUTLASS's
     // fence_barrier_init); a full proxy fence had cost a MEMBAR.ALL.CTA.
     NVVM::FenceMbarrierInitOp::create(b, loc);
   }
-  if (config.getCluster() > 1)
-    // No peer multicasts into barriers not yet initialized.
+  if (config.getCluster() > 1 || config.getKSplit() > 1)
+    // No peer multicasts into (or arrives on) barriers not yet initialized.
     clusterSyncAfterBarrierInit();
   else
     NVVM::Barrier0Op::create(b, loc);

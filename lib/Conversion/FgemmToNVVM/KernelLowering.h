@@ -210,6 +210,12 @@ private:
   int64_t workspaceBytesPerCta();
   /// Byte `offset` of CTA `cta`'s (index) slot, a global pointer.
   Value workspaceSlot(Value cta, int64_t offset);
+  /// fgemm.combine_k_split (KSplitLowering.cpp) and the two barriers a
+  /// K-split cluster's shares meet at (ready on rank 0, done on the others).
+  LogicalResult lowerCombineKSplit(CombineKSplitOp op);
+  Value kSplitBarrier(bool done);
+  void initKSplitBarriers();
+  void waitClusterBarrier(Value barrier);
   /// Inline PTX without results.
   void emitAsm(StringRef text, StringRef constraints, ValueRange operands);
   /// The split tile loop being lowered (index values): the CTA, the grid,
