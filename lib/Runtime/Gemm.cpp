@@ -177,11 +177,14 @@ fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
     int64_t tiles =
         launchedTiles(meta, ceilDiv(std::max<int64_t>(m, 1), meta.blockM),
                       ceilDiv(std::max<int64_t>(n, 1), meta.blockN));
-    int64_t waves = ceilDiv(tiles, sms);
-    // Estimated time: waves x one tile's work / the rate an SM sustains on
-    // that tile shape (estimateTileRate, fitted to H100 measurements).
+    int64_t waves = ceilDiv(tiles * meta.kSplit, sms);
+    // Estimated time: waves x one CTA's work / the rate an SM sustains on
+    // that tile shape (estimateTileRate, fitted to H100 measurements); a
+    // K-split CTA runs a share of its tile, at a measured cost.
     double time = double(waves) * meta.blockM * meta.blockN /
                   estimateTileRate(meta.blockM, meta.blockN);
+    if (meta.kSplit > 1)
+      time *= kKSplitShareCost / meta.kSplit;
     // A persistent CTA overlaps a tile's epilogue with the next tile's loads:
     // measured 1.2x faster at K <= 2048 with several tiles per CTA, 5% slower
     // at K >= 7168 (docs/PERF.md). In clusters of two the persistent grid

@@ -146,8 +146,14 @@ denseConfigurationSet(DenseRecipe recipe = DenseRecipe::k1D2D);
 /// Tiles a launch of `meta` computes for tilesM x tilesN output tiles: with a
 /// cluster, the count along grid x (the split one, `tiles[0]`) rounded up
 /// to whole clusters, whose extra tiles lie past the output but still run
-/// their loads and math.
+/// their loads and math. (A K-split kernel runs k_split CTAs per tile.)
 int64_t launchedTiles(const KernelMeta &meta, int64_t tilesM, int64_t tilesN);
+
+/// How much longer a K-split CTA's share of a tile takes than 1 / k_split of
+/// the tile (the split's cost in the dense choice model): H100, cold L2,
+/// docs/PERF.md (thirteenth session): k_split 2 ran 1.42x (64x32 at
+/// 64x2112x7168) and 1.6x (128x64 at 128x4096x7168) the model's share.
+inline constexpr double kKSplitShareCost = 1.5;
 
 /// What a dense kernel's epilogue does at a launch, which the configuration
 /// choice weighs.
