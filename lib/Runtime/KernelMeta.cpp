@@ -510,8 +510,8 @@ static Status validate(const KernelMeta &meta, const Locator &where) {
                                " needs cluster=1 and schedule=plain (its "
                                "cluster is the tile's K shares), got "
                                "cluster=" +
-                               std::to_string(meta.cluster) + ", schedule=" +
-                               meta.schedule);
+                               std::to_string(meta.cluster) +
+                               ", schedule=" + meta.schedule);
   if (meta.schedule != "plain" && meta.schedule != "persistent" &&
       meta.schedule != "stream_k")
     return fail("schedule", "schedule='" + meta.schedule +

@@ -405,8 +405,8 @@ static FailureOr<KLoopOp> getSplitKLoop(TileSpaceOp space, ConfigAttr config,
 static void storeOnlyIfOwner(RewriterBase &rewriter, Operation *scope,
                              Value owner) {
   scope->walk([&](StoreOp store) {
-    rewriter.modifyOpInPlace(
-        store, [&] { store.getWhenMutable().assign(owner); });
+    rewriter.modifyOpInPlace(store,
+                             [&] { store.getWhenMutable().assign(owner); });
   });
 }
 
@@ -418,11 +418,12 @@ static void splitAlongK(RewriterBase &rewriter, KLoopOp mathLoop, Value rank,
                         int64_t splits, Operation *scope) {
   Location loc = mathLoop.getLoc();
   rewriter.setInsertionPoint(mathLoop);
-  Value all = NumBlocksOp::create(rewriter, loc, rewriter.getIndexType(),
-                                  mathLoop.getDimAttr(),
-                                  rewriter.getStringAttr("bk"));
+  Value all =
+      NumBlocksOp::create(rewriter, loc, rewriter.getIndexType(),
+                          mathLoop.getDimAttr(), rewriter.getStringAttr("bk"));
   Value share = arith::CeilDivUIOp::create(
-      rewriter, loc, all, arith::ConstantIndexOp::create(rewriter, loc, splits));
+      rewriter, loc, all,
+      arith::ConstantIndexOp::create(rewriter, loc, splits));
   Value first = arith::MinUIOp::create(
       rewriter, loc, arith::MulIOp::create(rewriter, loc, rank, share), all);
   Value blocks = arith::MinUIOp::create(
@@ -433,9 +434,8 @@ static void splitAlongK(RewriterBase &rewriter, KLoopOp mathLoop, Value rank,
   });
   rewriter.setInsertionPointAfter(mathLoop);
   Value partial = mathLoop.getResult(0);
-  auto combine =
-      CombineKSplitOp::create(rewriter, loc, partial.getType(),
-                              rewriter.getI1Type(), partial);
+  auto combine = CombineKSplitOp::create(rewriter, loc, partial.getType(),
+                                         rewriter.getI1Type(), partial);
   rewriter.replaceAllUsesExcept(partial, combine.getSum(), combine);
   storeOnlyIfOwner(rewriter, scope, combine.getOwner());
 }
@@ -680,8 +680,8 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
   KLoopOp splitLoop;
   Value splitRank;
   if (int64_t splits = config.getKSplit(); splits > 1) {
-    FailureOr<KLoopOp> found = getSplitKLoop(
-        space, config, ("k_split = " + Twine(splits)).str());
+    FailureOr<KLoopOp> found =
+        getSplitKLoop(space, config, ("k_split = " + Twine(splits)).str());
     if (failed(found))
       return failure();
     splitLoop = *found;

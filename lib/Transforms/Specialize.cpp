@@ -77,6 +77,22 @@ LogicalResult mlir::fgemm::specializeKernel(KernelOp kernel,
            << bytes << " bytes of shared memory (" << stages
            << " stages); sm_90 allows " << kMaxSharedMemoryBytes
            << " (227 KiB): use fewer stages or smaller blocks";
+  // A K-split CTA other than rank 0 leaves its f32 share in its idle ring
+  // (fgemm.combine_k_split), which must hold it.
+  if (knobs.kSplit > 1) {
+    SharedMemoryPlan plan =
+        planSharedMemory(slots, store.getValue().getType(),
+                         store.getDest().getType().getElementType(),
+                         getStagedScaleWords(kernel, config),
+                         getEpilogueVectorBytes(kernel, config), config);
+    int64_t shareBytes = knobs.blockM * knobs.blockN * 4;
+    if (shareBytes > plan.outputOffset)
+      return kernel.emitError("k-split ")
+             << knobs.kSplit << ": a CTA's f32 share of the " << knobs.blockM
+             << "x" << knobs.blockN << " tile (" << shareBytes
+             << " bytes) waits in its ring, which has " << plan.outputOffset
+             << " bytes at " << stages << " stages: use more stages";
+  }
   if (ConfigAttr old = kernel.getConfigAttr(); old && old != config)
     return kernel.emitError("kernel is already specialized with ") << old;
 

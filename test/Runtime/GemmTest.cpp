@@ -298,6 +298,27 @@ TEST(GemmConfig, TwoWaveTilesForLargeM) {
   EXPECT_EQ(choose(kernels, 64, 7168, 16384).substr(0, 4), "bm64");
 }
 
+TEST(GemmConfig, KSplitCountsItsCtasAndItsShareCost) {
+  // A K-split kernel runs k_split CTAs per tile: 128x64 with k_split 2 at
+  // 128x4096 is 64 tiles, 128 CTAs, one wave of half tiles at
+  // kKSplitShareCost: on the H100 it lost to the one-CTA 128x32 grid
+  // (16.1 against 15.0 us), and the model keeps it so.
+  KernelMeta split = kernel(128, 64);
+  split.kernel = "bm128_bn64_ksplit2";
+  split.kSplit = 2;
+  std::vector<KernelMeta> kernels = {kernel(128, 32), split};
+  EXPECT_EQ(choose(kernels, 128, 4096, 7168), "bm128_bn32");
+  // Where its CTAs would take a second wave, the split cannot win either;
+  // where the unsplit grid leaves half the SMs idle it does: 64x32 at
+  // 64x2112x7168 is 66 tiles, measured 12.1 us plain against 10.9 split.
+  EXPECT_EQ(choose({kernel(128, 64), split}, 128, 7168, 7168), "bm128_bn64");
+  KernelMeta split32 = kernel(64, 32);
+  split32.kernel = "bm64_bn32_ksplit2";
+  split32.kSplit = 2;
+  EXPECT_EQ(choose({kernel(64, 32), split32}, 64, 2112, 7168),
+            "bm64_bn32_ksplit2");
+}
+
 TEST(GemmConfig, StagesBreakTies) {
   std::vector<KernelMeta> kernels = {kernel(128, 128, 3), kernel(128, 128, 6)};
   Expected<size_t> index = selectDenseKernel(kernels, 512, 512, 512, 132);

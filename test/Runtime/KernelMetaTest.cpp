@@ -355,6 +355,26 @@ TEST(KernelMeta, ValuesAreCheckedAgainstTheAbi) {
   });
 }
 
+TEST(KernelMeta, KSplitIsOptional) {
+  Expected<KernelMeta> plain = parseKernelMeta(kGoodMeta, "k.meta");
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_EQ(plain->kSplit, 1u);
+  Expected<KernelMeta> split =
+      parseKernelMeta(replaced("cluster=1\nk_split=2"), "k.meta");
+  ASSERT_TRUE(split.ok()) << split.status().message();
+  EXPECT_EQ(split->kSplit, 2u);
+  EXPECT_EQ(split->configName(), "bm128_bn128_s5_ksplit2");
+  // Errors name the k_split line (the one after cluster's).
+  std::string where = "k.meta:" + std::to_string(lineOf("cluster") + 1) + ": ";
+  EXPECT_EQ(parseError(replaced("cluster=1\nk_split=3")),
+            where + "k_split=3 (allowed: 1, 2 or 4 CTAs sharing a tile's K "
+                    "blocks)");
+  EXPECT_EQ(parseError(replaced("cluster=2\nk_split=2")),
+            where + "k_split=2 needs cluster=1 and schedule=plain (its "
+                    "cluster is the tile's K shares), got cluster=2, "
+                    "schedule=plain");
+}
+
 TEST(KernelMeta, VariantIsAFreeIdentifier) {
   Expected<KernelMeta> meta =
       parseKernelMeta(replaced("variant=grouped_masked"), "k.meta");

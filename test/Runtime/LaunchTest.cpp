@@ -165,6 +165,21 @@ TEST(Launch, ClusterRoundsGridXUp) {
   EXPECT_EQ(dims.cluster, 2u);
 }
 
+TEST(Launch, KSplitRunsItsSharesAsOneClusterAlongX) {
+  KernelMeta meta = denseMeta(128, 64);
+  meta.kSplit = 2;
+  // 64 column tiles x 2 shares along x, one row tile; clusters of 2.
+  LaunchDims dims = launchDims(meta, 128, 4096);
+  EXPECT_EQ(dims.grid[0], 128u);
+  EXPECT_EQ(dims.grid[1], 1u);
+  EXPECT_EQ(dims.cluster, 2u);
+  meta.kSplit = 4;
+  dims = launchDims(meta, 256, 2112); // 33 x 4 along x, 2 row tiles
+  EXPECT_EQ(dims.grid[0], 132u);
+  EXPECT_EQ(dims.grid[1], 2u);
+  EXPECT_EQ(dims.cluster, 4u);
+}
+
 TEST(Launch, PersistentGridIsAtMostOneCtaPerSm) {
   KernelMeta meta = denseMeta(128, 128, "persistent");
   LaunchDims dims = launchDims(meta, 4096, 7168); // 1792 tiles

@@ -1,3 +1,7 @@
+// RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="k-split=3" 2>&1 | FileCheck %s --check-prefix=KSPLIT
+// RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="k-split=2 cluster=2" 2>&1 | FileCheck %s --check-prefix=KSPLIT-CLUSTER
+// RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="k-split=2 schedule=persistent" 2>&1 | FileCheck %s --check-prefix=KSPLIT-SCHEDULE
+// RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="k-split=2 block-m=128 block-n=128 stages=1" 2>&1 | FileCheck %s --check-prefix=KSPLIT-RING
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=96" 2>&1 | FileCheck %s --check-prefix=BM
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-n=12" 2>&1 | FileCheck %s --check-prefix=WGMMA-N
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-n=200" 2>&1 | FileCheck %s --check-prefix=BN
@@ -21,6 +25,10 @@
 // SMEM: error: configuration needs 299648 bytes of shared memory (8 stages); sm_90 allows 232448 (227 KiB): use fewer stages or smaller blocks
 // K16: error: fixed K must be 0 (any) or a positive multiple of 16 (FP8 rows of A and B need 16-byte strides for TMA), got 100
 // N8: error: fixed N must be 0 (any) or a positive multiple of 8 (BF16 rows of D need 16-byte strides for TMA), got 20
+// KSPLIT: error: k-split must be 1, 2 or 4 (CTAs of a cluster sharing one tile's K blocks), got 3
+// KSPLIT-CLUSTER: error: k-split 2 makes the cluster of the tile's K shares; it needs cluster = 1 (no operand multicast), got cluster 2
+// KSPLIT-RING: error: k-split 2: a CTA's f32 share of the 128x128 tile (65536 bytes) waits in its ring, which has {{[0-9]+}} bytes at 1 stages: use more stages
+// KSPLIT-SCHEDULE: error: k-split 2 needs schedule = plain (one cluster per output tile), got persistent
 // CLUSTER: error: cluster must be 1 or 2 (CTAs sharing one operand tile by TMA multicast), got 4
 // RASTER: error: raster-group must be in [0, 64], got 65
 // ROWS: error: each math warpgroup owns 64 or 128 rows (one or two m64 waves); block-m 256 with 1 math warpgroups would need 256 rows each

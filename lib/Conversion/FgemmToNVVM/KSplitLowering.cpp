@@ -1,4 +1,4 @@
-//===- KSplitLowering.cpp - a tile's K shares added in its cluster -*- C++ -*-===//
+//===- KSplitLowering.cpp - K shares added in the cluster ------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Part of convert-fgemm-to-nvvm: fgemm.combine_k_split, the end of a K-split
@@ -64,10 +64,9 @@ LogicalResult KernelLowering::lowerCombineKSplit(CombineKSplitOp op) {
   // The shares wait in their CTAs' rings, which start at byte 0.
   if (fields * threads * 4 > outputOffset)
     return op.emitError("k_split: a share of the ")
-           << config.getBlockM() << "x" << config.getBlockN()
-           << " f32 tile (" << fields * threads * 4
-           << " bytes) does not fit in the ring's " << outputOffset
-           << " bytes of shared memory; use more stages";
+           << config.getBlockM() << "x" << config.getBlockN() << " f32 tile ("
+           << fields * threads * 4 << " bytes) does not fit in the ring's "
+           << outputOffset << " bytes of shared memory; use more stages";
   auto vecType = VectorType::get({4}, b.getF32Type());
   auto clusterPtr = LLVM::LLVMPointerType::get(b.getContext(), 7);
   auto vectorAt = [&](int64_t v) {
@@ -102,8 +101,8 @@ LogicalResult KernelLowering::lowerCombineKSplit(CombineKSplitOp op) {
         for (int64_t v = v0; v < v1; ++v)
           for (int64_t j = 0; j < 4; ++j) {
             Value field = LLVM::ExtractValueOp::create(b, loc, acc, 4 * v + j);
-            Value other = LLVM::ExtractElementOp::create(
-                b, loc, loaded[v - v0], constI32(j));
+            Value other = LLVM::ExtractElementOp::create(b, loc, loaded[v - v0],
+                                                         constI32(j));
             acc = LLVM::InsertValueOp::create(
                 b, loc, acc, LLVM::FAddOp::create(b, loc, field, other),
                 4 * v + j);
@@ -116,8 +115,10 @@ LogicalResult KernelLowering::lowerCombineKSplit(CombineKSplitOp op) {
     for (int64_t r = 1; r < splits; ++r) {
       Value remote = NVVM::MapaOp::create(
           b, loc, clusterPtr, kSplitBarrier(/*done=*/true), constI32(r));
-      NVVM::MBarrierArriveOp::create(b, loc, Type(), remote, Value(),
-                                     NVVM::MemScopeKindAttr::get(b.getContext(), NVVM::MemScopeKind::CLUSTER));
+      NVVM::MBarrierArriveOp::create(
+          b, loc, Type(), remote, Value(),
+          NVVM::MemScopeKindAttr::get(b.getContext(),
+                                      NVVM::MemScopeKind::CLUSTER));
     }
     b.setInsertionPointAfter(release);
     scf::YieldOp::create(b, loc, acc);
@@ -143,8 +144,10 @@ LogicalResult KernelLowering::lowerCombineKSplit(CombineKSplitOp op) {
     b.setInsertionPointToStart(signal.thenBlock());
     Value ready = NVVM::MapaOp::create(
         b, loc, clusterPtr, kSplitBarrier(/*done=*/false), constI32(0));
-    NVVM::MBarrierArriveOp::create(b, loc, Type(), ready, Value(),
-                                   NVVM::MemScopeKindAttr::get(b.getContext(), NVVM::MemScopeKind::CLUSTER));
+    NVVM::MBarrierArriveOp::create(
+        b, loc, Type(), ready, Value(),
+        NVVM::MemScopeKindAttr::get(b.getContext(),
+                                    NVVM::MemScopeKind::CLUSTER));
     b.setInsertionPointAfter(signal);
     waitParity(kSplitBarrier(/*done=*/true), constI32(0));
     scf::YieldOp::create(b, loc, partial);

@@ -129,3 +129,23 @@ fgemm.kernel @stream_k(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m",
   }
   fgemm.return
 }
+
+// -----
+
+// CHECK-LABEL: fgemm.kernel @k_split
+// CHECK: fgemm.k_loop "k" first(%{{.*}}) blocks(%{{.*}}) init(
+// CHECK: %{{.*}}, %[[OWNER:.*]] = fgemm.combine_k_split %{{.*}} : <[bm, bn], f32>
+// CHECK: fgemm.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] if(%[[OWNER]])
+fgemm.kernel @k_split(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n", "k"],
+    config = #fgemm.config<math_warpgroups = 2, k_split = 2>} {
+  %t = fgemm.program_id x
+  %kb = fgemm.num_blocks "k" by "bk"
+  %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+  %acc = fgemm.k_loop "k" first(%t) blocks(%kb) init(%z : !fgemm.tile<[bm, bn], f32>) {
+  ^bb0(%k: index, %c: !fgemm.tile<[bm, bn], f32>):
+    fgemm.yield %c : !fgemm.tile<[bm, bn], f32>
+  } -> !fgemm.tile<[bm, bn], f32>
+  %sum, %owner = fgemm.combine_k_split %acc : !fgemm.tile<[bm, bn], f32>
+  fgemm.store %sum, %d[%t, %t] if(%owner) : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>
+  fgemm.return
+}

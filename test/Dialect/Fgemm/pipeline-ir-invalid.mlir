@@ -301,11 +301,44 @@ fgemm.kernel @combine_bf16(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = [
 
 // -----
 
+// K shares are combined only in a kernel whose clusters split tiles along K.
+fgemm.kernel @combine_split_unsplit(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"], config = #fgemm.config<math_warpgroups = 2>} {
+  %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+  // expected-error @below {{combines the K shares of a cluster: the kernel must be specialized with k_split > 1}}
+  %sum, %owner = fgemm.combine_k_split %z : !fgemm.tile<[bm, bn], f32>
+  fgemm.return
+}
+
+// -----
+
+fgemm.kernel @combine_split_bf16(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"], config = #fgemm.config<math_warpgroups = 2, k_split = 2>} {
+  %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+  %h = fgemm.cast %z : !fgemm.tile<[bm, bn], f32> -> !fgemm.tile<[bm, bn], bf16>
+  // expected-error @below {{adds f32 partial sums; got 'bf16'}}
+  %sum, %owner = fgemm.combine_k_split %h : !fgemm.tile<[bm, bn], bf16>
+  fgemm.return
+}
+
+// -----
+
+fgemm.kernel @combine_split_in_loop(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n", "k"], config = #fgemm.config<math_warpgroups = 2, k_split = 2>} {
+  %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+  %acc = fgemm.k_loop "k" init(%z : !fgemm.tile<[bm, bn], f32>) {
+  ^bb0(%kb: index, %c: !fgemm.tile<[bm, bn], f32>):
+    // expected-error @below {{runs once per CTA after the math K loop (a plain grid's tile), not inside a K loop or tile loop}}
+    %sum, %owner = fgemm.combine_k_split %c : !fgemm.tile<[bm, bn], f32>
+    fgemm.yield %sum : !fgemm.tile<[bm, bn], f32>
+  } -> !fgemm.tile<[bm, bn], f32>
+  fgemm.return
+}
+
+// -----
+
 // A first block outside a split tile loop would leave gaps in the ring.
 fgemm.kernel @first_outside_split(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n", "k"]} {
   %f = fgemm.num_blocks "k" by "bk"
   %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
-  // expected-error @below {{first(...) runs a piece of a tile split along K: it belongs in the body of a `fgemm.tile_loop ... split_k(...)` (fgemm-schedule-tiles with schedule = stream_k)}}
+  // expected-error @below {{first(...) runs a piece of a tile split along K: it belongs in the body of a `fgemm.tile_loop ... split_k(...)` (fgemm-schedule-tiles with schedule = stream_k) or in the one tile of a kernel with k_split > 1}}
   %acc = fgemm.k_loop "k" first(%f) blocks(%f) init(%z : !fgemm.tile<[bm, bn], f32>) {
   ^bb0(%kb: index, %c: !fgemm.tile<[bm, bn], f32>):
     fgemm.yield %c : !fgemm.tile<[bm, bn], f32>
