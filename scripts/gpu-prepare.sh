@@ -45,8 +45,10 @@ compile() { # dir bm bn schedule [fgemmc flags...]
   local flags=(--block-m="$bm" --block-n="$bn" --stages=0 --schedule="$schedule")
   [[ " $* " == *" --raster-group="* ]] ||
     flags+=(--raster-group="$(raster_of "$bm" "$bn" "$schedule")")
+  local split=""
+  [[ " $* " =~ " --k-split="([24])" " ]] && split=_ksplit${BASH_REMATCH[1]}
   mkdir -p "$dir"
-  "$build/bin/fgemmc" "$kernel" "${flags[@]}" "$@" -o "$dir/bm${bm}_bn${bn}_${schedule}.cubin"
+  "$build/bin/fgemmc" "$kernel" "${flags[@]}" "$@" -o "$dir/bm${bm}_bn${bn}_${schedule}${split}.cubin"
 }
 
 "$build/bin/fgemm-precompile" "$kernel" --cache-dir "$out/.cache" --pack "$out/all" >/dev/null
@@ -83,7 +85,7 @@ for meta in "$out"/all/bm*.meta; do
     esac
     compile "$out/sass_$policy" "$(knob block_m)" "$(knob block_n)" "$(knob schedule)" \
       --raster-group="$(knob raster_group)" --cluster="$(knob cluster)" --multicast="$(knob multicast)" \
-      "${flags[@]}"
+      --k-split="$(knob k_split)" "${flags[@]}"
   done
 done
 # The grouped kernels' configurations, one directory each

@@ -103,6 +103,7 @@ KernelConfig jit::toKernelConfig(const DenseConfiguration &c) {
   config.rasterGroup = c.rasterGroup;
   config.cluster = c.cluster;
   config.multicast = c.multicastB ? Multicast::B : Multicast::A;
+  config.kSplit = c.kSplit;
   config.fixedN = c.fixedN;
   config.fixedK = c.fixedK;
   return config;

@@ -68,6 +68,7 @@ std::string DenseConfiguration::stem() const {
          (cluster > 1
               ? "_cluster" + std::to_string(cluster) + (multicastB ? "b" : "")
               : std::string()) +
+         (kSplit > 1 ? "_ksplit" + std::to_string(kSplit) : std::string()) +
          (fixedN ? "_n" + std::to_string(fixedN) : std::string()) +
          (fixedK ? "_k" + std::to_string(fixedK) : std::string());
 }
@@ -123,6 +124,11 @@ fgemm::denseConfigurationSet(DenseRecipe recipe) {
   // one wave of 64x192 tiles ran 64x24576x1536 in 13.5 us against 16.2 for
   // three waves of 64x64; 64x128 persistent ran 64x32768x512 in 9.0 us
   // against 9.7 for the plain grid's two waves.
+  // K-split pairs (a cluster of two CTAs per tile, each half of its K
+  // blocks): where the unsplit grid leaves SMs idle or runs one long chain
+  // per SM at long K: 128x32 pairs ran 128x2112x7168 in 11.5 us against
+  // 12.6 for 64x32, 64x32 pairs 64x2112x7168 in 10.6 against 11.2 for 64x16
+  // (H100, docs/PERF.md, 2026-11-26 thirteenth session).
   static const std::vector<DenseConfiguration> set = {
       {256, 128, false, 8},
       {256, 128, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
@@ -141,7 +147,11 @@ fgemm::denseConfigurationSet(DenseRecipe recipe) {
       {64, 128, true, 0},
       {64, 64, false, 16},
       {64, 32, false, 0},
-      {64, 16, false, 0}};
+      {64, 16, false, 0},
+      {128, 32, false, 16, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/1,
+       /*multicastB=*/false, /*kSplit=*/2},
+      {64, 32, false, 0, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/1,
+       /*multicastB=*/false, /*kSplit=*/2}};
   return set;
 }
 
@@ -475,6 +485,7 @@ KernelMeta fgemm::configurationStub(std::string kernel, std::string variant,
   stub.blockK = 128;
   stub.schedule = config.persistent ? "persistent" : "plain";
   stub.cluster = config.cluster;
+  stub.kSplit = config.kSplit;
   // Grid x is the index a cluster splits (docs/ABI.md).
   TileFactor rows{"m", config.blockM}, columns{"n", config.blockN};
   stub.tiles = config.cluster > 1 && config.multicastB

@@ -132,8 +132,12 @@ struct DenseConfiguration {
   /// multicastB, the B tile (pairs along M) by TMA multicast.
   uint32_t cluster = 1;
   bool multicastB = false;
+  /// CTAs computing one tile, each a share of its K blocks (1, 2 or 4; a
+  /// plain grid without an operand-sharing cluster).
+  uint32_t kSplit = 1;
   /// NAME of its NAME.cubin / NAME.meta in a kernel directory:
-  /// bm<M>_bn<N>_<plain|persistent>[_cluster2[b]][_n<fixed N>][_k<fixed K>].
+  /// bm<M>_bn<N>_<plain|persistent>[_cluster2[b]][_ksplit<S>][_n<fixed N>]
+  /// [_k<fixed K>].
   std::string stem() const;
 };
 /// The set the configuration choice is fitted to (docs/PERF.md): what
@@ -150,10 +154,12 @@ denseConfigurationSet(DenseRecipe recipe = DenseRecipe::k1D2D);
 int64_t launchedTiles(const KernelMeta &meta, int64_t tilesM, int64_t tilesN);
 
 /// How much longer a K-split CTA's share of a tile takes than 1 / k_split of
-/// the tile (the split's cost in the dense choice model): H100, cold L2,
-/// docs/PERF.md (thirteenth session): k_split 2 ran 1.42x (64x32 at
-/// 64x2112x7168) and 1.6x (128x64 at 128x4096x7168) the model's share.
-inline constexpr double kKSplitShareCost = 1.5;
+/// the tile (the split's cost in the dense choice model). H100, cold L2,
+/// docs/PERF.md (thirteenth session): measured against the model's share,
+/// k_split 2 took 1.40-1.42x (64x32 at 64x2112x7168), 1.58x (128x32 at
+/// 128x2112x7168) and 1.6x (128x64 at 128x4096x7168, where it lost to the
+/// unsplit 128x32 grid and so is not in the set).
+inline constexpr double kKSplitShareCost = 1.45;
 
 /// What a dense kernel's epilogue does at a launch, which the configuration
 /// choice weighs.

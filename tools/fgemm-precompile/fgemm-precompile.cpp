@@ -100,7 +100,8 @@ std::string parseConfig(StringRef text, fgemm::DenseConfiguration &config) {
   auto [m, n] = parts[0].split('x');
   config = {0, 0, false, 0};
   if (m.getAsInteger(10, config.blockM) || n.getAsInteger(10, config.blockN))
-    return "'" + text.str() + "': expected BMxBN[:persistent][:rG][:c2|:c2b]";
+    return "'" + text.str() +
+           "': expected BMxBN[:persistent][:rG][:c2|:c2b][:ks2|:ks4]";
   for (StringRef part : ArrayRef(parts).drop_front()) {
     if (part == "persistent")
       config.persistent = true;
@@ -109,11 +110,14 @@ std::string parseConfig(StringRef text, fgemm::DenseConfiguration &config) {
     else if (part == "c2" || part == "c2b") {
       config.cluster = 2;
       config.multicastB = part == "c2b";
+    } else if (part == "ks2" || part == "ks4") {
+      config.kSplit = part == "ks2" ? 2 : 4;
     } else if (!part.consume_front("r") ||
                part.getAsInteger(10, config.rasterGroup))
       return "'" + text.str() +
              "': unknown part (allowed: plain, persistent, rG for a raster "
-             "group of G, c2 / c2b for clusters of two sharing A / B)";
+             "group of G, c2 / c2b for clusters of two sharing A / B, ks2 / "
+             "ks4 for clusters of 2 / 4 splitting a tile's K blocks)";
   }
   return "";
 }
