@@ -172,7 +172,8 @@ fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
     return Status::error("no kernels loaded");
   const int64_t sms = std::max(smCount, 1);
   // Lexicographic cost; the smallest wins and the index breaks ties.
-  using Cost = std::tuple<int, int64_t, int, int64_t, int64_t, int, size_t>;
+  using Cost =
+      std::tuple<int, int, int64_t, int, int64_t, int64_t, int, size_t>;
   bool found = false;
   Cost best;
   for (size_t i = 0; i < kernels.size(); ++i) {
@@ -225,7 +226,11 @@ fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
     // specialized set may hold configurations chosen for other M (at
     // 4096x32768x512 the 128x128 kernel made for M = 128 ran 145.6 us
     // against 134.6 for the generic 256x128 pairs; H200, docs/PERF.md).
-    Cost cost{wastedRows,
+    // A K-split kernel at a K too short to repay its shares' meeting comes
+    // after every other.
+    int shortSplit = meta.kSplit > 1 && k < kKSplitMinK ? 1 : 0;
+    Cost cost{shortSplit,
+              wastedRows,
               int64_t(time * 1000),
               isPersistent,
               -int64_t(meta.blockN),
@@ -238,7 +243,7 @@ fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
     }
   }
   if (found)
-    return std::get<6>(best);
+    return std::get<7>(best);
   std::string specialized;
   for (const KernelMeta &meta : kernels)
     specialized +=

@@ -160,6 +160,12 @@ int64_t launchedTiles(const KernelMeta &meta, int64_t tilesM, int64_t tilesN);
 /// 128x2112x7168) and 1.6x (128x64 at 128x4096x7168, where it lost to the
 /// unsplit 128x32 grid and so is not in the set).
 inline constexpr double kKSplitShareCost = 1.45;
+/// The shortest K at which the choice considers a K-split kernel before the
+/// others: the shares meet at a fixed cost of about 1 us, which a short K
+/// does not repay (H100, docs/PERF.md, thirteenth session: 64x32 and 128x32
+/// pairs against the unsplit choice at M = 64 / 128, N = 512-2112, 5-21%
+/// slower at K <= 2048, 4-15% faster at K = 7168, 14-27% at K = 16384).
+inline constexpr int64_t kKSplitMinK = 4096;
 
 /// What a dense kernel's epilogue does at a launch, which the configuration
 /// choice weighs.

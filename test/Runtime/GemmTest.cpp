@@ -314,6 +314,15 @@ TEST(GemmConfig, KSplitCountsItsCtasAndItsShareCost) {
   // pairs ran 128x4096x7168 in 20.5 us against 15.2 for 128x32.
   EXPECT_EQ(choose(kernels, 128, 4096, 7168), "bm128_bn32_plain");
   EXPECT_EQ(choose(kernels, 64, 4096, 7168), "bm64_bn32_plain");
+  // Below kKSplitMinK the shares' meeting costs more than the split gains:
+  // 64x32 pairs ran 64x2112x2048 10% slower than 64x16, 128x32 pairs
+  // 128x2112x2048 13% slower than 64x32.
+  EXPECT_EQ(choose(kernels, 64, 2112, 2048), "bm64_bn16_plain");
+  EXPECT_EQ(choose(kernels, 128, 2112, 2048), "bm64_bn32_plain");
+  EXPECT_EQ(choose(kernels, 64, 512, 16384), "bm64_bn32_plain_ksplit2");
+  // Only K-split kernels loaded: one is still chosen at a short K.
+  std::vector<KernelMeta> onlySplit = {kernels.back()};
+  EXPECT_EQ(choose(onlySplit, 64, 512, 1024), onlySplit[0].kernel);
 }
 
 TEST(GemmConfig, StagesBreakTies) {

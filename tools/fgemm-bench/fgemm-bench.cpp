@@ -77,6 +77,8 @@ struct Addends {
 std::string describeKernel(const KernelMeta &meta) {
   return meta.kernel + "(" + std::to_string(meta.blockM) + "x" +
          std::to_string(meta.blockN) + ", " + std::to_string(meta.stages) +
+         (meta.kSplit > 1 ? ", k_split " + std::to_string(meta.kSplit)
+                          : std::string()) +
          (meta.streamK()      ? ", stream_k)"
           : meta.persistent() ? ", persistent)"
                               : ")");
