@@ -27,8 +27,8 @@ extern "C" {
 /* The version of this interface. It changes when a function's meaning or
  * signature does, or functions are added (2: the M-grouped GEMMs; 3: contexts
  * whose dense and M-grouped kernels are made on first use; 7: the scale
- * re-layout, fgemm_scales_to_mn_major; 8: fgemm_dense_config.k_split); callers check
- * fgemm_api_version() == FGEMM_API_VERSION. */
+ * re-layout, fgemm_scales_to_mn_major; 8: fgemm_dense_config.k_split); callers
+ * check fgemm_api_version() == FGEMM_API_VERSION. */
 #define FGEMM_API_VERSION 8
 
 typedef enum fgemm_status {
