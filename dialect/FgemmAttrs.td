@@ -74,7 +74,8 @@ def Fgemm_RingPlanAttr : AttrDef<Fgemm_Dialect, "RingPlan"> {
     each value a `fgemm.ring.put` carries (slot s of value i at
     `offsets[i] + s * slot_strides[i]`, of which TMA writes `slot_bytes[i]`),
     the epilogue tile at `output_offset`, `2 x stages` mbarriers (full,
-    then empty) at `barriers`, and at `scales` the per-block scales the math
+    then empty; with k_split > 1 two more after them, where a tile's K shares
+    meet) at `barriers`, and at `scales` the per-block scales the math
     threads stage for a chunk of K blocks (`scale_bytes`, 0 where the kernel
     has none); past them (16-byte aligned) the epilogue vectors the math
     threads copy in during the main loop; `smem_bytes` is the whole
