@@ -512,6 +512,11 @@ static Status validate(const KernelMeta &meta, const Locator &where) {
                                "cluster=" +
                                std::to_string(meta.cluster) +
                                ", schedule=" + meta.schedule);
+  if (meta.kSplit > 1 && meta.variant.rfind("dense", 0) != 0)
+    return fail("k_split", "k_split=" + std::to_string(meta.kSplit) +
+                               " splits dense tiles only (variant dense*), "
+                               "got variant=" +
+                               meta.variant);
   if (meta.schedule != "plain" && meta.schedule != "persistent" &&
       meta.schedule != "stream_k")
     return fail("schedule", "schedule='" + meta.schedule +

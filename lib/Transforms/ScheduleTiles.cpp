@@ -47,6 +47,12 @@
 // that owns the tile, the only one whose stores run (`if(%owner)`). The
 // tail wave costs R x K blocks / CTAs blocks per CTA instead of a tile's.
 //
+// K-split clusters (k_split = S > 1; dense, plain grid, cluster 1): grid x
+// runs over S CTAs per tile, x / S the tile index and x mod S the CTA's rank
+// in its cluster. Rank r's K loop runs `first(min(r * share, blocks))
+// blocks(its share)` with share = ceil(blocks / S), and fgemm.combine_k_split
+// after it adds the shares up on rank 0, the only CTA whose stores run.
+//
 // Grouped tile spaces add what a tile knows about its group, computed on the
 // GPU from the layout tensor:
 //

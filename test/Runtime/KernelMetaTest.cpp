@@ -373,6 +373,11 @@ TEST(KernelMeta, KSplitIsOptional) {
             where + "k_split=2 needs cluster=1 and schedule=plain (its "
                     "cluster is the tile's K shares), got cluster=2, "
                     "schedule=plain");
+  std::string grouped = replaced("cluster=1\nk_split=2");
+  grouped.replace(grouped.find("variant=dense"), 13, "variant=grouped_masked");
+  EXPECT_EQ(parseError(grouped),
+            where + "k_split=2 splits dense tiles only (variant dense*), got "
+                    "variant=grouped_masked");
 }
 
 TEST(KernelMeta, VariantIsAFreeIdentifier) {
