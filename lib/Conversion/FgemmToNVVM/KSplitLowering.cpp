@@ -99,14 +99,7 @@ LogicalResult KernelLowering::lowerCombineKSplit(CombineKSplitOp op) {
               LLVM::LoadOp::create(b, loc, vecType, remote, /*alignment=*/16));
         }
         for (int64_t v = v0; v < v1; ++v)
-          for (int64_t j = 0; j < 4; ++j) {
-            Value field = LLVM::ExtractValueOp::create(b, loc, acc, 4 * v + j);
-            Value other = LLVM::ExtractElementOp::create(b, loc, loaded[v - v0],
-                                                         constI32(j));
-            acc = LLVM::InsertValueOp::create(
-                b, loc, acc, LLVM::FAddOp::create(b, loc, field, other),
-                4 * v + j);
-          }
+          acc = addFragmentVector(acc, v, loaded[v - v0]);
       }
     // Every math thread has read the shares: the other ranks may end.
     mathBarrier();
@@ -128,15 +121,9 @@ LogicalResult KernelLowering::lowerCombineKSplit(CombineKSplitOp op) {
     // stay until rank 0 has read it.
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-    for (int64_t v = 0; v < fields / 4; ++v) {
-      Value vec = LLVM::UndefOp::create(b, loc, vecType);
-      for (int64_t j = 0; j < 4; ++j)
-        vec = LLVM::InsertElementOp::create(
-            b, loc, vec,
-            LLVM::ExtractValueOp::create(b, loc, partial, 4 * v + j),
-            constI32(j));
-      LLVM::StoreOp::create(b, loc, vec, vectorAt(v), /*alignment=*/16);
-    }
+    for (int64_t v = 0; v < fields / 4; ++v)
+      LLVM::StoreOp::create(b, loc, fragmentVector(partial, v), vectorAt(v),
+                            /*alignment=*/16);
     // bar.sync orders every math thread's stores before thread 0's
     // cluster-scope release (cumulativity).
     mathBarrier();

@@ -216,6 +216,11 @@ private:
   Value kSplitBarrier(bool done);
   void initKSplitBarriers();
   void waitClusterBarrier(Value barrier);
+  /// Fields 4v .. 4v + 3 of accumulator struct `acc` as a vector<4xf32>
+  /// (a 16-byte store of a thread's fragments), and `acc` with such a
+  /// vector added to them (StreamKLowering.cpp).
+  Value fragmentVector(Value acc, int64_t v);
+  Value addFragmentVector(Value acc, int64_t v, Value vec);
   /// Inline PTX without results.
   void emitAsm(StringRef text, StringRef constraints, ValueRange operands);
   /// The split tile loop being lowered (index values): the CTA, the grid,

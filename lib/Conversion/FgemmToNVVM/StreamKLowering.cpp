@@ -58,6 +58,26 @@ void KernelLowering::emitAsm(StringRef text, StringRef constraints,
                             LLVM::AsmDialectAttr(), ArrayAttr());
 }
 
+Value KernelLowering::fragmentVector(Value acc, int64_t v) {
+  Value vec =
+      LLVM::UndefOp::create(b, loc, VectorType::get({4}, b.getF32Type()));
+  for (int64_t j = 0; j < 4; ++j)
+    vec = LLVM::InsertElementOp::create(
+        b, loc, vec, LLVM::ExtractValueOp::create(b, loc, acc, 4 * v + j),
+        constI32(j));
+  return vec;
+}
+
+Value KernelLowering::addFragmentVector(Value acc, int64_t v, Value vec) {
+  for (int64_t j = 0; j < 4; ++j) {
+    Value field = LLVM::ExtractValueOp::create(b, loc, acc, 4 * v + j);
+    Value other = LLVM::ExtractElementOp::create(b, loc, vec, constI32(j));
+    acc = LLVM::InsertValueOp::create(
+        b, loc, acc, LLVM::FAddOp::create(b, loc, field, other), 4 * v + j);
+  }
+  return acc;
+}
+
 LogicalResult KernelLowering::lowerSplitTileLoop(TileLoopOp op) {
   auto sel = [&](Value c, Value x, Value y) {
     return arith::SelectOp::create(b, loc, c, x, y).getResult();
@@ -166,15 +186,9 @@ LogicalResult KernelLowering::lowerCombineKPieces(CombineKPiecesOp op) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&ifOp.getThenRegion().front());
     Value data = workspaceSlot(split.cta, kFlagBytes);
-    for (int64_t v = 0; v < fields / 4; ++v) {
-      Value vec = LLVM::UndefOp::create(b, loc, vecType);
-      for (int64_t j = 0; j < 4; ++j)
-        vec = LLVM::InsertElementOp::create(
-            b, loc, vec,
-            LLVM::ExtractValueOp::create(b, loc, partial, 4 * v + j),
-            constI32(j));
-      LLVM::StoreOp::create(b, loc, vec, vectorAt(data, v), /*alignment=*/16);
-    }
+    for (int64_t v = 0; v < fields / 4; ++v)
+      LLVM::StoreOp::create(b, loc, fragmentVector(partial, v),
+                            vectorAt(data, v), /*alignment=*/16);
     mathBarrier();
     auto signal = scf::IfOp::create(b, loc, isThread0, /*withElse=*/false);
     b.setInsertionPointToStart(signal.thenBlock());
@@ -250,14 +264,7 @@ LogicalResult KernelLowering::lowerCombineKPieces(CombineKPiecesOp op) {
                                               vectorAt(data, v),
                                               /*alignment=*/16));
       for (int64_t v = 0; v < fields / 4; ++v)
-        for (int64_t j = 0; j < 4; ++j) {
-          Value field = LLVM::ExtractValueOp::create(b, loc, acc, 4 * v + j);
-          Value other =
-              LLVM::ExtractElementOp::create(b, loc, loaded[v], constI32(j));
-          acc = LLVM::InsertValueOp::create(
-              b, loc, acc, LLVM::FAddOp::create(b, loc, field, other),
-              4 * v + j);
-        }
+        acc = addFragmentVector(acc, v, loaded[v]);
       scf::YieldOp::create(b, loc, acc);
     }
     scf::YieldOp::create(b, loc, sum.getResult(0));
