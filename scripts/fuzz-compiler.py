@@ -110,6 +110,7 @@ SPECIALIZE_OPTS = {
     "math-warpgroups": [0, 1, 2, 3, -1, 2**31 - 1],
     "cluster": [1, 2, 0, 4, -1, 2**31 - 1],
     "multicast": ["a", "b", "c"],
+    "k-split": [1, 2, 4, 3, 0, -1, 2**31 - 1],
     "schedule": ["plain", "persistent", "diagonal"],
     "raster-group": [0, 1, 8, 16, -1, 2**31 - 1, 2**63 - 1],
     "fixed-n": [0, 8, 2112, 7168, 20, -1, 2**31 - 1, 2**63 - 1],
@@ -126,7 +127,8 @@ WARP_SPECIALIZE_OPTS = {
 FGEMMC_KNOBS = {k: v for k, v in SPECIALIZE_OPTS.items()
                 if k not in ("sass-policy", "sass-every-n", "overlap-promotion")}
 DERIVE_CONFIGS = [None, "schedule=persistent raster-group=8 overlap-promotion=true",
-                  "cluster=2 multicast=b", "block-m=64 block-n=96 stages=0 fixed-n=2112 fixed-k=7168"]
+                  "cluster=2 multicast=b", "block-m=64 block-n=96 stages=0 fixed-n=2112 fixed-k=7168",
+                  "k-split=2 block-n=64"]
 
 
 class Case:

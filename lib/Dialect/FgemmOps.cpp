@@ -113,8 +113,17 @@ LogicalResult KernelOp::verify() {
                        "and return "
                        "nothing; got ")
            << getFunctionType().getNumResults() << " results";
+  auto isWordChar = [](char c) { return llvm::isAlnum(c) || c == '_'; };
+  // The name becomes the PTX entry symbol (and the description's `kernel`):
+  // LLVM's NVPTX printer aborts on other characters.
+  StringRef name = getSymName();
+  if (name.empty() || llvm::isDigit(name.front()) ||
+      !llvm::all_of(name, isWordChar))
+    return emitOpError("name '")
+           << name
+           << "' must be an identifier ([A-Za-z_][A-Za-z0-9_]*): it is the "
+              "kernel's PTX entry symbol";
   if (std::optional<StringRef> variant = getVariant()) {
-    auto isWordChar = [](char c) { return llvm::isAlnum(c) || c == '_'; };
     if (variant->empty() || llvm::isDigit(variant->front()) ||
         !llvm::all_of(*variant, isWordChar))
       return emitOpError("variant '")

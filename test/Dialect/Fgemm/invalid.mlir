@@ -180,6 +180,14 @@ fgemm.kernel @syntax(%a: !fgemm.tensor<m, k, f8E4M3FN>) attributes {dims = ["m",
 
 // -----
 
+// The name is the PTX entry symbol (LLVM's NVPTX printer aborted on a comma).
+// expected-error @below {{'fgemm.kernel' op name 'gemm_1d,2d' must be an identifier ([A-Za-z_][A-Za-z0-9_]*): it is the kernel's PTX entry symbol}}
+fgemm.kernel @"gemm_1d,2d"(%d: !fgemm.tensor<[m, n], f32>) attributes {dims = ["m", "n"]} {
+  fgemm.return
+}
+
+// -----
+
 // expected-error @below {{'fgemm.kernel' op variant 'dense-1d1d' must be an identifier ([A-Za-z_][A-Za-z0-9_]*): the runtime loads kernels by it}}
 fgemm.kernel @bad_variant(%d: !fgemm.tensor<[m, n], f32>) attributes {dims = ["m", "n"], variant = "dense-1d1d"} {
   fgemm.return
