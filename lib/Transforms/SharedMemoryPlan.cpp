@@ -108,7 +108,7 @@ mlir::fgemm::planSharedMemory(ArrayRef<TileType> slotTypes, TileType outputTile,
     outElements *= getTileDimExtent(d.getValue(), config);
   offset += outElements * outputElement.getIntOrFloatBitWidth() / 8;
   // mbarriers are 8 bytes: full[stages], then empty[stages], then with a
-  // K-split cluster the shares' two (ready on rank 0, read on the others).
+  // K-split cluster the shares' two (ready on rank 0, done on the others).
   offset = llvm::alignTo(offset, 8);
   plan.barrierOffset = offset;
   offset += 2 * 8 * config.getStages() + (config.getKSplit() > 1 ? 16 : 0);

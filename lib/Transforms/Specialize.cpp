@@ -54,13 +54,13 @@ LogicalResult mlir::fgemm::specializeKernel(KernelOp kernel,
     c.stages = stages;
     return ConfigAttr::get(ctx, c);
   };
-  auto smemBytes = [&](ConfigAttr config) {
+  auto plan = [&](ConfigAttr config) {
     return planSharedMemory(slots, store.getValue().getType(),
                             store.getDest().getType().getElementType(),
                             getStagedScaleWords(kernel, config),
-                            getEpilogueVectorBytes(kernel, config), config)
-        .totalBytes;
+                            getEpilogueVectorBytes(kernel, config), config);
   };
+  auto smemBytes = [&](ConfigAttr config) { return plan(config).totalBytes; };
   // stages = 0: the deepest pipeline that fits (more K blocks in flight).
   int64_t stages = knobs.stages;
   if (stages == 0)
@@ -80,17 +80,13 @@ LogicalResult mlir::fgemm::specializeKernel(KernelOp kernel,
   // A K-split CTA other than rank 0 leaves its f32 share in its idle ring
   // (fgemm.combine_k_split), which must hold it.
   if (knobs.kSplit > 1) {
-    SharedMemoryPlan plan =
-        planSharedMemory(slots, store.getValue().getType(),
-                         store.getDest().getType().getElementType(),
-                         getStagedScaleWords(kernel, config),
-                         getEpilogueVectorBytes(kernel, config), config);
+    int64_t ringBytes = plan(config).outputOffset;
     int64_t shareBytes = knobs.blockM * knobs.blockN * 4;
-    if (shareBytes > plan.outputOffset)
+    if (shareBytes > ringBytes)
       return kernel.emitError("k-split ")
              << knobs.kSplit << ": a CTA's f32 share of the " << knobs.blockM
              << "x" << knobs.blockN << " tile (" << shareBytes
-             << " bytes) waits in its ring, which has " << plan.outputOffset
+             << " bytes) waits in its ring, which has " << ringBytes
              << " bytes at " << stages << " stages: use more stages";
   }
   if (ConfigAttr old = kernel.getConfigAttr(); old && old != config)

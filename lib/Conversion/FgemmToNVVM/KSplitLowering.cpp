@@ -69,6 +69,9 @@ LogicalResult KernelLowering::lowerCombineKSplit(CombineKSplitOp op) {
            << outputOffset << " bytes of shared memory; use more stages";
   auto vecType = VectorType::get({4}, b.getF32Type());
   auto clusterPtr = LLVM::LLVMPointerType::get(b.getContext(), 7);
+  // Arrivals on another CTA's barrier order this CTA's work at cluster scope.
+  auto clusterScope =
+      NVVM::MemScopeKindAttr::get(b.getContext(), NVVM::MemScopeKind::CLUSTER);
   auto vectorAt = [&](int64_t v) {
     return smemAt(mulI32(
         arith::AddIOp::create(b, loc, mathTid, constI32(v * threads)), 16));
@@ -108,10 +111,8 @@ LogicalResult KernelLowering::lowerCombineKSplit(CombineKSplitOp op) {
     for (int64_t r = 1; r < splits; ++r) {
       Value remote = NVVM::MapaOp::create(
           b, loc, clusterPtr, kSplitBarrier(/*done=*/true), constI32(r));
-      NVVM::MBarrierArriveOp::create(
-          b, loc, Type(), remote, Value(),
-          NVVM::MemScopeKindAttr::get(b.getContext(),
-                                      NVVM::MemScopeKind::CLUSTER));
+      NVVM::MBarrierArriveOp::create(b, loc, Type(), remote, Value(),
+                                     clusterScope);
     }
     b.setInsertionPointAfter(release);
     scf::YieldOp::create(b, loc, acc);
@@ -131,10 +132,8 @@ LogicalResult KernelLowering::lowerCombineKSplit(CombineKSplitOp op) {
     b.setInsertionPointToStart(signal.thenBlock());
     Value ready = NVVM::MapaOp::create(
         b, loc, clusterPtr, kSplitBarrier(/*done=*/false), constI32(0));
-    NVVM::MBarrierArriveOp::create(
-        b, loc, Type(), ready, Value(),
-        NVVM::MemScopeKindAttr::get(b.getContext(),
-                                    NVVM::MemScopeKind::CLUSTER));
+    NVVM::MBarrierArriveOp::create(b, loc, Type(), ready, Value(),
+                                   clusterScope);
     b.setInsertionPointAfter(signal);
     waitParity(kSplitBarrier(/*done=*/true), constI32(0));
     scf::YieldOp::create(b, loc, partial);
