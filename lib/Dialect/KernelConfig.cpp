@@ -75,6 +75,14 @@ std::string mlir::fgemm::checkKernelConfig(const KernelConfig &c,
            "accumulators); block-m " +
            str(c.blockM) + " on " + str(c.mathWarpgroups) +
            " math warpgroups has two";
+  if (c.overlapEpilogue && c.schedule != Schedule::Persistent)
+    return "overlap-epilogue defers each tile's store into the next tile's "
+           "first K block: it needs schedule persistent, got " +
+           getKnobValueName(c.schedule).str();
+  if (c.overlapEpilogue && c.overlapPromotion)
+    return "overlap-epilogue and overlap-promotion cannot be combined (the "
+           "overlapped loop keeps a second partial sum in flight where the "
+           "deferred store needs the registers)";
   if (c.cluster != 1 && c.cluster != 2)
     return "cluster must be 1 or 2 (CTAs sharing one operand tile by TMA "
            "multicast), got " +

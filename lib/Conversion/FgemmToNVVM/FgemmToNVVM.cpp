@@ -397,6 +397,8 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
         return lowerScaledDot(d, release);
       })
       .Case([&](StoreOp s) -> LogicalResult {
+        if (s == deferredStore)
+          return success(); // stored by the next tile (lowerTileLoop)
         if (!s.getWhen())
           return lowerStore(s);
         OpBuilder::InsertionGuard guard(b);
@@ -812,32 +814,55 @@ KernelLowering::emitKBlock(KLoopOp op, Value kb, Value inLoop, ValueRange args,
     // sees which unrolled copies cannot start a chunk, and the loop's
     // counters keep to the uniform datapath (with the piece's first block
     // in the test, ptxas moved the whole math loop off it: 116 R2UR).
-    Value chunkBlock = arith::RemUIOp::create(b, loc, toI32(inLoop),
-                                              constI32(kScaleChunkBlocks));
-    Value atChunk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                          chunkBlock, constI32(0));
-    auto ifOp = scf::IfOp::create(b, loc, atChunk, /*withElseRegion=*/false);
-    {
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(ifOp.thenBlock());
-      if (!(firstKBlock && firstStagingOrdered))
+    auto stage = [this, kb, inLoop, staged]() {
+      Value chunkBlock = arith::RemUIOp::create(b, loc, toI32(inLoop),
+                                                constI32(kScaleChunkBlocks));
+      Value atChunk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            chunkBlock, constI32(0));
+      auto ifOp = scf::IfOp::create(b, loc, atChunk, /*withElseRegion=*/false);
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        if (!(firstKBlock && firstStagingOrdered))
+          mathBarrier();
+        Value chunkStart = arith::SubIOp::create(b, loc, toI32(kb), chunkBlock);
+        int64_t word = 0;
+        for (LoadScalesOp scales : staged) {
+          stageBlockScales(scales, chunkStart, word);
+          word += getScaleBlocksSpanned(
+              extent(scales.getResult().getType().getDims()[0]));
+        }
         mathBarrier();
-      Value chunkStart = arith::SubIOp::create(b, loc, toI32(kb), chunkBlock);
+      }
       int64_t word = 0;
       for (LoadScalesOp scales : staged) {
-        stageBlockScales(scales, chunkStart, word);
+        readStagedScales(scales, chunkBlock, word);
         word += getScaleBlocksSpanned(
             extent(scales.getResult().getType().getDims()[0]));
       }
-      mathBarrier();
-    }
-    int64_t word = 0;
-    for (LoadScalesOp scales : staged) {
-      readStagedScales(scales, chunkBlock, word);
-      word += getScaleBlocksSpanned(
-          extent(scales.getResult().getType().getDims()[0]));
+    };
+    for (LoadScalesOp scales : staged)
       preloaded.insert(scales);
+    // With a deferred store pending, the first block stages after it: the
+    // store's barriers order the previous tile's reads of the staging first,
+    // and the scales' loads run under the wgmmas as well.
+    if (firstKBlock && firstBlockHook) {
+      std::function<LogicalResult()> storeOnly = firstBlockHook;
+      firstBlockHook = [storeOnly, stage]() {
+        if (failed(storeOnly()))
+          return failure();
+        stage();
+        return success();
+      };
+      LogicalResult lowered = lowerBlock(body);
+      firstBlockHook = storeOnly;
+      if (failed(lowered))
+        return failure();
+      auto yield = cast<YieldOp>(body.getTerminator());
+      return llvm::map_to_vector(yield.getValues(),
+                                 [&](Value v) { return lookup(v); });
     }
+    stage();
   }
   if (failed(lowerBlock(body)))
     return failure();
@@ -919,7 +944,21 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
                                 /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-  scf::YieldOp::create(b, loc, inits);
+  // A tile of no K blocks still stores the previous one (overlap_epilogue).
+  // Where its own store is bounded by rows, fgemm-schedule-tiles gave it no
+  // blocks because it has no rows: that store writes nothing, and the loop
+  // yields no zeros, which ptxas would keep in registers beside the
+  // previous tile's accumulator and this one's partial sum (it spilled).
+  SmallVector<Value> emptyResults = inits;
+  if (firstBlockHook) {
+    ++firstBlockHookRuns;
+    if (failed(firstBlockHook()))
+      return failure();
+    if (cast<StoreOp>(deferredStore).getRowsBegin())
+      for (Value &v : emptyResults)
+        v = LLVM::UndefOp::create(b, loc, v.getType());
+  }
+  scf::YieldOp::create(b, loc, emptyResults);
   b.setInsertionPointToStart(&ifOp.getThenRegion().front());
   FailureOr<SmallVector<Value>> results = emitPeeled();
   if (failed(results))
@@ -949,6 +988,12 @@ void KernelLowering::waitForLastStore(TileLoopOp op) {
 
 /// Persistent schedule: CTA p of P runs the linear tiles p, p + P, ... <
 /// count; the body (from fgemm-schedule-tiles) maps them to coordinates.
+///
+/// With overlap_epilogue the math role stores each tile one iteration late:
+/// the loop carries the tile's accumulator and store coordinates, and the
+/// next tile's first K block stores them once its first wgmmas are issued
+/// (firstBlockHook), so the staging and the TMA store run while the tensor
+/// cores work; the last tile is stored after the loop.
 LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
   if (op.isSplit())
     return lowerSplitTileLoop(op);
@@ -962,9 +1007,17 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
                 op.getBody()
                     .walk([](RingPutOp) { return WalkResult::interrupt(); })
                     .wasInterrupted();
+  StoreOp deferred = getDeferredStore(op);
   SmallVector<Value> carried;
   if (countsBlocks || drains)
     carried.push_back(constIndex(0));
+  size_t pendingAt = carried.size();
+  if (deferred) {
+    carried.push_back(LLVM::UndefOp::create(b, loc, accumulatorType()));
+    for (size_t i = 1; i < getDeferredOperands(deferred).size(); ++i)
+      carried.push_back(constIndex(0));
+    carried.push_back(arith::ConstantIntOp::create(b, loc, 0, 1));
+  }
   auto forOp = scf::ForOp::create(b, loc, pid, lookup(op.getCount()),
                                   numPrograms, carried);
   waitForLastStore(op);
@@ -976,28 +1029,83 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
   mapping[body.getArgument(1)] = tile;
   if (countsBlocks)
     mapping[body.getArgument(2)] = forOp.getRegionIterArgs()[0];
-  if (failed(lowerBlock(body)))
-    return failure();
-  if (carried.empty()) {
-    scf::YieldOp::create(b, loc, ValueRange());
-    return success();
+  if (deferred) {
+    ValueRange pending = forOp.getRegionIterArgs().drop_front(pendingAt);
+    deferredStore = deferred;
+    firstBlockHookRuns = 0;
+    firstBlockHook = [this, deferred, pending]() {
+      return emitDeferredStore(deferred, pending);
+    };
   }
-  // This role's K loop ran the tile's blocks (its trip count, lowered in
-  // the body).
-  SmallVector<KLoopOp> loops(body.getOps<KLoopOp>());
-  if (loops.size() != 1)
-    return op.emitError("a tile loop that counts K blocks holds one K loop");
-  FailureOr<Value> blocks = kLoopBlocks(loops.front());
-  if (failed(blocks))
+  LogicalResult lowered = lowerBlock(body);
+  firstBlockHook = nullptr;
+  deferredStore = nullptr;
+  if (failed(lowered))
     return failure();
-  scf::YieldOp::create(b, loc,
-                       ValueRange{arith::AddIOp::create(
-                           b, loc, forOp.getRegionIterArgs()[0], *blocks)});
-  if (drains) {
-    b.setInsertionPointAfter(forOp);
+  if (deferred && firstBlockHookRuns == 0)
+    return deferred.emitError(
+        "overlap-epilogue: the tile's first K block did not issue the "
+        "previous tile's store");
+  SmallVector<Value> yielded;
+  if (countsBlocks || drains) {
+    // This role's K loop ran the tile's blocks (its trip count, lowered in
+    // the body).
+    SmallVector<KLoopOp> loops(body.getOps<KLoopOp>());
+    if (loops.size() != 1)
+      return op.emitError("a tile loop that counts K blocks holds one K loop");
+    FailureOr<Value> blocks = kLoopBlocks(loops.front());
+    if (failed(blocks))
+      return failure();
+    yielded.push_back(
+        arith::AddIOp::create(b, loc, forOp.getRegionIterArgs()[0], *blocks));
+  }
+  if (deferred) {
+    for (Value v : getDeferredOperands(deferred))
+      yielded.push_back(lookup(v));
+    yielded.push_back(arith::ConstantIntOp::create(b, loc, 1, 1));
+  }
+  scf::YieldOp::create(b, loc, yielded);
+  b.setInsertionPointAfter(forOp);
+  if (drains)
     drainClusterRing(forOp.getResult(0));
-  }
+  // The last tile's store (before waitForLastStore, which follows the loop).
+  if (deferred)
+    return emitDeferredStore(deferred, forOp.getResults().drop_front(pendingAt));
   return success();
+}
+
+StoreOp KernelLowering::getDeferredStore(TileLoopOp op) {
+  if (!config.getOverlapEpilogue())
+    return nullptr;
+  auto stores = op.getBody().front().getOps<StoreOp>();
+  if (stores.empty())
+    return nullptr;
+  return *stores.begin();
+}
+
+SmallVector<Value> KernelLowering::getDeferredOperands(StoreOp store) {
+  SmallVector<Value> operands = {store.getValue()};
+  llvm::append_range(operands, store.getIndices());
+  if (store.getRowsBegin())
+    operands.append({store.getRowsBegin(), store.getRowsEnd()});
+  return operands;
+}
+
+LogicalResult KernelLowering::emitDeferredStore(StoreOp store,
+                                                ValueRange carried) {
+  OpBuilder::InsertionGuard guard(b);
+  auto ifOp = scf::IfOp::create(b, loc, carried.back(), /*withElseRegion=*/false);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  // The store's operands stand for the carried values while it is lowered.
+  SmallVector<Value> operands = getDeferredOperands(store);
+  SmallVector<Value> current =
+      llvm::map_to_vector(operands, [&](Value v) { return lookup(v); });
+  for (auto [operand, value] : llvm::zip(operands, carried))
+    mapping[operand] = value;
+  LogicalResult lowered = lowerStore(store);
+  for (auto [operand, value] : llvm::zip(operands, current))
+    mapping[operand] = value;
+  return lowered;
 }
 
 /// In a cluster the peer CTA's consumers arrive on this CTA's empty

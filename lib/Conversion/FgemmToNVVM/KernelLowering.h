@@ -20,6 +20,7 @@
 #include "mlir/IR/Builders.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace mlir::fgemm::detail {
 
@@ -200,6 +201,15 @@ private:
                                            ValueRange args,
                                            ArrayRef<LoadScalesOp> staged);
   LogicalResult lowerTileLoop(TileLoopOp op);
+  /// The store a persistent math tile loop defers by one tile
+  /// (overlap_epilogue), or null.
+  StoreOp getDeferredStore(TileLoopOp op);
+  /// Values of `store`'s operands a deferred store carries to the next tile
+  /// (the accumulator, then its indices and row bounds).
+  static SmallVector<Value> getDeferredOperands(StoreOp store);
+  /// Emits deferred `store` on `carried` (getDeferredOperands' values, then
+  /// the flag "a tile is pending") under that flag.
+  LogicalResult emitDeferredStore(StoreOp store, ValueRange carried);
   /// Emitted after tile loop `op` (at the insertion point): the math role's
   /// last TMA store must have read its staging tile before the CTA exits.
   void waitForLastStore(TileLoopOp op);
@@ -370,6 +380,15 @@ private:
   /// issues the TMA stores (mathTid 0's), whose loads would otherwise start
   /// after the previous tile's stores (DeepGEMM leaves it out too).
   bool stagingSkipsStoreWarp = false;
+  /// overlap_epilogue: while a persistent math tile loop's body is lowered,
+  /// emits the previous tile's store (and then the first block's scale
+  /// staging, which the store's barriers order after the previous tile's
+  /// reads) once the first K block's first wgmmas are issued. Run on every
+  /// path through that block (lowerScaledDot; a tile of no K blocks).
+  std::function<LogicalResult()> firstBlockHook;
+  /// The tile loop's store, which firstBlockHook emits one tile late.
+  Operation *deferredStore = nullptr;
+  int64_t firstBlockHookRuns = 0;
   /// setmaxnreg of the math warpgroups (from fgemm.warp_specialize).
   int64_t consumerRegs = 0;
   /// Per-block scales of a tile: the values of the blocks it spans.

@@ -575,6 +575,12 @@ LogicalResult KernelLowering::lowerScaledDot(ScaledDotOp op,
     if (failed(partial))
       return failure();
     previous = *partial;
+    // The previous tile's deferred store, under this tile's first wgmmas.
+    if (wave == 0 && firstKBlock && firstBlockHook) {
+      ++firstBlockHookRuns;
+      if (failed(firstBlockHook()))
+        return failure();
+    }
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
     FailureOr<Value> result = promoteDot(
         op, *partial, acc, wave + 1 == waves ? fusedRelease : nullptr, wave,
