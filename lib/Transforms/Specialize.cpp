@@ -89,6 +89,21 @@ LogicalResult mlir::fgemm::specializeKernel(KernelOp kernel,
              << " bytes) waits in its ring, which has " << ringBytes
              << " bytes at " << stages << " stages: use more stages";
   }
+  // The deferred store runs in the next tile's first K block, after that
+  // tile's epilogue vectors were staged (their shared memory is reused per
+  // tile), and a conditional store would leave that block without the
+  // store's barriers.
+  if (knobs.overlapEpilogue) {
+    if (kernel.walk([](ReadTileOp) { return WalkResult::interrupt(); })
+            .wasInterrupted())
+      return kernel.emitError(
+          "overlap-epilogue is not supported for kernels that read tiles or "
+          "vectors in the epilogue (fgemm.read_tile): their staging is reused "
+          "by the next tile before the deferred store");
+    if (store.getWhen())
+      return kernel.emitError("overlap-epilogue needs an unconditional "
+                              "fgemm.store (the store has `if`)");
+  }
   if (ConfigAttr old = kernel.getConfigAttr(); old && old != config)
     return kernel.emitError("kernel is already specialized with ") << old;
 

@@ -13,6 +13,9 @@
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=256 math-warpgroups=1" 2>&1 | FileCheck %s --check-prefix=ROWS
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=256 block-n=136" 2>&1 | FileCheck %s --check-prefix=WAVES-N
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=256 block-n=64 overlap-promotion=true" 2>&1 | FileCheck %s --check-prefix=WAVES-OVERLAP
+// RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="overlap-epilogue=true" 2>&1 | FileCheck %s --check-prefix=OE-PLAIN
+// RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="overlap-epilogue=true overlap-promotion=true schedule=persistent" 2>&1 | FileCheck %s --check-prefix=OE-PROMOTION
+// RUN: not fgemm-opt %fgemm_src_root/kernels/sm90_fp8_gemm_bias_1d2d.mlir --fgemm-specialize="overlap-epilogue=true schedule=persistent" 2>&1 | FileCheck %s --check-prefix=OE-READ
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-k=64" 2>&1 | FileCheck %s --check-prefix=BK
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-n=8 cluster=2 multicast=b" 2>&1 | FileCheck %s --check-prefix=MCAST-B
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="schedule=diagonal" 2>&1 | FileCheck %s --check-prefix=ENUM
@@ -34,6 +37,9 @@
 // ROWS: error: each math warpgroup owns 64 or 128 rows (one or two m64 waves); block-m 256 with 1 math warpgroups would need 256 rows each
 // WAVES-N: error: block-n must be at most 128 with two m64 waves per math warpgroup (block-m 256 on 2 math warpgroups): their accumulators would not fit in registers; got 136
 // WAVES-OVERLAP: error: overlap-promotion needs one m64 wave per math warpgroup (a second in-flight partial sum does not fit beside two accumulators); block-m 256 on 2 math warpgroups has two
+// OE-PLAIN: error: overlap-epilogue defers each tile's store into the next tile's first K block: it needs schedule persistent, got plain
+// OE-PROMOTION: error: overlap-epilogue and overlap-promotion cannot be combined
+// OE-READ: error: overlap-epilogue is not supported for kernels that read tiles or vectors in the epilogue (fgemm.read_tile)
 // BK: error: block-k must be 128 (the K granularity of the scales), got 64
 // MCAST-B: error: a cluster of 2 sharing B splits its 8 rows into 4-row parts; each must be a multiple of 8 rows (the 128-byte swizzle's 1024-byte atom)
 // ENUM: for the --schedule option: Cannot find option named 'diagonal'!
