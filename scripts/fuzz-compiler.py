@@ -116,6 +116,7 @@ SPECIALIZE_OPTS = {
     "fixed-n": [0, 8, 2112, 7168, 20, -1, 2**31 - 1, 2**63 - 1],
     "fixed-k": [0, 128, 7168, 100, -128, 2**31 - 1, 2**63 - 1],
     "overlap-promotion": ["true", "false"],
+    "overlap-epilogue": ["true", "false"],
     "sass-policy": ["off", "deepgemm", "deepgemm-full", "every-n"],
     "sass-every-n": [0, 1, 4, -1, 2**31 - 1],
 }
@@ -125,10 +126,11 @@ WARP_SPECIALIZE_OPTS = {
 }
 # fgemmc's knobs: the pass options less the SASS ones, which only cubin uses.
 FGEMMC_KNOBS = {k: v for k, v in SPECIALIZE_OPTS.items()
-                if k not in ("sass-policy", "sass-every-n", "overlap-promotion")}
+                if k not in ("sass-policy", "sass-every-n", "overlap-promotion",
+                             "overlap-epilogue")}
 DERIVE_CONFIGS = [None, "schedule=persistent raster-group=8 overlap-promotion=true",
                   "cluster=2 multicast=b", "block-m=64 block-n=96 stages=0 fixed-n=2112 fixed-k=7168",
-                  "k-split=2 block-n=64"]
+                  "k-split=2 block-n=64", "schedule=persistent overlap-epilogue=true"]
 
 
 class Case:
@@ -613,6 +615,8 @@ def fgemmc_argv(rng, path, cubin):
             argv.append(f"--{k}={rng.choice(FGEMMC_KNOBS[k])}")
         if rng.random() < 0.2:
             argv.append("--overlap-promotion")
+        if rng.random() < 0.2:
+            argv.append("--overlap-epilogue")
     return argv
 
 
