@@ -1070,7 +1070,8 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
     drainClusterRing(forOp.getResult(0));
   // The last tile's store (before waitForLastStore, which follows the loop).
   if (deferred)
-    return emitDeferredStore(deferred, forOp.getResults().drop_front(pendingAt));
+    return emitDeferredStore(deferred,
+                             forOp.getResults().drop_front(pendingAt));
   return success();
 }
 
@@ -1094,7 +1095,8 @@ SmallVector<Value> KernelLowering::getDeferredOperands(StoreOp store) {
 LogicalResult KernelLowering::emitDeferredStore(StoreOp store,
                                                 ValueRange carried) {
   OpBuilder::InsertionGuard guard(b);
-  auto ifOp = scf::IfOp::create(b, loc, carried.back(), /*withElseRegion=*/false);
+  auto ifOp =
+      scf::IfOp::create(b, loc, carried.back(), /*withElseRegion=*/false);
   b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
   // The store's operands stand for the carried values while it is lowered.
   SmallVector<Value> operands = getDeferredOperands(store);
