@@ -798,6 +798,7 @@ KernelLowering::emitKBlock(KLoopOp op, Value kb, Value inLoop, ValueRange args,
   mapping[body.getArgument(0)] = kb;
   for (auto [from, to] : llvm::zip(body.getArguments().drop_front(), args))
     mapping[from] = to;
+  std::function<LogicalResult()> storeOnly; // set while staging is deferred
   if (!staged.empty()) {
     // The per-block scales the math threads read come from shared memory:
     // at the first K block of each chunk the math threads copy the chunk's
@@ -847,24 +848,21 @@ KernelLowering::emitKBlock(KLoopOp op, Value kb, Value inLoop, ValueRange args,
     // store's barriers order the previous tile's reads of the staging first,
     // and the scales' loads run under the wgmmas as well.
     if (firstKBlock && firstBlockHook) {
-      std::function<LogicalResult()> storeOnly = firstBlockHook;
+      storeOnly = firstBlockHook;
       firstBlockHook = [storeOnly, stage]() {
         if (failed(storeOnly()))
           return failure();
         stage();
         return success();
       };
-      LogicalResult lowered = lowerBlock(body);
-      firstBlockHook = storeOnly;
-      if (failed(lowered))
-        return failure();
-      auto yield = cast<YieldOp>(body.getTerminator());
-      return llvm::map_to_vector(yield.getValues(),
-                                 [&](Value v) { return lookup(v); });
+    } else {
+      stage();
     }
-    stage();
   }
-  if (failed(lowerBlock(body)))
+  LogicalResult lowered = lowerBlock(body);
+  if (storeOnly)
+    firstBlockHook = storeOnly;
+  if (failed(lowered))
     return failure();
   auto yield = cast<YieldOp>(body.getTerminator());
   return llvm::map_to_vector(yield.getValues(),
