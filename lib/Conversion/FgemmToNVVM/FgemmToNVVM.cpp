@@ -948,14 +948,11 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
   // yields no zeros, which ptxas would keep in registers beside the
   // previous tile's accumulator and this one's partial sum (it spilled).
   SmallVector<Value> emptyResults = inits;
-  if (firstBlockHook) {
-    ++firstBlockHookRuns;
-    if (failed(firstBlockHook()))
-      return failure();
-    if (cast<StoreOp>(deferredStore).getRowsBegin())
-      for (Value &v : emptyResults)
-        v = LLVM::UndefOp::create(b, loc, v.getType());
-  }
+  if (failed(runFirstBlockHook()))
+    return failure();
+  if (deferredStore && deferredStore.getRowsBegin())
+    for (Value &v : emptyResults)
+      v = LLVM::UndefOp::create(b, loc, v.getType());
   scf::YieldOp::create(b, loc, emptyResults);
   b.setInsertionPointToStart(&ifOp.getThenRegion().front());
   FailureOr<SmallVector<Value>> results = emitPeeled();
@@ -1037,7 +1034,7 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
   }
   LogicalResult lowered = lowerBlock(body);
   firstBlockHook = nullptr;
-  deferredStore = nullptr;
+  deferredStore = StoreOp();
   if (failed(lowered))
     return failure();
   if (deferred && firstBlockHookRuns == 0)

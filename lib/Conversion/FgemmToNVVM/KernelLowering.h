@@ -387,8 +387,15 @@ private:
   /// path through that block (lowerScaledDot; a tile of no K blocks).
   std::function<LogicalResult()> firstBlockHook;
   /// The tile loop's store, which firstBlockHook emits one tile late.
-  Operation *deferredStore = nullptr;
+  StoreOp deferredStore;
   int64_t firstBlockHookRuns = 0;
+  /// Runs firstBlockHook where one is set (and counts the run).
+  LogicalResult runFirstBlockHook() {
+    if (!firstBlockHook)
+      return success();
+    ++firstBlockHookRuns;
+    return firstBlockHook();
+  }
   /// setmaxnreg of the math warpgroups (from fgemm.warp_specialize).
   int64_t consumerRegs = 0;
   /// Per-block scales of a tile: the values of the blocks it spans.

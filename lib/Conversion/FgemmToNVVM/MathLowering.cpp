@@ -576,11 +576,8 @@ LogicalResult KernelLowering::lowerScaledDot(ScaledDotOp op,
       return failure();
     previous = *partial;
     // The previous tile's deferred store, under this tile's first wgmmas.
-    if (wave == 0 && firstKBlock && firstBlockHook) {
-      ++firstBlockHookRuns;
-      if (failed(firstBlockHook()))
-        return failure();
-    }
+    if (wave == 0 && firstKBlock && failed(runFirstBlockHook()))
+      return failure();
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
     FailureOr<Value> result = promoteDot(
         op, *partial, acc, wave + 1 == waves ? fusedRelease : nullptr, wave,
