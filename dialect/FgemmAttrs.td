@@ -164,4 +164,19 @@ def Fgemm_WorkspaceParamAttr : AttrDef<Fgemm_Dialect, "WorkspaceParam"> {
   let assemblyFormat = "`<` `bytes_per_cta` `=` $bytes_per_cta `>`";
 }
 
+def Fgemm_RasterGroupParamAttr : AttrDef<Fgemm_Dialect, "RasterGroupParam"> {
+  let mnemonic = "raster_group_param";
+  let summary = "a kernel parameter: the tile order's raster group as u32";
+  let description = [{
+    The value of `fgemm.raster_group` (launch_raster kernels): groups of that
+    many tile rows walked column by column, 1 = row-major. `default` is the
+    configuration's raster_group (at least 1), what a launch passes when it
+    has no better choice (docs/ABI.md).
+
+    Example: `#fgemm.raster_group_param<default = 8>`
+  }];
+  let parameters = (ins "int64_t":$default_group);
+  let assemblyFormat = "`<` `default` `=` $default_group `>`";
+}
+
 #endif // FGEMM_ATTRS_TD

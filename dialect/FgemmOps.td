@@ -629,6 +629,20 @@ def Fgemm_NumBlocksOp : Fgemm_Op<"num_blocks", [Pure]> {
   let assemblyFormat = "$dim `by` $block attr-dict";
 }
 
+def Fgemm_RasterGroupOp : Fgemm_Op<"raster_group", [Pure]> {
+  let summary = "the tile order's raster group, chosen at launch";
+  let description = [{
+    Created by `fgemm-schedule-tiles` for `launch_raster = true`: the launch
+    passes the group (a kernel parameter, `#fgemm.raster_group_param`), so
+    one kernel walks its tiles in the order the runtime picks for the shape
+    and the device's L2. The value is clamped to [1, row units] where used.
+
+    Example: `%g = fgemm.raster_group`
+  }];
+  let results = (outs Index:$result);
+  let assemblyFormat = "attr-dict";
+}
+
 def Fgemm_WarpSpecializeOp : Fgemm_Op<"warp_specialize", [RecursiveMemoryEffects]> {
   let summary = "splits a CTA into a producer warpgroup and math warpgroups";
   let description = [{

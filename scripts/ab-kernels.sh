@@ -13,13 +13,14 @@
 # output). --warm: fgemm-bench --warm-l2 under ncu --cache-control none (the
 # operands stay in L2 between launches); default: ncu flushes L2 before each.
 # --bench: the fgemm-bench to run (default .device/fgemm/bin/fgemm-bench); a
-# variant may name its own as NAME=DIR@BENCH (e.g. an older runtime).
+# variant may name its own as NAME=DIR@BENCH (e.g. an older runtime), and
+# add fgemm-bench flags after commas: NAME=DIR,--raster-group,1.
 # Prints one line per round and variant, then per shape the median over the
 # rounds and its ratio to the first variant (< 1: faster than the first).
 set -uo pipefail
 rounds=2 warm=0 bench=.device/fgemm/bin/fgemm-bench shapes="" grouped=""
 variants=()
-usage() { sed -n '3,18p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; }
 while (($#)); do
   case $1 in
     --rounds) rounds=$2; shift ;;
@@ -68,12 +69,16 @@ PY
 count=$(awk -F';' '{print NF}' <<< "${shapes:-x}")
 for ((r = 1; r <= rounds; ++r)); do
   for v in "${variants[@]}"; do
-    name=${v%%=*} spec=${v#*=}
+    name=${v%%=*} spec=${v#*=} extra=()
+    if [[ $spec == *,* ]]; then
+      IFS=, read -r -a extra <<<"${spec#*,}"
+      spec=${spec%%,*}
+    fi
     dir=${spec%@*} b=$bench
     [[ $spec == *@* ]] && b=${spec#*@}
     ncu --csv --print-units base --cache-control "$cache" --clock-control none \
       --metrics gpu__time_duration.sum -k "regex:$regex" \
-      "$b" --kernels "$dir" "${args[@]}" > "$work/raw.csv" 2>&1
+      "$b" --kernels "$dir" "${args[@]}" ${extra[@]+"${extra[@]}"} > "$work/raw.csv" 2>&1
     # Without a shape list ('dense', the default grouped shapes) the count comes from
     # the launches: 7 a shape (a first run, 3 warm-ups, 3 timed).
     n=$count

@@ -106,7 +106,7 @@ fgemm_dense_config toCConfig(const DenseConfiguration &config) {
           config.persistent ? 1 : 0, int32_t(config.rasterGroup),
           int32_t(config.cluster),   config.multicastB ? 1 : 0,
           int32_t(config.fixedN),    int32_t(config.fixedK),
-          int32_t(config.kSplit)};
+          int32_t(config.kSplit),    config.launchRaster ? 1 : 0};
 }
 
 /// Runs a C provider `call(base, capacity)`: BASE on success, else its

@@ -27,9 +27,10 @@ extern "C" {
 /* The version of this interface. It changes when a function's meaning or
  * signature does, or functions are added (2: the M-grouped GEMMs; 3: contexts
  * whose dense and M-grouped kernels are made on first use; 7: the scale
- * re-layout, fgemm_scales_to_mn_major; 8: fgemm_dense_config.k_split); callers
+ * re-layout, fgemm_scales_to_mn_major; 8: fgemm_dense_config.k_split; 9:
+ * fgemm_dense_config.launch_raster); callers
  * check fgemm_api_version() == FGEMM_API_VERSION. */
-#define FGEMM_API_VERSION 8
+#define FGEMM_API_VERSION 9
 
 typedef enum fgemm_status {
   FGEMM_SUCCESS = 0,
@@ -71,6 +72,8 @@ typedef struct fgemm_dense_config {
   int32_t fixed_n;      /* N compiled in (0: any; fgemm_context_specialize) */
   int32_t fixed_k;      /* K compiled in (0: any) */
   int32_t k_split;      /* CTAs per tile, each a share of K (1, 2 or 4) */
+  int32_t launch_raster; /* 1: raster_group is a launch parameter (its
+                            default), chosen per launch */
 } fgemm_dense_config;
 
 /* Makes the kernel of `config` and writes BASE (of BASE.cubin + BASE.meta)

@@ -25,9 +25,10 @@
 using namespace mlir;
 using namespace mlir::fgemm;
 
-/// The description's version; bump it on any incompatible change (the
-/// runtime refuses versions it does not know).
-static constexpr int kAbiVersion = 3;
+/// The description's version; bump it on any change of the format (the
+/// runtime refuses versions it does not know). 4: the raster_group
+/// parameter.
+static constexpr int kAbiVersion = 4;
 
 static llvm::Error describeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -144,6 +145,8 @@ mlir::fgemm::takeKernelDescription(ModuleOp module) {
       os << "pointer arg=" << pointer.getArg() << "\n";
     } else if (auto workspace = dyn_cast<WorkspaceParamAttr>(attr)) {
       os << "workspace bytes_per_cta=" << workspace.getBytesPerCta() << "\n";
+    } else if (auto raster = dyn_cast<RasterGroupParamAttr>(attr)) {
+      os << "raster_group default=" << raster.getDefaultGroup() << "\n";
     } else {
       os << "dim " << cast<DimParamAttr>(attr).getDim().getValue() << "\n";
     }

@@ -64,7 +64,8 @@ LogicalResult FgemmDialect::verifyOperationAttribute(Operation *op,
     return expect(
         array && llvm::all_of(
                      array, llvm::IsaPred<TensorMapParamAttr, PointerParamAttr,
-                                          WorkspaceParamAttr, DimParamAttr>),
+                                          WorkspaceParamAttr, DimParamAttr,
+                                          RasterGroupParamAttr>),
         "an array of #fgemm.*_param attributes");
   }
   return op->emitError("unknown fgemm attribute '") << name << "'";

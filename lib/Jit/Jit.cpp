@@ -101,6 +101,7 @@ KernelConfig jit::toKernelConfig(const DenseConfiguration &c) {
   config.stages = 0; // the deepest that fits
   config.schedule = c.persistent ? Schedule::Persistent : Schedule::Plain;
   config.rasterGroup = c.rasterGroup;
+  config.launchRaster = c.launchRaster;
   config.cluster = c.cluster;
   config.multicast = c.multicastB ? Multicast::B : Multicast::A;
   config.kSplit = c.kSplit;

@@ -59,6 +59,8 @@ static Status describe(const Driver &driver, CUdevice device, int ordinal,
   FGEMM_CU_CHECK(driver.cuDeviceGetAttribute(
       &info.maxSharedMemoryOptin,
       CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, device));
+  FGEMM_CU_CHECK(driver.cuDeviceGetAttribute(
+      &info.l2Bytes, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device));
   return Status::success();
 }
 

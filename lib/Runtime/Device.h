@@ -31,6 +31,8 @@ struct DeviceInfo {
   int smCount = 0;
   /// Largest dynamic shared memory a block may opt in to, in bytes.
   int maxSharedMemoryOptin = 0;
+  /// L2 cache size in bytes (the tile order's choice, chooseRasterGroup).
+  int l2Bytes = 0;
 };
 
 /// "sm_90" for 9.0.

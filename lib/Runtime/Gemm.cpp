@@ -135,7 +135,7 @@ fgemm::denseConfigurationSet(DenseRecipe recipe) {
        /*multicastB=*/false},
       {128, 192, false, 16},
       {128, 192, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
-       /*multicastB=*/true},
+       /*multicastB=*/true, /*kSplit=*/1, /*launchRaster=*/true},
       {128, 128, false, 16},
       {128, 128, true, 0},
       {128, 96, false, 16},
@@ -162,6 +162,19 @@ int64_t fgemm::launchedTiles(const KernelMeta &meta, int64_t tilesM,
   int64_t &split = meta.clusterAlongM() ? tilesM : tilesN;
   split = ceilDiv(split, int64_t(meta.cluster)) * int64_t(meta.cluster);
   return tilesM * tilesN;
+}
+
+uint32_t fgemm::chooseRasterGroup(const KernelMeta &meta, int64_t n,
+                                  int64_t k, int64_t groups, int64_t l2Bytes) {
+  bool launchRaster =
+      std::any_of(meta.params.begin(), meta.params.end(), [](const auto &p) {
+        return p.kind == KernelParam::Kind::RasterGroup;
+      });
+  if (!launchRaster || !meta.clusterAlongM() || groups != 1)
+    return 0;
+  // B is FP8: N x K bytes per group; row-major while it takes at most 60%
+  // of the L2.
+  return l2Bytes > 0 && 5 * n * k <= 3 * l2Bytes ? 1 : 0;
 }
 
 Expected<size_t>
@@ -653,12 +666,22 @@ DenseGemm::prepare(const DenseGemmProblem &problem) const {
     FGEMM_RETURN_IF_ERROR(ensureLoaded(*index));
     kernel = &*loaded[*index];
   }
-  Expected<PreparedLaunch> launch =
-      kernel->prepare(denseBindings(problem, recipeServed), smLimit);
+  KernelBindings bindings = denseBindings(problem, recipeServed);
+  bindings.rasterGroup =
+      rasterOverride ? rasterOverride
+                     : chooseRasterGroup(kernel->meta(), problem.n, problem.k,
+                                         /*groups=*/1, deviceInfo.l2Bytes);
+  Expected<PreparedLaunch> launch = kernel->prepare(bindings, smLimit);
   if (!launch.ok())
     return launch.takeStatus();
   prepared.launch = std::move(*launch);
   return prepared;
+}
+
+void DenseGemm::setRasterGroup(uint32_t group) {
+  rasterOverride = group;
+  std::lock_guard<std::mutex> guard(recent->mutex);
+  recent->entries.clear();
 }
 
 Status DenseGemm::setSmLimit(int sms) {

@@ -135,6 +135,9 @@ struct DenseConfiguration {
   /// CTAs computing one tile, each a share of its K blocks (1, 2 or 4; a
   /// plain grid without an operand-sharing cluster).
   uint32_t kSplit = 1;
+  /// The raster group is a launch parameter (rasterGroup its default):
+  /// chooseRasterGroup picks it per launch.
+  bool launchRaster = false;
   /// NAME of its NAME.cubin / NAME.meta in a kernel directory:
   /// bm<M>_bn<N>_<plain|persistent>[_cluster2[b]][_ksplit<S>][_n<fixed N>]
   /// [_k<fixed K>].
@@ -166,6 +169,18 @@ inline constexpr double kKSplitShareCost = 1.45;
 /// pairs against the unsplit choice at M = 64 / 128, N = 512-2112, 5-21%
 /// slower at K <= 2048, 4-15% faster at K = 7168, 14-27% at K = 16384).
 inline constexpr int64_t kKSplitMinK = 4096;
+
+/// The raster group a launch of `meta` passes (KernelBindings::rasterGroup;
+/// 0 = the kernel's default, and for kernels without the parameter): pairs
+/// of row tiles sharing B walk row-major (1) when the B of one group, N x K
+/// bytes, fits in a third of the L2 (`l2Bytes`) and there is one group;
+/// otherwise the default groups of tile rows. Measured on the H100 with
+/// 128x192 pairs (docs/PERF.md, fourteenth and fifteenth sessions): row-major
+/// 1.5-2.6% faster at N = 2112, K = 7168 (B 15 MB) and on one masked group
+/// (N = 7168, K = 2048), equal at B = 22-33 MB, 3.3% slower at 44 MB; with
+/// 2-4 masked groups the default (8 pairs) 2-5% faster.
+uint32_t chooseRasterGroup(const KernelMeta &meta, int64_t n, int64_t k,
+                           int64_t groups, int64_t l2Bytes);
 
 /// What a dense kernel's epilogue does at a launch, which the configuration
 /// choice weighs.
@@ -312,6 +327,10 @@ public:
   Status setSmLimit(int sms);
   /// The SMs launches plan for.
   int smCount() const { return smLimit > 0 ? smLimit : deviceInfo.smCount; }
+  /// Makes launches of kernels with a raster_group parameter pass `group`
+  /// (1 = row-major) instead of chooseRasterGroup's choice; 0 restores the
+  /// choice. For tuning and benchmarks (fgemm-bench --raster-group).
+  void setRasterGroup(uint32_t group);
 
 private:
   DenseGemm(DeviceInfo device, DenseRecipe recipe)
@@ -328,6 +347,7 @@ private:
   DeviceInfo deviceInfo;
   DenseRecipe recipeServed;
   int smLimit = 0;
+  uint32_t rasterOverride = 0;
   /// Loads on-demand kernel `index` if it is not loaded yet.
   Status ensureLoaded(size_t index) const;
 

@@ -38,7 +38,7 @@ fgemm::groupedConfigurationSet(GroupedLayout layout) {
   // them; 64-row tiles for a few rows per group.
   static const std::vector<DenseConfiguration> contiguous = {
       {128, 192, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
-       /*multicastB=*/true},
+       /*multicastB=*/true, /*kSplit=*/1, /*launchRaster=*/true},
       {128, 128, true, 0},
       {128, 128, false, 16},
       {128, 96, false, 16},
@@ -46,10 +46,12 @@ fgemm::groupedConfigurationSet(GroupedLayout layout) {
       {64, 128, false, 0}};
   // Masked: 128x192 persistent in pairs of row tiles sharing B as well
   // (DeepGEMM's tile at N = 7168), the fastest or within 5% of the fastest
-  // on every masked shape measured (H100, docs/PERF.md, 2026-11-25).
+  // on every masked shape measured (H100, docs/PERF.md, 2026-11-25). The
+  // pairs' tile order is chosen per launch (chooseRasterGroup): raster
+  // groups of 8 pairs by default, row-major for one group whose B fits.
   static const std::vector<DenseConfiguration> masked = {
-      {128, 192, true, 0, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
-       /*multicastB=*/true},
+      {128, 192, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
+       /*multicastB=*/true, /*kSplit=*/1, /*launchRaster=*/true},
       {128, 192, false, 16},
       {128, 192, true, 0},
       {128, 128, false, 16},
@@ -389,12 +391,18 @@ GroupedGemm::prepare(const GroupedGemmProblem &p) const {
   bindings.argNames[4] = p.layout == GroupedLayout::Masked       ? "masked_m"
                          : p.layout == GroupedLayout::Contiguous ? "m_indices"
                                                                  : "group_ends";
+  bindings.rasterGroup =
+      rasterOverride ? rasterOverride
+                     : chooseRasterGroup(kernel->meta(), p.n, p.k, p.groups,
+                                         deviceInfo.l2Bytes);
   Expected<PreparedLaunch> launch = kernel->prepare(bindings, smLimit);
   if (!launch.ok())
     return launch.takeStatus();
   prepared.launch = std::move(*launch);
   return prepared;
 }
+
+void GroupedGemm::setRasterGroup(uint32_t group) { rasterOverride = group; }
 
 Status GroupedGemm::setSmLimit(int sms) {
   FGEMM_RETURN_IF_ERROR(checkSmLimit(sms, deviceInfo));

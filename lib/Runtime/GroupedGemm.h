@@ -160,6 +160,9 @@ public:
   /// refused.
   Status setSmLimit(int sms);
   int smCount() const { return smLimit > 0 ? smLimit : deviceInfo.smCount; }
+  /// Launches pass this raster group instead of chooseRasterGroup's
+  /// (DenseGemm::setRasterGroup); 0 restores the choice.
+  void setRasterGroup(uint32_t group);
 
 private:
   explicit GroupedGemm(DeviceInfo device) : deviceInfo(std::move(device)) {}
@@ -168,6 +171,7 @@ private:
 
   DeviceInfo deviceInfo;
   int smLimit = 0;
+  uint32_t rasterOverride = 0;
   /// For selectGroupedKernel: loaded[i]'s description, or for an on-demand
   /// kernel not made yet one with the fields the choice reads.
   mutable std::vector<KernelMeta> metas;

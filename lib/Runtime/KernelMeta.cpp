@@ -281,7 +281,8 @@ static std::string parseParam(std::string_view value, KernelParam &param) {
   std::vector<std::string_view> tokens = words(value);
   if (tokens.empty())
     return "expected 'tensor_map arg=J box=INNERxOUTER swizzle=S', "
-           "'pointer arg=J', 'workspace bytes_per_cta=N' or 'dim NAME'";
+           "'pointer arg=J', 'workspace bytes_per_cta=N', 'raster_group "
+           "default=G' or 'dim NAME'";
   if (tokens[0] == "dim") {
     param.kind = KernelParam::Kind::Dim;
     if (tokens.size() != 2 || !isIdentifier(tokens[1]))
@@ -300,13 +301,24 @@ static std::string parseParam(std::string_view value, KernelParam &param) {
              std::string(value) + "'";
     return "";
   }
+  if (tokens[0] == "raster_group") {
+    param.kind = KernelParam::Kind::RasterGroup;
+    constexpr std::string_view key = "default=";
+    if (tokens.size() != 2 || tokens[1].substr(0, key.size()) != key ||
+        !parseUnsigned(tokens[1].substr(key.size()),
+                       param.defaultRasterGroup) ||
+        param.defaultRasterGroup == 0)
+      return "expected 'raster_group default=G' (G >= 1), got '" +
+             std::string(value) + "'";
+    return "";
+  }
   if (tokens[0] == "pointer")
     param.kind = KernelParam::Kind::Pointer;
   else if (tokens[0] == "tensor_map")
     param.kind = KernelParam::Kind::TensorMap;
   else
     return "unknown parameter kind '" + std::string(tokens[0]) +
-           "' (allowed: tensor_map, pointer, workspace, dim)";
+           "' (allowed: tensor_map, pointer, workspace, raster_group, dim)";
   bool map = param.kind == KernelParam::Kind::TensorMap;
   std::set<std::string_view> seen;
   for (size_t i = 1; i < tokens.size(); ++i) {
@@ -454,10 +466,12 @@ static Status validate(const KernelMeta &meta, const Locator &where) {
   auto fail = [&](const std::string &key, const std::string &what) {
     return Status::error(where(key) + what);
   };
-  if (meta.abiVersion != kKernelAbiVersion)
+  if (meta.abiVersion < kOldestKernelAbiVersion ||
+      meta.abiVersion > kKernelAbiVersion)
     return fail("abi_version",
                 "abi_version=" + std::to_string(meta.abiVersion) +
                     " but this runtime reads abi_version=" +
+                    std::to_string(kOldestKernelAbiVersion) + " to " +
                     std::to_string(kKernelAbiVersion) +
                     "; recompile the kernel with a matching fgemmc");
   if (!isSymbolName(meta.kernel))
@@ -594,6 +608,7 @@ static Status validate(const KernelMeta &meta, const Locator &where) {
   }
   if (meta.params.empty())
     return fail("", "the kernel has no parameters (missing param.0?)");
+  int rasterGroups = 0;
   for (size_t i = 0; i < meta.params.size(); ++i) {
     const KernelParam &param = meta.params[i];
     std::string key = "param." + std::to_string(i);
@@ -601,6 +616,16 @@ static Status validate(const KernelMeta &meta, const Locator &where) {
       if (!meta.streamK())
         return fail(key, key + " is a workspace, which only schedule=stream_k "
                                "kernels take");
+      continue;
+    }
+    if (param.kind == KernelParam::Kind::RasterGroup) {
+      if (meta.abiVersion < 4)
+        return fail(key, key + " is a raster_group, which abi_version=" +
+                             std::to_string(meta.abiVersion) +
+                             " does not have (added in 4)");
+      if (++rasterGroups > 1)
+        return fail(key, key + " is a second raster_group parameter (a "
+                               "kernel has at most one)");
       continue;
     }
     if (param.kind == KernelParam::Kind::Dim) {
@@ -699,7 +724,8 @@ Expected<KernelMeta> fgemm::parseKernelMeta(std::string_view text,
                        trim(line.substr(equals + 1)), lineNumber});
   }
 
-  std::string versionText = std::to_string(kKernelAbiVersion);
+  std::string versionText = std::to_string(kOldestKernelAbiVersion) + " to " +
+                            std::to_string(kKernelAbiVersion);
   const Entry *version = nullptr;
   for (const Entry &entry : entries)
     if (entry.key == "abi_version") {
@@ -712,7 +738,10 @@ Expected<KernelMeta> fgemm::parseKernelMeta(std::string_view text,
         ": no abi_version key: the file predates kernel description "
         "version 2, but this runtime reads abi_version=" +
         versionText + " only; recompile the kernel with a matching fgemmc");
-  if (version->value != versionText)
+  uint32_t versionNumber = 0;
+  if (!parseUnsigned(version->value, versionNumber) ||
+      versionNumber < kOldestKernelAbiVersion ||
+      versionNumber > kKernelAbiVersion)
     return Status::error(source + ":" + std::to_string(version->line) +
                          ": abi_version=" + std::string(version->value) +
                          ", but this runtime reads abi_version=" + versionText +

@@ -31,9 +31,11 @@
 
 namespace fgemm {
 
-/// The description format this runtime reads (`abi_version`). Bumped on any
-/// incompatible change; the parser refuses every other version.
-constexpr uint32_t kKernelAbiVersion = 3;
+/// The description format fgemmc writes (`abi_version`). Bumped on any
+/// change; the parser reads kOldestKernelAbiVersion up to this one (4 added
+/// the `raster_group` parameter kind to version 3) and refuses the others.
+constexpr uint32_t kKernelAbiVersion = 4;
+constexpr uint32_t kOldestKernelAbiVersion = 3;
 
 /// Element types of kernel arguments.
 enum class ElementType { E4M3, E5M2, BF16, F32, I32 };
@@ -75,6 +77,9 @@ struct KernelParam {
     /// `workspace bytes_per_cta=N`: global scratch memory of N bytes per
     /// CTA, zero before the stream's first launch, private to the stream.
     Workspace,
+    /// `raster_group default=G`: the tile order's raster group as uint32
+    /// (KernelBindings::rasterGroup, or G when the launch leaves it 0).
+    RasterGroup,
   };
   Kind kind = Kind::Pointer;
   uint32_t arg = 0;         ///< TensorMap, Pointer: the argument index
@@ -82,6 +87,7 @@ struct KernelParam {
   CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_NONE; ///< TensorMap
   std::string dim;                                         ///< Dim
   uint32_t bytesPerCta = 0;                                ///< Workspace
+  uint32_t defaultRasterGroup = 0;                         ///< RasterGroup
 };
 
 /// One factor of the grid rule (`tiles`): ceil(dim / block) tiles.

@@ -213,7 +213,8 @@ Status fgemm::validateArgPointers(const KernelMeta &meta,
         std::to_string(meta.args.size()) + " argument(s)");
   for (const KernelParam &param : meta.params) {
     if (param.kind == KernelParam::Kind::Dim ||
-        param.kind == KernelParam::Kind::Workspace)
+        param.kind == KernelParam::Kind::Workspace ||
+        param.kind == KernelParam::Kind::RasterGroup)
       continue;
     CUdeviceptr pointer = bindings.args[param.arg];
     if (pointer == 0)
@@ -309,6 +310,13 @@ fgemm::packKernelParams(const KernelMeta &meta, const KernelBindings &bindings,
       // Bound per stream at launch (Kernel::launch).
       uint64_t unbound = 0;
       buffer.append(&unbound, sizeof(unbound), alignof(uint64_t));
+      break;
+    }
+    case KernelParam::Kind::RasterGroup: {
+      // Any value walks every tile once (the kernel clamps it to [1, rows]).
+      uint32_t value = bindings.rasterGroup ? bindings.rasterGroup
+                                            : param.defaultRasterGroup;
+      buffer.append(&value, sizeof(value), alignof(uint32_t));
       break;
     }
     case KernelParam::Kind::Dim: {

@@ -50,6 +50,9 @@ struct KernelBindings {
   std::vector<std::pair<std::string, int64_t>> dims;
   /// Optional roles of the arguments ("A", "SFA"), for messages.
   std::vector<std::string> argNames;
+  /// The tile order's raster group for a kernel with a `raster_group`
+  /// parameter (1 = row-major; 0 = the kernel's default); ignored by others.
+  uint32_t rasterGroup = 0;
 };
 
 /// The host image of a kernel's parameter list: each parameter at its

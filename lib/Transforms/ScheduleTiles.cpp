@@ -31,6 +31,9 @@
 //     group = t / (G * tiles_n), rows = min(tiles_m - G * group, G)
 //     tm = G * group + (t mod (G * tiles_n)) mod rows
 //     tn = (t mod (G * tiles_n)) / rows
+//   launch_raster: G = clamp(fgemm.raster_group, 1, tiles_m), a kernel
+//     parameter, so the runtime picks the order per launch (G = 1 is
+//     row-major); on a plain grid too.
 //
 // With a cluster of C the loop runs over C x (units) indices: t / C goes
 // through the order above over tiles_m x ceil(tiles_n / C) units (or
@@ -119,15 +122,35 @@ static bool dependsOn(Value value, Value index) {
          });
 }
 
-/// The persistent loop: linear tile index -> (tm, tn) in the configured order.
+/// The raster group of the tile order over `rowUnits` rows of units: the
+/// configuration's constant, or with launch_raster the launch's value
+/// (fgemm.raster_group) clamped to [1, rowUnits], so any value the
+/// parameter holds walks every tile once. Null: row-major.
+static Value emitRasterGroup(RewriterBase &rewriter, Location loc,
+                             ConfigAttr config, Value rowUnits) {
+  if (!config.getLaunchRaster())
+    return config.getRasterGroup() > 0
+               ? arith::ConstantIndexOp::create(rewriter, loc,
+                                                config.getRasterGroup())
+               : Value();
+  Value group = RasterGroupOp::create(rewriter, loc,
+                                      rewriter.getIndexType());
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  Value atLeastOne = arith::MaxUIOp::create(rewriter, loc, group, one);
+  Value rowsOrOne = arith::MaxUIOp::create(rewriter, loc, rowUnits, one);
+  return arith::MinUIOp::create(rewriter, loc, atLeastOne, rowsOrOne);
+}
+
+/// The persistent loop: linear tile index -> (tm, tn) in the configured order
+/// (`group` from emitRasterGroup).
 static std::pair<Value, Value> emitTileOrder(RewriterBase &rewriter,
                                              Location loc, Value tile,
                                              Value tilesM, Value tilesN,
-                                             int64_t group) {
-  if (group == 0)
+                                             Value group) {
+  if (!group)
     return {arith::DivUIOp::create(rewriter, loc, tile, tilesN),
             arith::RemUIOp::create(rewriter, loc, tile, tilesN)};
-  Value g = arith::ConstantIndexOp::create(rewriter, loc, group);
+  Value g = group;
   Value groupTiles = arith::MulIOp::create(rewriter, loc, tilesN, g);
   Value groupIndex = arith::DivUIOp::create(rewriter, loc, tile, groupTiles);
   Value firstRow = arith::MulIOp::create(rewriter, loc, groupIndex, g);
@@ -149,7 +172,7 @@ static std::pair<Value, Value> emitTileOrder(RewriterBase &rewriter,
 static std::pair<Value, Value>
 emitClusterTileOrder(RewriterBase &rewriter, Location loc, Value unit,
                      Value rank, Value rowUnits, Value colUnits,
-                     Value clusterSize, bool clusterAlongM, int64_t group) {
+                     Value clusterSize, bool clusterAlongM, Value group) {
   auto [tm, tn] = emitTileOrder(rewriter, loc, unit, rowUnits, colUnits, group);
   if (clusterSize) {
     Value &split = clusterAlongM ? tm : tn;
@@ -630,9 +653,9 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
       rank = arith::RemUIOp::create(rewriter, loc, tile, clusterSize);
       tile = arith::DivUIOp::create(rewriter, loc, tile, clusterSize);
     }
-    auto [tm, tn] = emitClusterTileOrder(rewriter, loc, tile, rank, rowUnits,
-                                         colUnits, clusterSize, clusterAlongM,
-                                         config.getRasterGroup());
+    auto [tm, tn] = emitClusterTileOrder(
+        rewriter, loc, tile, rank, rowUnits, colUnits, clusterSize,
+        clusterAlongM, emitRasterGroup(rewriter, loc, config, rowUnits));
     Value peerTm, peerGroup;
     if (clusterAlongM)
       peerTm = emitPairPeer(rewriter, loc, tm, rank);
@@ -704,7 +727,7 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
     rank = arith::RemUIOp::create(
         rewriter, loc, x,
         arith::ConstantIndexOp::create(rewriter, loc, cluster));
-  if (config.getRasterGroup() > 0) {
+  if (config.getRasterGroup() > 0 || config.getLaunchRaster()) {
     // The CTA's linear index goes through the tile order. A cluster's CTAs
     // (consecutive along x) are ordered as one unit, so they keep sharing
     // their tile row (A multicast) or column (B multicast).
@@ -725,9 +748,9 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
     Value units = clusterAlongM ? tilesM : tilesN;
     Value linear = arith::AddIOp::create(
         rewriter, loc, arith::MulIOp::create(rewriter, loc, y, units), unit);
-    std::tie(tm, tn) = emitClusterTileOrder(rewriter, loc, linear, rank, tilesM,
-                                            tilesN, clusterSize, clusterAlongM,
-                                            config.getRasterGroup());
+    std::tie(tm, tn) = emitClusterTileOrder(
+        rewriter, loc, linear, rank, tilesM, tilesN, clusterSize, clusterAlongM,
+        emitRasterGroup(rewriter, loc, config, tilesM));
   }
   SmallVector<StringAttr> gridDims = {clusterAlongM ? dimM : dimN,
                                       clusterAlongM ? dimN : dimM};

@@ -40,7 +40,7 @@ using namespace mlir::fgemm;
 static bool isTileOrderOp(Operation *op) {
   return isa_and_nonnull<arith::ArithDialect>(op->getDialect()) ||
          isa<ReadOp, FindGroupOp, FindPieceGroupOp, FindRowTileGroupOp, DimOp,
-             NumBlocksOp>(op);
+             NumBlocksOp, RasterGroupOp>(op);
 }
 
 /// Emits the pass's stable "not applied" warning.

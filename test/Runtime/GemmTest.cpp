@@ -414,3 +414,31 @@ TEST(GemmConfig, Fp32EpiloguesWeighPersistentGrids) {
   EXPECT_EQ(pick(7168, DenseEpilogue::kAccumulate), "persistent");
   EXPECT_EQ(pick(16384, DenseEpilogue::kAccumulate), "plain");
 }
+
+TEST(RasterGroupChoice, PairsSharingBWalkRowMajorWhileBFitsInL2) {
+  const int64_t l2 = 50 << 20; // the H100's
+  DenseConfiguration pairs{128, 192, true, 8};
+  pairs.cluster = 2;
+  pairs.multicastB = true;
+  pairs.launchRaster = true;
+  KernelMeta meta = configurationStub("pairs", "dense", pairs);
+  KernelParam raster;
+  raster.kind = KernelParam::Kind::RasterGroup;
+  raster.defaultRasterGroup = 8;
+  meta.params.push_back(raster);
+  // B = 15 MB: row-major; 44 MB: the default groups.
+  EXPECT_EQ(chooseRasterGroup(meta, 2112, 7168, 1, l2), 1u);
+  EXPECT_EQ(chooseRasterGroup(meta, 4096, 7168, 1, l2), 1u);
+  EXPECT_EQ(chooseRasterGroup(meta, 6144, 7168, 1, l2), 0u);
+  // Several groups (grouped layouts): the default.
+  EXPECT_EQ(chooseRasterGroup(meta, 7168, 2048, 4, l2), 0u);
+  // An unknown L2 size: the default.
+  EXPECT_EQ(chooseRasterGroup(meta, 2112, 7168, 1, 0), 0u);
+  // Pairs sharing A, and kernels without the parameter, keep theirs.
+  KernelMeta sharingA = configurationStub("a", "dense", {256, 128, true, 8, 0,
+                                                         0, 2, false, 1, true});
+  sharingA.params.push_back(raster);
+  EXPECT_EQ(chooseRasterGroup(sharingA, 2112, 7168, 1, l2), 0u);
+  meta.params.pop_back();
+  EXPECT_EQ(chooseRasterGroup(meta, 2112, 7168, 1, l2), 0u);
+}

@@ -201,19 +201,20 @@ TEST(KernelMeta, VersionIsCheckedFirst) {
                    "smem_bytes=1000\ncluster=1\nfixed_n=0\nfixed_k=0\n";
   EXPECT_EQ(parseError(v1),
             "k.meta: no abi_version key: the file predates kernel description "
-            "version 2, but this runtime reads abi_version=3 only; recompile "
+            "version 2, but this runtime reads abi_version=3 to 4 only; "
+            "recompile "
             "the kernel with a matching fgemmc");
   EXPECT_EQ(parseError(withLine("abi_version", "abi_version=1")),
             "k.meta:2: abi_version=1, but this runtime reads abi_version=3 "
-            "only; recompile the kernel with a matching fgemmc (or use the "
+            "to 4 only; recompile the kernel with a matching fgemmc (or use the "
             "runtime that matches it)");
   // A newer file may have keys (and syntax) this runtime does not know.
-  std::string v4 = std::string("grid=2d\nnot a key value line\n") +
-                   withLine("abi_version", "abi_version=4");
-  EXPECT_NE(parseError(v4).find("k.meta:4: abi_version=4, but this runtime "
-                                "reads abi_version=3 only"),
+  std::string v5 = std::string("grid=2d\nnot a key value line\n") +
+                   withLine("abi_version", "abi_version=5");
+  EXPECT_NE(parseError(v5).find("k.meta:4: abi_version=5, but this runtime "
+                                "reads abi_version=3 to 4 only"),
             std::string::npos)
-      << parseError(v4);
+      << parseError(v5);
   EXPECT_NE(parseError(withLine("abi_version", "abi_version=02"))
                 .find("abi_version=02, but"),
             std::string::npos);
@@ -273,6 +274,35 @@ TEST(KernelMeta, WorkspaceParameters) {
                                     "a positive multiple of 16)"),
               std::string::npos)
         << bad << " gave: " << parseError(text);
+  }
+}
+
+TEST(KernelMeta, RasterGroupParameter) {
+  std::string v4 = withLine("abi_version", "abi_version=4");
+  std::string text = v4 + "param.8=raster_group default=8\n";
+  Expected<KernelMeta> meta = parseKernelMeta(text, "k.meta");
+  ASSERT_TRUE(meta.ok()) << meta.status().message();
+  EXPECT_EQ(meta->params[8].kind, KernelParam::Kind::RasterGroup);
+  EXPECT_EQ(meta->params[8].defaultRasterGroup, 8u);
+  // Version 3 has no such parameter.
+  std::string v3 = std::string(kGoodMeta) + "param.8=raster_group default=8\n";
+  EXPECT_NE(parseError(v3).find("param.8 is a raster_group, which "
+                                "abi_version=3 does not have (added in 4)"),
+            std::string::npos)
+      << parseError(v3);
+  std::string twice = text + "param.9=raster_group default=1\n";
+  EXPECT_NE(parseError(twice).find("param.9 is a second raster_group "
+                                   "parameter (a kernel has at most one)"),
+            std::string::npos)
+      << parseError(twice);
+  for (const char *bad :
+       {"raster_group", "raster_group default=0", "raster_group default=x",
+        "raster_group group=8", "raster_group default=8 arg=1"}) {
+    std::string malformed = v4 + "param.8=" + bad + "\n";
+    EXPECT_NE(parseError(malformed).find(
+                  "expected 'raster_group default=G' (G >= 1)"),
+              std::string::npos)
+        << bad << " gave: " << parseError(malformed);
   }
 }
 
@@ -442,7 +472,8 @@ TEST(KernelMeta, MalformedParameters) {
       {"param.5=dim", "param.5: expected 'dim NAME', got 'dim'"},
       {"param.5=dim m n", "expected 'dim NAME'"},
       {"param.4=texture arg=3", "unknown parameter kind 'texture' (allowed: "
-                                "tensor_map, pointer, workspace, dim)"},
+                                "tensor_map, pointer, workspace, raster_group, "
+                                "dim)"},
       {"param.0=tensor_map arg=0 box=128x128",
        "tensor_map parameter without swizzle="},
       {"param.0=tensor_map box=128x128 swizzle=128b",

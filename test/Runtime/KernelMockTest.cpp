@@ -308,12 +308,12 @@ TEST_F(KernelMock, LoadErrors) {
                 .find("cannot open kernel description"),
             std::string::npos);
   std::string description = groupedDescription("plain");
-  description.replace(description.find("abi_version=3"), 13, "abi_version=4");
+  description.replace(description.find("abi_version=3"), 13, "abi_version=5");
   std::string base = write(description);
   EXPECT_NE(
       Kernel::loadFiles(*driver, base)
           .status()
           .message()
-          .find("abi_version=4, but this runtime reads abi_version=3 only"),
+          .find("abi_version=5, but this runtime reads abi_version=3 to 4 only"),
       std::string::npos);
 }

@@ -354,6 +354,32 @@ TEST(Launch, PlanAndPackTheDenseKernel) {
   EXPECT_FALSE(packKernelParams(meta, bindings, *plan, maps).ok());
 }
 
+TEST(Launch, TheRasterGroupIsTheBindingsOrTheDefault) {
+  KernelMeta meta = denseMeta(128, 64);
+  KernelParam raster;
+  raster.kind = KernelParam::Kind::RasterGroup;
+  raster.defaultRasterGroup = 8;
+  meta.params.push_back(raster);
+  KernelBindings bindings = dense(4096, 2112, 7168);
+  Expected<LaunchPlan> plan = planLaunch(meta, bindings, 132);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  std::vector<CUtensorMap> maps(4);
+  auto passed = [&]() -> uint32_t {
+    Expected<KernelParamBuffer> params =
+        packKernelParams(meta, bindings, *plan, maps);
+    EXPECT_TRUE(params.ok()) << params.status().message();
+    if (!params.ok() || params->size() != 9)
+      return 0;
+    EXPECT_EQ(params->offset(8), 532u);
+    uint32_t value;
+    std::memcpy(&value, params->pointers()[8], 4);
+    return value;
+  };
+  EXPECT_EQ(passed(), 8u);
+  bindings.rasterGroup = 1;
+  EXPECT_EQ(passed(), 1u);
+}
+
 TEST(Launch, GridLimitsAreCheckedWhenPlanning) {
   KernelMeta meta = denseMeta(128, 128);
   std::string error = planError(meta, dense(int64_t(70000) * 128, 128, 128));

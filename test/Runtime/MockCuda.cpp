@@ -169,6 +169,9 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *value, CUdevice_attribute attribute,
   case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
     *value = 232448;
     return CUDA_SUCCESS;
+  case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE:
+    *value = 50 << 20; // the H100's
+    return CUDA_SUCCESS;
   default:
     return CUDA_ERROR_INVALID_VALUE;
   }

@@ -169,7 +169,7 @@
 // The unpadded layout's pieces do not pair up: it shares A only.
 fgemm.kernel @multicast_b(%ends: !fgemm.tensor<[g], i32>, %d: !fgemm.tensor<[m, n], bf16>)
     attributes {dims = ["m", "n", "k", "g"],
-    config = #fgemm.config<block_m = 128, block_n = 128, block_k = 128, stages = 4, math_warpgroups = 2, cluster = 2, multicast = b, schedule = persistent, raster_group = 0, fixed_n = 0, fixed_k = 0, overlap_promotion = false, sass_policy = off, sass_every_n = 4>} {
+    config = #fgemm.config<block_m = 128, block_n = 128, block_k = 128, stages = 4, math_warpgroups = 2, cluster = 2, multicast = b, schedule = persistent, raster_group = 0, launch_raster = false, fixed_n = 0, fixed_k = 0, overlap_promotion = false, sass_policy = off, sass_every_n = 4>} {
   // expected-error @below {{a grouped_contiguous_unpadded tile space with cluster 2 multicasts A only (multicast = a): B is shared by pairs of row tiles (cluster 2) of the grouped_contiguous, grouped_contiguous_psum and grouped_masked tile spaces only}}
   fgemm.tile_space grouped_contiguous_unpadded(%ends : !fgemm.tensor<[g], i32>) over %d : !fgemm.tensor<[m, n], bf16> {
   ^bb0(%g: index, %tm: index, %tn: index, %lo: index, %hi: index):
@@ -185,7 +185,7 @@ fgemm.kernel @multicast_b(%ends: !fgemm.tensor<[g], i32>, %d: !fgemm.tensor<[m, 
 // The contiguous layout finds the group count from the operand it indexes.
 fgemm.kernel @no_group_use(%idx: !fgemm.tensor<[m], i32>, %d: !fgemm.tensor<[m, n], bf16>)
     attributes {dims = ["m", "n", "k"],
-    config = #fgemm.config<block_m = 128, block_n = 128, block_k = 128, stages = 4, math_warpgroups = 2, cluster = 1, multicast = a, schedule = plain, raster_group = 0, fixed_n = 0, fixed_k = 0, overlap_promotion = false, sass_policy = off, sass_every_n = 4>} {
+    config = #fgemm.config<block_m = 128, block_n = 128, block_k = 128, stages = 4, math_warpgroups = 2, cluster = 1, multicast = a, schedule = plain, raster_group = 0, launch_raster = false, fixed_n = 0, fixed_k = 0, overlap_promotion = false, sass_policy = off, sass_every_n = 4>} {
   // expected-error @below {{no load of the grouped_contiguous tile space uses the tile's group (the first body argument): index a 3-D operand [g, n, k] with it}}
   fgemm.tile_space grouped_contiguous(%idx : !fgemm.tensor<[m], i32>) over %d : !fgemm.tensor<[m, n], bf16> {
   ^bb0(%g: index, %tm: index, %tn: index, %lo: index, %hi: index):
@@ -201,7 +201,7 @@ fgemm.kernel @no_group_use(%idx: !fgemm.tensor<[m], i32>, %d: !fgemm.tensor<[m, 
 // A 256-row tile would span two 128-row group blocks.
 fgemm.kernel @contiguous_256(%b: !fgemm.tensor<[g, n, k], f8E4M3FN>, %idx: !fgemm.tensor<[m], i32>,
     %d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n", "k", "g"],
-    config = #fgemm.config<block_m = 256, block_n = 128, block_k = 128, stages = 2, math_warpgroups = 2, cluster = 1, multicast = a, schedule = plain, raster_group = 0, fixed_n = 0, fixed_k = 0, overlap_promotion = false, sass_policy = off, sass_every_n = 4>} {
+    config = #fgemm.config<block_m = 256, block_n = 128, block_k = 128, stages = 2, math_warpgroups = 2, cluster = 1, multicast = a, schedule = plain, raster_group = 0, launch_raster = false, fixed_n = 0, fixed_k = 0, overlap_promotion = false, sass_policy = off, sass_every_n = 4>} {
   // expected-error @below {{a grouped_contiguous tile space needs block_m <= 128, got 256: groups start on 128-row boundaries and a tile must not span two of them}}
   fgemm.tile_space grouped_contiguous(%idx : !fgemm.tensor<[m], i32>) over %d : !fgemm.tensor<[m, n], bf16> {
   ^bb0(%g: index, %tm: index, %tn: index, %lo: index, %hi: index):
@@ -217,7 +217,7 @@ fgemm.kernel @contiguous_256(%b: !fgemm.tensor<[g, n, k], f8E4M3FN>, %idx: !fgem
 // The unpadded layout's tile count is known on the GPU only.
 fgemm.kernel @unpadded_plain(%b: !fgemm.tensor<[g, n, k], f8E4M3FN>, %ends: !fgemm.tensor<[g], i32>,
     %d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n", "k", "g"],
-    config = #fgemm.config<block_m = 128, block_n = 128, block_k = 128, stages = 4, math_warpgroups = 2, cluster = 1, multicast = a, schedule = plain, raster_group = 0, fixed_n = 0, fixed_k = 0, overlap_promotion = false, sass_policy = off, sass_every_n = 4>} {
+    config = #fgemm.config<block_m = 128, block_n = 128, block_k = 128, stages = 4, math_warpgroups = 2, cluster = 1, multicast = a, schedule = plain, raster_group = 0, launch_raster = false, fixed_n = 0, fixed_k = 0, overlap_promotion = false, sass_policy = off, sass_every_n = 4>} {
   // expected-error @below {{a grouped_contiguous_unpadded tile space is scheduled persistently only (schedule = persistent): its number of tiles is known on the GPU only}}
   fgemm.tile_space grouped_contiguous_unpadded(%ends : !fgemm.tensor<[g], i32>) over %d : !fgemm.tensor<[m, n], bf16> {
   ^bb0(%g: index, %tm: index, %tn: index, %lo: index, %hi: index):

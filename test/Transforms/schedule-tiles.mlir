@@ -82,6 +82,53 @@ fgemm.kernel @raster(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "
 
 // -----
 
+// launch_raster: the group is the launch's (fgemm.raster_group), clamped to
+// [1, tiles_m] so any parameter value walks every tile once.
+// CHECK-LABEL: fgemm.kernel @launch_raster
+// CHECK: %[[TILES_M:.*]] = fgemm.num_blocks "m" by "bm"
+// CHECK-NEXT: %[[TILES_N:.*]] = fgemm.num_blocks "n" by "bn"
+// CHECK: ^bb0(%{{.*}}: index, %[[TILE:.*]]: index):
+// CHECK-NEXT: %[[LAUNCH:.*]] = fgemm.raster_group
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[AT_LEAST_ONE:.*]] = arith.maxui %[[LAUNCH]], %[[ONE]]
+// CHECK-NEXT: %[[ROWS_OR_ONE:.*]] = arith.maxui %[[TILES_M]], %[[ONE]]
+// CHECK-NEXT: %[[G:.*]] = arith.minui %[[AT_LEAST_ONE]], %[[ROWS_OR_ONE]]
+// CHECK-NEXT: %[[GROUP_TILES:.*]] = arith.muli %[[TILES_N]], %[[G]]
+// CHECK-NEXT: arith.divui %[[TILE]], %[[GROUP_TILES]]
+// CHECK: fgemm.store
+fgemm.kernel @launch_raster(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"],
+    config = #fgemm.config<math_warpgroups = 2, schedule = persistent, raster_group = 8, launch_raster = true>} {
+  fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
+  ^bb0(%tm: index, %tn: index):
+    %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+    fgemm.store %z, %d[%tm, %tn] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
+// A plain grid with launch_raster orders its CTAs like a raster group even
+// when raster_group is 0 (the launch's value 1 is the row-major order).
+// CHECK-LABEL: fgemm.kernel @plain_launch_raster
+// CHECK: %[[LINEAR:.*]] = arith.addi
+// CHECK-NEXT: %[[LAUNCH:.*]] = fgemm.raster_group
+// CHECK: arith.divui %[[LINEAR]]
+// CHECK: fgemm.store
+fgemm.kernel @plain_launch_raster(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"],
+    config = #fgemm.config<math_warpgroups = 2, launch_raster = true>} {
+  fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
+  ^bb0(%tm: index, %tn: index):
+    %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+    fgemm.store %z, %d[%tm, %tn] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
 // Plain grid with raster groups of 8: the CTA's linear index y * tiles_n + x
 // goes through the group order.
 // CHECK-LABEL: fgemm.kernel @plain_raster

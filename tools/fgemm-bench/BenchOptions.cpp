@@ -16,6 +16,7 @@ using namespace fgemm::bench;
 std::string fgemm::bench::usage() {
   return "usage: fgemm-bench --kernels DIR [--shapes dense|sweep|M,N,K;...]\n"
          "                   [--iters N] [--seed S] [--device N] [--sms N]\n"
+         "                   [--raster-group G]\n"
          "                   [--no-check] [--no-time] [--time] [--warm-l2]\n"
          "                   [--checksum] [--host-latency] "
          "[--recipe 1d2d|1d1d|bias|per-tensor|e5m2-a|e5m2-b]\n"
@@ -23,7 +24,7 @@ std::string fgemm::bench::usage() {
          "       fgemm-bench --kernels DIR --grouped contiguous|psum|masked\n"
          "                   [--shapes grouped|G,M,N,K;...] [--capacity C]\n"
          "                   [--iters N] [--seed S] [--device N] [--sms N]\n"
-         "                   [--no-check] [--no-time]\n"
+         "                   [--raster-group G] [--no-check] [--no-time]\n"
          "       fgemm-bench --list-devices\n"
          "       fgemm-bench --describe FILE.meta [--describe ...]\n"
          "\n"
@@ -38,6 +39,9 @@ std::string fgemm::bench::usage() {
          "                   0 = all): few SMs make each CTA of a persistent\n"
          "                   grid run many tiles, e.g. under "
          "compute-sanitizer\n"
+         "  --raster-group G launches of kernels whose tile order is a launch\n"
+         "                   parameter walk groups of G tile rows (1 =\n"
+         "                   row-major) instead of the runtime's choice (0)\n"
          "  --recipe R       1d2d (default): D bf16 = A B^T, 128x128 scales on "
          "B;\n"
          "                   1d1d: D f32 = C + A B^T, 1x128 scales on B, C\n"
@@ -248,6 +252,14 @@ fgemm::bench::parseOptions(const std::vector<std::string> &args) {
         return Status::error("--sms needs an SM count (0 = all), got '" +
                              value + "'");
       options.sms = static_cast<int>(number);
+    } else if (flag == "--raster-group") {
+      if (!takeValue())
+        return needsValue();
+      if (!parseInteger(value, 0, 65535, number))
+        return Status::error("--raster-group needs a group of tile rows in "
+                             "[0, 65535] (0 = the runtime's choice), got '" +
+                             value + "'");
+      options.rasterGroup = static_cast<uint32_t>(number);
     } else if (flag == "--recipe") {
       if (!takeValue())
         return needsValue();

@@ -47,6 +47,7 @@ struct Options {
   uint64_t seed = 0;                 ///< --seed
   int device = 0;                    ///< --device
   int sms = 0;                       ///< --sms (0 = all SMs)
+  uint32_t rasterGroup = 0;          ///< --raster-group (0 = the choice)
   bool listDevices = false;          ///< --list-devices
   std::vector<std::string> describe; ///< --describe FILE.meta (repeatable)
   bool check = true;                 ///< --no-check clears

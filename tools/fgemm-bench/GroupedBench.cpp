@@ -398,6 +398,8 @@ int fgemm::bench::runGroupedBench(const Driver &cu, const Options &options,
   if (gemm.ok())
     if (Status limited = gemm->setSmLimit(options.sms); !limited.ok())
       gemm = std::move(limited).withContext("--sms");
+  if (gemm.ok())
+    gemm->setRasterGroup(options.rasterGroup);
   if (!gemm.ok()) {
     std::fprintf(stderr, "fgemm-bench: error: %s\n",
                  gemm.status().message().c_str());

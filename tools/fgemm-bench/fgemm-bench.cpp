@@ -603,6 +603,7 @@ int benchMain(const Options &options) {
     return fail(gemm.status());
   if (Status limited = gemm->setSmLimit(options.sms); !limited.ok())
     return fail(std::move(limited).withContext("--sms"));
+  gemm->setRasterGroup(options.rasterGroup);
   const DeviceInfo &device = gemm->device();
   std::printf("fgemm-bench: device %d: %s %s, %d SMs, driver CUDA %s\n",
               device.ordinal, device.name.c_str(),

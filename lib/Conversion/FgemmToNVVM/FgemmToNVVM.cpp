@@ -189,6 +189,13 @@ LogicalResult KernelLowering::buildFunction() {
     paramDescs.push_back(WorkspaceParamAttr::get(ctx, workspaceBytesPerCta()));
   for (StringAttr dim : kernel.getDims().getAsRange<StringAttr>())
     paramDescs.push_back(DimParamAttr::get(ctx, dim));
+  // launch_raster: the tile order's group comes with the launch.
+  bool launchRaster =
+      kernel.walk([](RasterGroupOp) { return WalkResult::interrupt(); })
+          .wasInterrupted();
+  if (launchRaster)
+    paramDescs.push_back(RasterGroupParamAttr::get(
+        ctx, std::max<int64_t>(config.getRasterGroup(), 1)));
 
   auto genericPtr = LLVM::LLVMPointerType::get(ctx);
   auto globalPtr = LLVM::LLVMPointerType::get(ctx, 1);
@@ -224,7 +231,8 @@ LogicalResult KernelLowering::buildFunction() {
     paramAttrs.push_back(b.getDictionaryAttr({b.getNamedAttr(
         LLVM::LLVMDialect::getNoAliasAttrName(), b.getUnitAttr())}));
   }
-  for (size_t i = 0; i < kernel.getDims().size(); ++i) {
+  for (size_t i = 0; i < kernel.getDims().size() + (launchRaster ? 1 : 0);
+       ++i) {
     params.push_back(b.getI32Type());
     paramAttrs.push_back(b.getDictionaryAttr({}));
   }
@@ -286,6 +294,8 @@ LogicalResult KernelLowering::buildFunction() {
       value = constI32(config.getFixedK());
     dims[name] = toIndex(value);
   }
+  if (launchRaster)
+    rasterGroup = toIndex(body->getArgument(next++));
   smemBase = LLVM::AddressOfOp::create(
       b, loc, LLVM::LLVMPointerType::get(ctx, 3), kSharedMemoryName);
   Value baseAddress =
@@ -417,6 +427,10 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
       .Case([&](FindPieceGroupOp f) { return lowerFindPieceGroup(f); })
       .Case([&](CountRowTilesOp c) { return lowerCountRowTiles(c); })
       .Case([&](FindRowTileGroupOp f) { return lowerFindRowTileGroup(f); })
+      .Case([&](RasterGroupOp r) {
+        mapping[r] = rasterGroup;
+        return success();
+      })
       .Case([&](DimOp d) -> LogicalResult {
         Value value = dims.lookup(d.getDim());
         if (!value)

@@ -242,6 +242,8 @@ private:
   SplitSchedule split;
   /// The launch's workspace (global pointer; kernels that combine pieces).
   Value workspace;
+  /// The launch's raster group (index; launch_raster kernels).
+  Value rasterGroup;
   LogicalResult lowerRingPut(RingPutOp op);
   LogicalResult lowerRingGet(RingGetOp op);
   LogicalResult lowerRingRelease(Value stage);
