@@ -65,13 +65,13 @@ FGEMM_EXPORT fgemm_status fgemm_context_create(int device,
 /* One configuration of the dense kernel (the runtime's set; docs/API.md). */
 typedef struct fgemm_dense_config {
   int32_t block_m, block_n;
-  int32_t persistent;   /* 0: one CTA per tile; 1: one CTA per SM, looping */
-  int32_t raster_group; /* tile rows walked together (0: row-major) */
-  int32_t cluster;      /* CTAs per cluster: 1, or 2 sharing a tile */
-  int32_t multicast_b;  /* with cluster 2: 0 = pairs share A, 1 = B */
-  int32_t fixed_n;      /* N compiled in (0: any; fgemm_context_specialize) */
-  int32_t fixed_k;      /* K compiled in (0: any) */
-  int32_t k_split;      /* CTAs per tile, each a share of K (1, 2 or 4) */
+  int32_t persistent;    /* 0: one CTA per tile; 1: one CTA per SM, looping */
+  int32_t raster_group;  /* tile rows walked together (0: row-major) */
+  int32_t cluster;       /* CTAs per cluster: 1, or 2 sharing a tile */
+  int32_t multicast_b;   /* with cluster 2: 0 = pairs share A, 1 = B */
+  int32_t fixed_n;       /* N compiled in (0: any; fgemm_context_specialize) */
+  int32_t fixed_k;       /* K compiled in (0: any) */
+  int32_t k_split;       /* CTAs per tile, each a share of K (1, 2 or 4) */
   int32_t launch_raster; /* 1: raster_group is a launch parameter (its
                             default), chosen per launch */
 } fgemm_dense_config;

@@ -164,8 +164,8 @@ int64_t fgemm::launchedTiles(const KernelMeta &meta, int64_t tilesM,
   return tilesM * tilesN;
 }
 
-uint32_t fgemm::chooseRasterGroup(const KernelMeta &meta, int64_t n,
-                                  int64_t k, int64_t groups, int64_t l2Bytes) {
+uint32_t fgemm::chooseRasterGroup(const KernelMeta &meta, int64_t n, int64_t k,
+                                  int64_t groups, int64_t l2Bytes) {
   bool launchRaster =
       std::any_of(meta.params.begin(), meta.params.end(), [](const auto &p) {
         return p.kind == KernelParam::Kind::RasterGroup;

@@ -391,10 +391,10 @@ GroupedGemm::prepare(const GroupedGemmProblem &p) const {
   bindings.argNames[4] = p.layout == GroupedLayout::Masked       ? "masked_m"
                          : p.layout == GroupedLayout::Contiguous ? "m_indices"
                                                                  : "group_ends";
-  bindings.rasterGroup =
-      rasterOverride ? rasterOverride
-                     : chooseRasterGroup(kernel->meta(), p.n, p.k, p.groups,
-                                         deviceInfo.l2Bytes);
+  bindings.rasterGroup = rasterOverride
+                             ? rasterOverride
+                             : chooseRasterGroup(kernel->meta(), p.n, p.k,
+                                                 p.groups, deviceInfo.l2Bytes);
   Expected<PreparedLaunch> launch = kernel->prepare(bindings, smLimit);
   if (!launch.ok())
     return launch.takeStatus();

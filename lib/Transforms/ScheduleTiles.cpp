@@ -133,8 +133,7 @@ static Value emitRasterGroup(RewriterBase &rewriter, Location loc,
                ? arith::ConstantIndexOp::create(rewriter, loc,
                                                 config.getRasterGroup())
                : Value();
-  Value group = RasterGroupOp::create(rewriter, loc,
-                                      rewriter.getIndexType());
+  Value group = RasterGroupOp::create(rewriter, loc, rewriter.getIndexType());
   Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
   Value atLeastOne = arith::MaxUIOp::create(rewriter, loc, group, one);
   Value rowsOrOne = arith::MaxUIOp::create(rewriter, loc, rowUnits, one);

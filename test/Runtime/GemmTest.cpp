@@ -435,8 +435,8 @@ TEST(RasterGroupChoice, PairsSharingBWalkRowMajorWhileBFitsInL2) {
   // An unknown L2 size: the default.
   EXPECT_EQ(chooseRasterGroup(meta, 2112, 7168, 1, 0), 0u);
   // Pairs sharing A, and kernels without the parameter, keep theirs.
-  KernelMeta sharingA = configurationStub("a", "dense", {256, 128, true, 8, 0,
-                                                         0, 2, false, 1, true});
+  KernelMeta sharingA = configurationStub(
+      "a", "dense", {256, 128, true, 8, 0, 0, 2, false, 1, true});
   sharingA.params.push_back(raster);
   EXPECT_EQ(chooseRasterGroup(sharingA, 2112, 7168, 1, l2), 0u);
   meta.params.pop_back();

@@ -204,10 +204,11 @@ TEST(KernelMeta, VersionIsCheckedFirst) {
             "version 2, but this runtime reads abi_version=3 to 4 only; "
             "recompile "
             "the kernel with a matching fgemmc");
-  EXPECT_EQ(parseError(withLine("abi_version", "abi_version=1")),
-            "k.meta:2: abi_version=1, but this runtime reads abi_version=3 "
-            "to 4 only; recompile the kernel with a matching fgemmc (or use the "
-            "runtime that matches it)");
+  EXPECT_EQ(
+      parseError(withLine("abi_version", "abi_version=1")),
+      "k.meta:2: abi_version=1, but this runtime reads abi_version=3 "
+      "to 4 only; recompile the kernel with a matching fgemmc (or use the "
+      "runtime that matches it)");
   // A newer file may have keys (and syntax) this runtime does not know.
   std::string v5 = std::string("grid=2d\nnot a key value line\n") +
                    withLine("abi_version", "abi_version=5");

@@ -314,6 +314,7 @@ TEST_F(KernelMock, LoadErrors) {
       Kernel::loadFiles(*driver, base)
           .status()
           .message()
-          .find("abi_version=5, but this runtime reads abi_version=3 to 4 only"),
+          .find(
+              "abi_version=5, but this runtime reads abi_version=3 to 4 only"),
       std::string::npos);
 }

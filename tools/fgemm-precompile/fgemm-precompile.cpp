@@ -266,8 +266,7 @@ int main(int argc, char **argv) {
              << (job.config.rasterGroup
                      ? " r" + std::to_string(job.config.rasterGroup)
                      : std::string())
-             << (job.config.launchRaster ? " (launch raster)" : "")
-             << ": "
+             << (job.config.launchRaster ? " (launch raster)" : "") << ": "
              << (!job.error.empty() ? "FAILED"
                  : job.built        ? "compiled"
                                     : "cached")
