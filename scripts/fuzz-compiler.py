@@ -117,6 +117,7 @@ SPECIALIZE_OPTS = {
     "fixed-k": [0, 128, 7168, 100, -128, 2**31 - 1, 2**63 - 1],
     "overlap-promotion": ["true", "false"],
     "overlap-epilogue": ["true", "false"],
+    "launch-raster": ["true", "false"],
     "sass-policy": ["off", "deepgemm", "deepgemm-full", "every-n"],
     "sass-every-n": [0, 1, 4, -1, 2**31 - 1],
 }
@@ -130,7 +131,8 @@ FGEMMC_KNOBS = {k: v for k, v in SPECIALIZE_OPTS.items()
                              "overlap-epilogue")}
 DERIVE_CONFIGS = [None, "schedule=persistent raster-group=8 overlap-promotion=true",
                   "cluster=2 multicast=b", "block-m=64 block-n=96 stages=0 fixed-n=2112 fixed-k=7168",
-                  "k-split=2 block-n=64", "schedule=persistent overlap-epilogue=true"]
+                  "k-split=2 block-n=64", "schedule=persistent overlap-epilogue=true",
+                  "schedule=persistent cluster=2 multicast=b raster-group=8 launch-raster=true"]
 
 
 class Case:
@@ -617,6 +619,8 @@ def fgemmc_argv(rng, path, cubin):
             argv.append("--overlap-promotion")
         if rng.random() < 0.2:
             argv.append("--overlap-epilogue")
+        if rng.random() < 0.2:
+            argv.append("--launch-raster")
     return argv
 
 
