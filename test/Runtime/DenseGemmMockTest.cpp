@@ -617,3 +617,44 @@ TEST_F(DenseGemmMock, OnDemandFailuresSayWhichKernel) {
       << status.message();
   EXPECT_FALSE(DenseGemm::createOnDemand({}, nullptr).ok());
 }
+
+TEST_F(DenseGemmMock, TheRasterGroupIsChosenPerLaunch) {
+  // 128x192 pairs sharing B whose tile order is a launch parameter.
+  DenseConfig config;
+  config.kernel = "kpairs";
+  config.blockN = 192;
+  config.stages = 4;
+  config.smemBytes = 216640;
+  config.schedule = "persistent";
+  config.cluster = 2;
+  std::string meta = fgemm::test::denseDescription(config);
+  auto replace = [&](const std::string &from, const std::string &to) {
+    meta.replace(meta.find(from), from.size(), to);
+  };
+  replace("abi_version=3", "abi_version=4");
+  replace("box=128x64 swizzle=128b", "box=128x128 swizzle=128b"); // A whole
+  replace("box=128x192 swizzle=128b", "box=128x96 swizzle=128b"); // B halves
+  replace("tiles=n/192,m/128", "param.8=raster_group default=8\n"
+                               "tiles=m/128,n/192");
+  std::ofstream(dir / "pairs.meta") << meta;
+  std::ofstream(dir / "pairs.cubin", std::ios::binary)
+      << "\x7f"
+         "ELFFAKE\nkpairs "
+      << fgemm::test::denseParamSizes() << ",4\n\n";
+  Expected<DenseGemm> gemm = DenseGemm::create(dir.string());
+  ASSERT_TRUE(gemm.ok()) << gemm.status().message();
+  CUdeviceptr p = allocate(size_t(256) << 20);
+  auto passed = [&](int64_t n) -> uint32_t {
+    Status status = gemm->run(p, p, p, p, p, 4096, n, 7168, nullptr);
+    EXPECT_TRUE(status.ok()) << status.message();
+    return mockParam<uint32_t>(*fgemmMockLastLaunch(), 8);
+  };
+  // B of 15 MB fits in the mock device's 50 MB L2: row-major; 44 MB: the
+  // kernel's default.
+  EXPECT_EQ(passed(2112), 1u);
+  EXPECT_EQ(passed(6144), 8u);
+  gemm->setRasterGroup(3);
+  EXPECT_EQ(passed(2112), 3u);
+  gemm->setRasterGroup(0);
+  EXPECT_EQ(passed(2112), 1u);
+}
