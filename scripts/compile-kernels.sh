@@ -40,7 +40,8 @@ for kernel in "$root"/kernels/*.mlir; do
     flags=(--block-m="$(knob block_m)" --block-n="$(knob block_n)" --stages=0
            --schedule="$(knob schedule)" --raster-group="$(knob raster_group)"
            --cluster="$(knob cluster)" --multicast="$(knob multicast)"
-           --k-split="$(knob k_split)" --launch-raster="$(knob launch_raster)")
+           --k-split="$(knob k_split)" --launch-raster="$(knob launch_raster)"
+           --prefetch-scales="$(knob prefetch_scales)")
     "$fgemmc" "$kernel" "${flags[@]}" --emit=ptx -o "$out/$name/$tag.ptx"
     "$fgemmc" "$kernel" "${flags[@]}" -v -o "$out/$name/$tag.check.cubin" >"$out/$name/$tag.ptxas.log"
     [[ -v stage_tag ]] || { stage_tag=$tag; stage_flags=("${flags[@]}"); }

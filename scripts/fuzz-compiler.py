@@ -118,6 +118,7 @@ SPECIALIZE_OPTS = {
     "overlap-promotion": ["true", "false"],
     "overlap-epilogue": ["true", "false"],
     "launch-raster": ["true", "false"],
+    "prefetch-scales": ["true", "false"],
     "sass-policy": ["off", "deepgemm", "deepgemm-full", "every-n"],
     "sass-every-n": [0, 1, 4, -1, 2**31 - 1],
 }

@@ -85,7 +85,8 @@ for meta in "$out"/all/bm*.meta; do
     esac
     compile "$out/sass_$policy" "$(knob block_m)" "$(knob block_n)" "$(knob schedule)" \
       --raster-group="$(knob raster_group)" --cluster="$(knob cluster)" --multicast="$(knob multicast)" \
-      --k-split="$(knob k_split)" --launch-raster="$(knob launch_raster)" "${flags[@]}"
+      --k-split="$(knob k_split)" --launch-raster="$(knob launch_raster)" \
+      --prefetch-scales="$(knob prefetch_scales)" "${flags[@]}"
   done
 done
 # The grouped kernels' configurations, one directory each

@@ -28,7 +28,7 @@ extern "C" {
  * signature does, or functions are added (2: the M-grouped GEMMs; 3: contexts
  * whose dense and M-grouped kernels are made on first use; 7: the scale
  * re-layout, fgemm_scales_to_mn_major; 8: fgemm_dense_config.k_split; 9:
- * fgemm_dense_config.launch_raster); callers
+ * fgemm_dense_config.launch_raster and .prefetch_scales); callers
  * check fgemm_api_version() == FGEMM_API_VERSION. */
 #define FGEMM_API_VERSION 9
 
@@ -74,6 +74,8 @@ typedef struct fgemm_dense_config {
   int32_t k_split;       /* CTAs per tile, each a share of K (1, 2 or 4) */
   int32_t launch_raster; /* 1: raster_group is a launch parameter (its
                             default), chosen per launch */
+  int32_t prefetch_scales; /* 1 (persistent): each tile's first scales
+                              loaded during the tile before */
 } fgemm_dense_config;
 
 /* Makes the kernel of `config` and writes BASE (of BASE.cubin + BASE.meta)

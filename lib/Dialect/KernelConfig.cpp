@@ -79,6 +79,15 @@ std::string mlir::fgemm::checkKernelConfig(const KernelConfig &c,
     return "overlap-epilogue defers each tile's store into the next tile's "
            "first K block: it needs schedule persistent, got " +
            getKnobValueName(c.schedule).str();
+  if (c.prefetchScales && c.schedule != Schedule::Persistent)
+    return "prefetch-scales loads each tile's first scales during the "
+           "previous tile of a persistent CTA: it needs schedule persistent, "
+           "got " +
+           getKnobValueName(c.schedule).str();
+  if (c.prefetchScales && (c.overlapEpilogue || c.overlapPromotion))
+    return std::string("prefetch-scales cannot be combined with ") +
+           (c.overlapEpilogue ? "overlap-epilogue" : "overlap-promotion") +
+           " (their first K block stages the tile's scales itself)";
   if (c.overlapEpilogue && c.overlapPromotion)
     return "overlap-epilogue and overlap-promotion cannot be combined (the "
            "overlapped loop keeps a second partial sum in flight where the "

@@ -102,6 +102,7 @@ KernelConfig jit::toKernelConfig(const DenseConfiguration &c) {
   config.schedule = c.persistent ? Schedule::Persistent : Schedule::Plain;
   config.rasterGroup = c.rasterGroup;
   config.launchRaster = c.launchRaster;
+  config.prefetchScales = c.prefetchScales;
   config.cluster = c.cluster;
   config.multicast = c.multicastB ? Multicast::B : Multicast::A;
   config.kSplit = c.kSplit;

@@ -129,6 +129,10 @@ fgemm::denseConfigurationSet(DenseRecipe recipe) {
   // per SM at long K: 128x32 pairs ran 128x2112x7168 in 11.5 us against
   // 12.6 for 64x32, 64x32 pairs 64x2112x7168 in 10.6 against 11.2 for 64x16
   // (H100, docs/PERF.md, 2026-11-26 thirteenth session).
+  // The 128x128 and 64x128 persistent grids (short tiles at M <= 128) load
+  // each tile's first B scales during the tile before: 5.3% and 3.7%
+  // faster at 128x32768x512 and 64x32768x512 (H100, docs/PERF.md, fifteenth
+  // session); the pairs lost with it (the order recomputed at each tile).
   static const std::vector<DenseConfiguration> set = {
       {256, 128, false, 8},
       {256, 128, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
@@ -137,14 +141,18 @@ fgemm::denseConfigurationSet(DenseRecipe recipe) {
       {128, 192, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
        /*multicastB=*/true, /*kSplit=*/1, /*launchRaster=*/true},
       {128, 128, false, 16},
-      {128, 128, true, 0},
+      {128, 128, true, 0, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/1,
+       /*multicastB=*/false, /*kSplit=*/1, /*launchRaster=*/false,
+       /*prefetchScales=*/true},
       {128, 96, false, 16},
       {128, 96, true, 0},
       {128, 64, false, 16},
       {128, 32, false, 16},
       {64, 192, false, 0},
       {64, 128, false, 0},
-      {64, 128, true, 0},
+      {64, 128, true, 0, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/1,
+       /*multicastB=*/false, /*kSplit=*/1, /*launchRaster=*/false,
+       /*prefetchScales=*/true},
       {64, 64, false, 16},
       {64, 32, false, 0},
       {64, 16, false, 0},

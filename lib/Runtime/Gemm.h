@@ -138,6 +138,9 @@ struct DenseConfiguration {
   /// The raster group is a launch parameter (rasterGroup its default):
   /// chooseRasterGroup picks it per launch.
   bool launchRaster = false;
+  /// Persistent: each tile's first scales are loaded during the tile before
+  /// (the prefetch_scales knob).
+  bool prefetchScales = false;
   /// NAME of its NAME.cubin / NAME.meta in a kernel directory:
   /// bm<M>_bn<N>_<plain|persistent>[_cluster2[b]][_ksplit<S>][_n<fixed N>]
   /// [_k<fixed K>].

@@ -15,6 +15,8 @@
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=256 block-n=64 overlap-promotion=true" 2>&1 | FileCheck %s --check-prefix=WAVES-OVERLAP
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="overlap-epilogue=true" 2>&1 | FileCheck %s --check-prefix=OE-PLAIN
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="overlap-epilogue=true overlap-promotion=true schedule=persistent" 2>&1 | FileCheck %s --check-prefix=OE-PROMOTION
+// RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="prefetch-scales=true" 2>&1 | FileCheck %s --check-prefix=PF-PLAIN
+// RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="prefetch-scales=true overlap-epilogue=true schedule=persistent" 2>&1 | FileCheck %s --check-prefix=PF-OVERLAP
 // RUN: not fgemm-opt %fgemm_src_root/kernels/sm90_fp8_gemm_bias_1d2d.mlir --fgemm-specialize="overlap-epilogue=true schedule=persistent" 2>&1 | FileCheck %s --check-prefix=OE-READ
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-k=64" 2>&1 | FileCheck %s --check-prefix=BK
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-n=8 cluster=2 multicast=b" 2>&1 | FileCheck %s --check-prefix=MCAST-B
@@ -39,6 +41,8 @@
 // WAVES-OVERLAP: error: overlap-promotion needs one m64 wave per math warpgroup (a second in-flight partial sum does not fit beside two accumulators); block-m 256 on 2 math warpgroups has two
 // OE-PLAIN: error: overlap-epilogue defers each tile's store into the next tile's first K block: it needs schedule persistent, got plain
 // OE-PROMOTION: error: overlap-epilogue and overlap-promotion cannot be combined
+// PF-PLAIN: error: prefetch-scales loads each tile's first scales during the previous tile of a persistent CTA: it needs schedule persistent, got plain
+// PF-OVERLAP: error: prefetch-scales cannot be combined with overlap-epilogue (their first K block stages the tile's scales itself)
 // OE-READ: error: overlap-epilogue is not supported for kernels that read tiles or vectors in the epilogue (fgemm.read_tile)
 // BK: error: block-k must be 128 (the K granularity of the scales), got 64
 // MCAST-B: error: a cluster of 2 sharing B splits its 8 rows into 4-row parts; each must be a multiple of 8 rows (the 128-byte swizzle's 1024-byte atom)

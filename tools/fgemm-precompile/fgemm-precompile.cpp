@@ -46,11 +46,12 @@ static cl::opt<std::string>
              cl::desc("Kernel cache (default $FGEMM_CACHE_DIR, else "
                       "$XDG_CACHE_HOME/fgemm or ~/.cache/fgemm)"),
              cl::cat(category));
-static cl::list<std::string> configs(
-    "config",
-    cl::desc("BMxBN[:persistent][:rG][:lr][:c2|:c2b][:ks2|:ks4] (repeatable; "
-             "default: the runtime's configuration set)"),
-    cl::cat(category));
+static cl::list<std::string>
+    configs("config",
+            cl::desc("BMxBN[:persistent][:rG][:lr][:pf][:c2|:c2b][:ks2|:ks4] "
+                     "(repeatable; "
+                     "default: the runtime's configuration set)"),
+            cl::cat(category));
 static cl::opt<std::string> configurationSet(
     "set",
     cl::desc("The runtime's configuration set to compile without --config: "
@@ -100,7 +101,7 @@ std::string parseConfig(StringRef text, fgemm::DenseConfiguration &config) {
   config = {0, 0, false, 0};
   if (m.getAsInteger(10, config.blockM) || n.getAsInteger(10, config.blockN))
     return "'" + text.str() +
-           "': expected BMxBN[:persistent][:rG][:lr][:c2|:c2b][:ks2|:ks4]";
+           "': expected BMxBN[:persistent][:rG][:lr][:pf][:c2|:c2b][:ks2|:ks4]";
   for (StringRef part : ArrayRef(parts).drop_front()) {
     if (part == "persistent")
       config.persistent = true;
@@ -113,12 +114,15 @@ std::string parseConfig(StringRef text, fgemm::DenseConfiguration &config) {
       config.kSplit = part == "ks2" ? 2 : 4;
     } else if (part == "lr") {
       config.launchRaster = true;
+    } else if (part == "pf") {
+      config.prefetchScales = true;
     } else if (!part.consume_front("r") ||
                part.getAsInteger(10, config.rasterGroup))
       return "'" + text.str() +
              "': unknown part (allowed: plain, persistent, rG for a raster "
              "group of G, lr for a raster group chosen per launch (G its "
-             "default), c2 / c2b for clusters of two sharing A / B, ks2 / "
+             "default), pf for scales prefetched a tile ahead, c2 / c2b for "
+             "clusters of two sharing A / B, ks2 / "
              "ks4 for clusters of 2 / 4 splitting a tile's K blocks)";
   }
   return "";
@@ -158,7 +162,8 @@ std::string specializedJobs(StringRef text,
     bool seen = llvm::any_of(work, [&](const Job &job) {
       return job.config.stem() == config.stem() &&
              job.config.rasterGroup == config.rasterGroup &&
-             job.config.launchRaster == config.launchRaster;
+             job.config.launchRaster == config.launchRaster &&
+             job.config.prefetchScales == config.prefetchScales;
     });
     if (!seen)
       work.push_back({config, "", false, 0, ""});
@@ -266,7 +271,8 @@ int main(int argc, char **argv) {
              << (job.config.rasterGroup
                      ? " r" + std::to_string(job.config.rasterGroup)
                      : std::string())
-             << (job.config.launchRaster ? " (launch raster)" : "") << ": "
+             << (job.config.launchRaster ? " (launch raster)" : "")
+             << (job.config.prefetchScales ? " (prefetch scales)" : "") << ": "
              << (!job.error.empty() ? "FAILED"
                  : job.built        ? "compiled"
                                     : "cached")

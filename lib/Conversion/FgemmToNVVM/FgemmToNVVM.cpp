@@ -664,6 +664,17 @@ void KernelLowering::prefetchEpilogueReads(KLoopOp op) {
   }
 }
 
+SmallVector<LoadScalesOp> KernelLowering::stagedScales(KLoopOp op) {
+  Value kbArg = op.getBody().front().getArgument(0);
+  SmallVector<LoadScalesOp> staged;
+  for (auto scales : op.getBody().getOps<LoadScalesOp>())
+    if (!isTmaLoad(scales) && !scales.getSource().getType().isPerTensor() &&
+        scales.getKb() == kbArg &&
+        !op->isAncestor(scales.getIndex().getParentRegion()->getParentOp()))
+      staged.push_back(scales);
+  return staged;
+}
+
 LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
   // Only where a CTA computes one tile: in a persistent loop the prefetches
   // measured slower (they compete with the next tile's loads).
@@ -711,16 +722,9 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
       mapping[op.getResult(0)] = ifOp.getResult(0);
       return success();
     }
-  Block &body = op.getBody().front();
-  Value kbArg = body.getArgument(0);
-  // Per-block scales the math threads read (not TMA loads, not per tensor),
-  // indexed by the K block: staged in shared memory by buildKLoop.
-  SmallVector<LoadScalesOp> staged;
-  for (auto scales : body.getOps<LoadScalesOp>())
-    if (!isTmaLoad(scales) && !scales.getSource().getType().isPerTensor() &&
-        scales.getKb() == kbArg &&
-        !op->isAncestor(scales.getIndex().getParentRegion()->getParentOp()))
-      staged.push_back(scales);
+  // Per-block scales the math threads read: staged in shared memory by
+  // buildKLoop.
+  SmallVector<LoadScalesOp> staged = stagedScales(op);
   firstStagingOrdered = isFirstStagingOrdered(op);
   stagingSkipsStoreWarp = op->getParentOfType<TileLoopOp>() != nullptr;
 
@@ -842,8 +846,16 @@ KernelLowering::emitKBlock(KLoopOp op, Value kb, Value inLoop, ValueRange args,
           mathBarrier();
         Value chunkStart = arith::SubIOp::create(b, loc, toI32(kb), chunkBlock);
         int64_t word = 0;
-        for (LoadScalesOp scales : staged) {
-          stageBlockScales(scales, chunkStart, word);
+        // The tile's first chunk may have been loaded during the previous
+        // tile (prefetchTileScales).
+        bool prefetched =
+            firstKBlock && carriedTileScales.size() == staged.size();
+        for (size_t i = 0; i < staged.size(); ++i) {
+          LoadScalesOp scales = staged[i];
+          if (prefetched)
+            storeStagedScales(scales, chunkStart, word, carriedTileScales[i]);
+          else
+            stageBlockScales(scales, chunkStart, word);
           word += getScaleBlocksSpanned(
               extent(scales.getResult().getType().getDims()[0]));
         }
@@ -995,6 +1007,89 @@ void KernelLowering::waitForLastStore(TileLoopOp op) {
                                             mathTid, constI32(0)));
 }
 
+/// The staged scales' tile indices of tile `tile` are recomputed from the
+/// tile order (the body's ops they come from, lowered a second time with the
+/// tile loop's arguments replaced), and the math threads load what the
+/// tile's first staging copies; a tile past the loop's count loads nothing
+/// (its order could read past the layout tensors).
+FailureOr<SmallVector<Value>>
+KernelLowering::prefetchTileScales(TileLoopOp op, ArrayRef<LoadScalesOp> staged,
+                                   Value iteration, Value tile) {
+  Block &body = op.getBody().front();
+  llvm::SetVector<Operation *> slice; // operands first
+  std::function<bool(Value)> collect = [&](Value v) -> bool {
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      return arg.getOwner() == &body
+                 ? arg.getArgNumber() < 2 // not the ring position
+                 : !op->isAncestor(arg.getOwner()->getParentOp());
+    Operation *def = v.getDefiningOp();
+    if (!op->isAncestor(def))
+      return true; // computed before the loop
+    if (slice.contains(def))
+      return true;
+    bool tileOrder =
+        isa_and_nonnull<arith::ArithDialect>(def->getDialect()) ||
+        isa<ReadOp, FindGroupOp, FindPieceGroupOp, FindRowTileGroupOp, DimOp,
+            NumBlocksOp, RasterGroupOp>(def);
+    if (def->getBlock() != &body || !tileOrder)
+      return false;
+    if (!llvm::all_of(def->getOperands(), collect))
+      return false;
+    slice.insert(def);
+    return true;
+  };
+  for (LoadScalesOp scales : staged)
+    if (!collect(scales.getIndex()) ||
+        (scales.getGroup() && !collect(scales.getGroup())))
+      return failure();
+
+  bool skipsStoreWarp = stagingSkipsStoreWarp;
+  stagingSkipsStoreWarp = true; // as the tile loop's staging
+  int64_t threads = 128 * config.getMathWarpgroups() - 32;
+  SmallVector<Type> types;
+  for (LoadScalesOp scales : staged) {
+    int64_t entries = getScaleBlocksSpanned(
+                          extent(scales.getResult().getType().getDims()[0])) *
+                      kScaleChunkBlocks;
+    types.append(llvm::divideCeil(entries, threads), b.getF32Type());
+  }
+  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tile,
+                                        lookup(op.getCount()));
+  auto ifOp =
+      scf::IfOp::create(b, loc, types, inRange, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+  Value zero =
+      LLVM::ConstantOp::create(b, loc, b.getF32Type(), b.getF32FloatAttr(0));
+  scf::YieldOp::create(b, loc, SmallVector<Value>(types.size(), zero));
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  Value savedIteration = lookup(body.getArgument(0));
+  Value savedTile = lookup(body.getArgument(1));
+  mapping[body.getArgument(0)] = iteration;
+  mapping[body.getArgument(1)] = tile;
+  auto restore = [&]() {
+    for (Operation *def : slice)
+      for (Value result : def->getResults())
+        mapping.erase(result);
+    mapping[body.getArgument(0)] = savedIteration;
+    mapping[body.getArgument(1)] = savedTile;
+    stagingSkipsStoreWarp = skipsStoreWarp;
+  };
+  SmallVector<Value> values;
+  for (Operation *def : slice)
+    if (failed(lowerOp(*def))) {
+      restore();
+      return failure();
+    }
+  for (LoadScalesOp scales : staged)
+    llvm::append_range(values, loadStagedScales(scales, constI32(0)));
+  restore();
+  if (values.size() != types.size())
+    return op.emitError("the prefetched scales do not match their staging");
+  scf::YieldOp::create(b, loc, values);
+  return SmallVector<Value>(ifOp.getResults());
+}
+
 /// Persistent schedule: CTA p of P runs the linear tiles p, p + P, ... <
 /// count; the body (from fgemm-schedule-tiles) maps them to coordinates.
 ///
@@ -1027,15 +1122,65 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
       carried.push_back(constIndex(0));
     carried.push_back(arith::ConstantIntOp::create(b, loc, 0, 1));
   }
+  // prefetch_scales: the math role loads each tile's first staged scales at
+  // the top of the tile before (the first tile's before the loop), so that
+  // the tile's staging does not wait for global memory (not with the
+  // deferred store, whose staging follows it, nor the overlapped
+  // promotion's loop). Measured faster for short tiles only (docs/PERF.md,
+  // fifteenth session): the recomputed order sits on each tile's path.
+  SmallVector<LoadScalesOp> prefetched;
+  if (config.getPrefetchScales() && !deferred &&
+      !config.getOverlapPromotion()) {
+    SmallVector<KLoopOp> mathLoops;
+    for (KLoopOp loop : body.getOps<KLoopOp>())
+      if (!loop.getBody().getOps<ScaledDotOp>().empty())
+        mathLoops.push_back(loop);
+    if (mathLoops.size() == 1 && !mathLoops.front().getFirst())
+      prefetched = stagedScales(mathLoops.front());
+  }
+  size_t scalesAt = carried.size();
+  if (!prefetched.empty()) {
+    FailureOr<SmallVector<Value>> first =
+        prefetchTileScales(op, prefetched, constIndex(0), pid);
+    if (succeeded(first))
+      llvm::append_range(carried, *first);
+    else
+      prefetched.clear();
+  }
+  size_t scalesEnd = carried.size();
   auto forOp = scf::ForOp::create(b, loc, pid, lookup(op.getCount()),
                                   numPrograms, carried);
   waitForLastStore(op);
   OpBuilder::InsertionGuard guard(b);
   openLoopBody(forOp);
   Value tile = forOp.getInductionVar();
-  mapping[body.getArgument(0)] = arith::DivUIOp::create(
+  Value iteration = arith::DivUIOp::create(
       b, loc, arith::SubIOp::create(b, loc, tile, pid), numPrograms);
+  mapping[body.getArgument(0)] = iteration;
   mapping[body.getArgument(1)] = tile;
+  SmallVector<Value> nextScales;
+  if (!prefetched.empty()) {
+    // This tile's, split per staged op; then the next tile's, loaded now.
+    ValueRange mine =
+        forOp.getRegionIterArgs().slice(scalesAt, scalesEnd - scalesAt);
+    int64_t threads = 128 * config.getMathWarpgroups() - 32;
+    carriedTileScales.clear();
+    for (LoadScalesOp scales : prefetched) {
+      int64_t n =
+          llvm::divideCeil(getScaleBlocksSpanned(extent(
+                               scales.getResult().getType().getDims()[0])) *
+                               kScaleChunkBlocks,
+                           threads);
+      carriedTileScales.push_back(SmallVector<Value>(mine.take_front(n)));
+      mine = mine.drop_front(n);
+    }
+    FailureOr<SmallVector<Value>> next = prefetchTileScales(
+        op, prefetched, arith::AddIOp::create(b, loc, iteration, constIndex(1)),
+        arith::AddIOp::create(b, loc, tile, numPrograms));
+    if (failed(next))
+      return failure();
+    nextScales = *next;
+  }
   if (countsBlocks)
     mapping[body.getArgument(2)] = forOp.getRegionIterArgs()[0];
   if (deferred) {
@@ -1049,6 +1194,7 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
   LogicalResult lowered = lowerBlock(body);
   firstBlockHook = nullptr;
   deferredStore = StoreOp();
+  carriedTileScales.clear();
   if (failed(lowered))
     return failure();
   if (deferred && firstBlockHookRuns == 0)
@@ -1073,6 +1219,7 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
       yielded.push_back(lookup(v));
     yielded.push_back(arith::ConstantIntOp::create(b, loc, 1, 1));
   }
+  llvm::append_range(yielded, nextScales);
   scf::YieldOp::create(b, loc, yielded);
   b.setInsertionPointAfter(forOp);
   if (drains)

@@ -263,6 +263,26 @@ private:
   /// kScaleChunkBlocks) of `op`'s tile to staged words [word, word +
   /// blocks spanned).
   void stageBlockScales(LoadScalesOp op, Value chunkStart, int64_t word);
+  /// The values stageBlockScales would copy for the chunk at `chunkStart`
+  /// (every staged word of the tile's largest span; 0 where it copies none),
+  /// loaded now: the next tile's, prefetched (prefetchTileScales).
+  SmallVector<Value> loadStagedScales(LoadScalesOp op, Value chunkStart);
+  /// Shared-memory address of staged word `word`'s relative block j, chunk
+  /// block c.
+  Value stagedScaleAddress(Value j, Value c, int64_t word);
+  /// stageBlockScales with the values loadStagedScales gave.
+  void storeStagedScales(LoadScalesOp op, Value chunkStart, int64_t word,
+                         ArrayRef<Value> values);
+  /// The per-block scales `op`'s math threads stage (not TMA loads, not per
+  /// tensor, indexed by the loop's K block).
+  SmallVector<LoadScalesOp> stagedScales(KLoopOp op);
+  /// The first chunk's staged scales of the tile loop's tile `tile`
+  /// (iteration `iteration`), loaded by the math threads; zeros past the
+  /// loop's tiles. Failure: the staged scales' tile indices come from more
+  /// than the tile order (no prefetch).
+  FailureOr<SmallVector<Value>>
+  prefetchTileScales(TileLoopOp op, ArrayRef<LoadScalesOp> staged,
+                     Value iteration, Value tile);
   /// `op`'s scales of the chunk's block `chunkBlock`, read from the staging.
   void readStagedScales(LoadScalesOp op, Value chunkBlock, int64_t word);
   bool isFirstStagingOrdered(KLoopOp op);
@@ -378,6 +398,10 @@ private:
   /// Set for a math loop whose tile's first scale staging needs no barrier
   /// before it (isFirstStagingOrdered).
   bool firstStagingOrdered = false;
+  /// Persistent math tile loops: the current tile's first-chunk staged
+  /// scales, loaded during the previous tile (prefetchTileScales), per
+  /// staged op; empty: the first staging loads them.
+  SmallVector<SmallVector<Value>> carriedTileScales;
   /// Set in tile loops: the scale staging leaves out the math warp that
   /// issues the TMA stores (mathTid 0's), whose loads would otherwise start
   /// after the previous tile's stores (DeepGEMM leaves it out too).

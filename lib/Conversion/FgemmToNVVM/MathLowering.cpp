@@ -264,46 +264,110 @@ LogicalResult KernelLowering::lowerLoadScales(LoadScalesOp op) {
 /// Staged word w, chunk block c at scaleOffset + (w x chunk + c) x 4. Each
 /// math thread copies every (128 x warpgroups)-th entry (less the store
 /// warp's 32 threads where it takes no part); entries past the tensor's K
-/// blocks are left as they are (no K block reads them).
+/// blocks are left as they are (no K block reads them). `forEntry` gets,
+/// per entry a thread copies (in order), whether it copies it, the entry's
+/// relative block j, its block c in the chunk and its K block.
+static void forEachStagedEntry(
+    int64_t entries, int64_t skipped, int64_t threads, Value mathTid,
+    Value chunkStart, Value kBlocks, OpBuilder &b, Location loc,
+    function_ref<void(Value inside, Value j, Value c, Value kb)> forEntry) {
+  auto c32 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, v, 32).getResult();
+  };
+  Value stager = arith::SubIOp::create(b, loc, mathTid, c32(skipped));
+  Value takesPart = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                          mathTid, c32(skipped));
+  for (int64_t first = 0; first < entries; first += threads) {
+    Value entry = arith::AddIOp::create(b, loc, stager, c32(first));
+    Value j = arith::DivUIOp::create(b, loc, entry, c32(kScaleChunkBlocks));
+    Value c = arith::RemUIOp::create(b, loc, entry, c32(kScaleChunkBlocks));
+    Value kb = arith::AddIOp::create(b, loc, chunkStart, c);
+    Value inside = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, entry,
+                              c32(entries)),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, kb, kBlocks));
+    if (skipped)
+      inside = arith::AndIOp::create(b, loc, inside, takesPart);
+    forEntry(inside, j, c, kb);
+  }
+}
+
+/// The staged slot of relative block j, chunk block c, in word `word`.
+Value KernelLowering::stagedScaleAddress(Value j, Value c, int64_t word) {
+  Value slot = arith::AddIOp::create(
+      b, loc, mulI32(j, kScaleChunkBlocks),
+      arith::AddIOp::create(b, loc, c, constI32(word * kScaleChunkBlocks)));
+  return smemAt(
+      arith::AddIOp::create(b, loc, constI32(scaleOffset), mulI32(slot, 4)));
+}
+
 void KernelLowering::stageBlockScales(LoadScalesOp op, Value chunkStart,
                                       int64_t word) {
   FailureOr<BlockScaleSource> source = blockScaleSource(op);
   if (failed(source))
     return;
-  int64_t entries = source->numBlocks * kScaleChunkBlocks;
   int64_t skipped = stagingSkipsStoreWarp ? 32 : 0;
-  int64_t threads = 128 * config.getMathWarpgroups() - skipped;
-  Value stager = arith::SubIOp::create(b, loc, mathTid, constI32(skipped));
-  Value takesPart = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                                          mathTid, constI32(skipped));
   // Unrolled, so that the loads of one thread are in flight together.
-  for (int64_t first = 0; first < entries; first += threads) {
-    Value entry = arith::AddIOp::create(b, loc, stager, constI32(first));
-    Value j =
-        arith::DivUIOp::create(b, loc, entry, constI32(kScaleChunkBlocks));
-    Value c =
-        arith::RemUIOp::create(b, loc, entry, constI32(kScaleChunkBlocks));
-    Value kb = arith::AddIOp::create(b, loc, chunkStart, c);
-    Value inside = arith::AndIOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, entry,
-                              constI32(entries)),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, kb,
-                              source->kBlocks));
-    if (skipped)
-      inside = arith::AndIOp::create(b, loc, inside, takesPart);
-    auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    Value value = loadBlockScale(op, *source, j, kb);
-    Value slot = arith::AddIOp::create(
-        b, loc, mulI32(j, kScaleChunkBlocks),
-        arith::AddIOp::create(b, loc, c, constI32(word * kScaleChunkBlocks)));
-    LLVM::StoreOp::create(b, loc, value,
-                          smemAt(arith::AddIOp::create(
-                              b, loc, constI32(scaleOffset), mulI32(slot, 4))),
-                          /*alignment=*/4);
-  }
+  forEachStagedEntry(
+      source->numBlocks * kScaleChunkBlocks, skipped,
+      128 * config.getMathWarpgroups() - skipped, mathTid, chunkStart,
+      source->kBlocks, b, loc, [&](Value inside, Value j, Value c, Value kb) {
+        auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        Value value = loadBlockScale(op, *source, j, kb);
+        LLVM::StoreOp::create(b, loc, value, stagedScaleAddress(j, c, word),
+                              /*alignment=*/4);
+      });
+}
+
+SmallVector<Value> KernelLowering::loadStagedScales(LoadScalesOp op,
+                                                    Value chunkStart) {
+  SmallVector<Value> values;
+  FailureOr<BlockScaleSource> source = blockScaleSource(op);
+  if (failed(source))
+    return values;
+  int64_t rows = extent(op.getResult().getType().getDims()[0]);
+  int64_t skipped = stagingSkipsStoreWarp ? 32 : 0;
+  forEachStagedEntry(
+      getScaleBlocksSpanned(rows) * kScaleChunkBlocks, skipped,
+      128 * config.getMathWarpgroups() - skipped, mathTid, chunkStart,
+      source->kBlocks, b, loc, [&](Value inside, Value j, Value, Value kb) {
+        auto ifOp = scf::IfOp::create(b, loc, TypeRange{b.getF32Type()}, inside,
+                                      /*withElseRegion=*/true);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+        scf::YieldOp::create(b, loc, loadBlockScale(op, *source, j, kb));
+        b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+        scf::YieldOp::create(
+            b, loc,
+            ValueRange{LLVM::ConstantOp::create(b, loc, b.getF32Type(),
+                                                b.getF32FloatAttr(0))});
+        values.push_back(ifOp.getResult(0));
+      });
+  return values;
+}
+
+void KernelLowering::storeStagedScales(LoadScalesOp op, Value chunkStart,
+                                       int64_t word, ArrayRef<Value> values) {
+  FailureOr<BlockScaleSource> source = blockScaleSource(op);
+  if (failed(source))
+    return;
+  int64_t rows = extent(op.getResult().getType().getDims()[0]);
+  int64_t skipped = stagingSkipsStoreWarp ? 32 : 0;
+  size_t next = 0;
+  forEachStagedEntry(
+      getScaleBlocksSpanned(rows) * kScaleChunkBlocks, skipped,
+      128 * config.getMathWarpgroups() - skipped, mathTid, chunkStart,
+      source->kBlocks, b, loc, [&](Value inside, Value j, Value c, Value) {
+        Value value = values[next++];
+        auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        LLVM::StoreOp::create(b, loc, value, stagedScaleAddress(j, c, word),
+                              /*alignment=*/4);
+      });
 }
 
 void KernelLowering::readStagedScales(LoadScalesOp op, Value chunkBlock,
