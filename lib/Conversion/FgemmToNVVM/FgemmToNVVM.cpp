@@ -1041,7 +1041,11 @@ KernelLowering::prefetchTileScales(TileLoopOp op, ArrayRef<LoadScalesOp> staged,
   for (LoadScalesOp scales : staged)
     if (!collect(scales.getIndex()) ||
         (scales.getGroup() && !collect(scales.getGroup())))
-      return failure();
+      return scales.emitError(
+          "prefetch-scales: the scales' tile index or group comes from more "
+          "than the tile loop's tile order (index arithmetic and the layout "
+          "tensors' lookups at the top of its body), so the next tile's "
+          "cannot be computed ahead");
 
   bool skipsStoreWarp = stagingSkipsStoreWarp;
   stagingSkipsStoreWarp = true; // as the tile loop's staging
@@ -1063,6 +1067,8 @@ KernelLowering::prefetchTileScales(TileLoopOp op, ArrayRef<LoadScalesOp> staged,
       LLVM::ConstantOp::create(b, loc, b.getF32Type(), b.getF32FloatAttr(0));
   scf::YieldOp::create(b, loc, SmallVector<Value>(types.size(), zero));
   b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  // The body is lowered after this: the slice's values are dropped again,
+  // and the loop's arguments get back what they had (none before the loop).
   Value savedIteration = lookup(body.getArgument(0));
   Value savedTile = lookup(body.getArgument(1));
   mapping[body.getArgument(0)] = iteration;
@@ -1071,8 +1077,13 @@ KernelLowering::prefetchTileScales(TileLoopOp op, ArrayRef<LoadScalesOp> staged,
     for (Operation *def : slice)
       for (Value result : def->getResults())
         mapping.erase(result);
-    mapping[body.getArgument(0)] = savedIteration;
-    mapping[body.getArgument(1)] = savedTile;
+    for (auto [arg, saved] : {std::pair(body.getArgument(0), savedIteration),
+                              std::pair(body.getArgument(1), savedTile)}) {
+      if (saved)
+        mapping[arg] = saved;
+      else
+        mapping.erase(arg);
+    }
     stagingSkipsStoreWarp = skipsStoreWarp;
   };
   SmallVector<Value> values;
@@ -1124,13 +1135,12 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
   }
   // prefetch_scales: the math role loads each tile's first staged scales at
   // the top of the tile before (the first tile's before the loop), so that
-  // the tile's staging does not wait for global memory (not with the
-  // deferred store, whose staging follows it, nor the overlapped
-  // promotion's loop). Measured faster for short tiles only (docs/PERF.md,
-  // fifteenth session): the recomputed order sits on each tile's path.
+  // the tile's staging does not wait for global memory. Measured faster for
+  // short tiles only (docs/PERF.md, fifteenth session): the recomputed
+  // order sits on each tile's path. (checkKernelConfig refuses it with the
+  // deferred store and the overlapped promotion, which stage otherwise.)
   SmallVector<LoadScalesOp> prefetched;
-  if (config.getPrefetchScales() && !deferred &&
-      !config.getOverlapPromotion()) {
+  if (config.getPrefetchScales()) {
     SmallVector<KLoopOp> mathLoops;
     for (KLoopOp loop : body.getOps<KLoopOp>())
       if (!loop.getBody().getOps<ScaledDotOp>().empty())
@@ -1142,10 +1152,9 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
   if (!prefetched.empty()) {
     FailureOr<SmallVector<Value>> first =
         prefetchTileScales(op, prefetched, constIndex(0), pid);
-    if (succeeded(first))
-      llvm::append_range(carried, *first);
-    else
-      prefetched.clear();
+    if (failed(first))
+      return failure();
+    llvm::append_range(carried, *first);
   }
   size_t scalesEnd = carried.size();
   auto forOp = scf::ForOp::create(b, loc, pid, lookup(op.getCount()),

@@ -278,8 +278,8 @@ private:
   SmallVector<LoadScalesOp> stagedScales(KLoopOp op);
   /// The first chunk's staged scales of the tile loop's tile `tile`
   /// (iteration `iteration`), loaded by the math threads; zeros past the
-  /// loop's tiles. Failure: the staged scales' tile indices come from more
-  /// than the tile order (no prefetch).
+  /// loop's tiles. An error where the staged scales' tile indices come from
+  /// more than the tile order.
   FailureOr<SmallVector<Value>>
   prefetchTileScales(TileLoopOp op, ArrayRef<LoadScalesOp> staged,
                      Value iteration, Value tile);
