@@ -1012,7 +1012,7 @@ void KernelLowering::waitForLastStore(TileLoopOp op) {
 /// tile loop's arguments replaced), and the math threads load what the
 /// tile's first staging copies; a tile past the loop's count loads nothing
 /// (its order could read past the layout tensors).
-FailureOr<SmallVector<Value>>
+FailureOr<SmallVector<SmallVector<Value>>>
 KernelLowering::prefetchTileScales(TileLoopOp op, ArrayRef<LoadScalesOp> staged,
                                    Value iteration, Value tile) {
   Block &body = op.getBody().front();
@@ -1049,13 +1049,11 @@ KernelLowering::prefetchTileScales(TileLoopOp op, ArrayRef<LoadScalesOp> staged,
 
   bool skipsStoreWarp = stagingSkipsStoreWarp;
   stagingSkipsStoreWarp = true; // as the tile loop's staging
-  int64_t threads = 128 * config.getMathWarpgroups() - 32;
+  SmallVector<size_t> counts;
   SmallVector<Type> types;
   for (LoadScalesOp scales : staged) {
-    int64_t entries = getScaleBlocksSpanned(
-                          extent(scales.getResult().getType().getDims()[0])) *
-                      kScaleChunkBlocks;
-    types.append(llvm::divideCeil(entries, threads), b.getF32Type());
+    counts.push_back(llvm::divideCeil(prefetchedEntries(scales), stagers()));
+    types.append(counts.back(), b.getF32Type());
   }
   Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tile,
                                         lookup(op.getCount()));
@@ -1098,7 +1096,13 @@ KernelLowering::prefetchTileScales(TileLoopOp op, ArrayRef<LoadScalesOp> staged,
   if (values.size() != types.size())
     return op.emitError("the prefetched scales do not match their staging");
   scf::YieldOp::create(b, loc, values);
-  return SmallVector<Value>(ifOp.getResults());
+  SmallVector<SmallVector<Value>> perOp;
+  ValueRange results = ifOp.getResults();
+  for (size_t count : counts) {
+    perOp.emplace_back(results.take_front(count));
+    results = results.drop_front(count);
+  }
+  return perOp;
 }
 
 /// Persistent schedule: CTA p of P runs the linear tiles p, p + P, ... <
@@ -1149,14 +1153,17 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
       prefetched = stagedScales(mathLoops.front());
   }
   size_t scalesAt = carried.size();
+  SmallVector<size_t> scaleCounts; // carried values per prefetched op
   if (!prefetched.empty()) {
-    FailureOr<SmallVector<Value>> first =
+    FailureOr<SmallVector<SmallVector<Value>>> first =
         prefetchTileScales(op, prefetched, constIndex(0), pid);
     if (failed(first))
       return failure();
-    llvm::append_range(carried, *first);
+    for (const SmallVector<Value> &values : *first) {
+      scaleCounts.push_back(values.size());
+      llvm::append_range(carried, values);
+    }
   }
-  size_t scalesEnd = carried.size();
   auto forOp = scf::ForOp::create(b, loc, pid, lookup(op.getCount()),
                                   numPrograms, carried);
   waitForLastStore(op);
@@ -1170,25 +1177,19 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
   SmallVector<Value> nextScales;
   if (!prefetched.empty()) {
     // This tile's, split per staged op; then the next tile's, loaded now.
-    ValueRange mine =
-        forOp.getRegionIterArgs().slice(scalesAt, scalesEnd - scalesAt);
-    int64_t threads = 128 * config.getMathWarpgroups() - 32;
+    ValueRange mine = forOp.getRegionIterArgs().drop_front(scalesAt);
     carriedTileScales.clear();
-    for (LoadScalesOp scales : prefetched) {
-      int64_t n =
-          llvm::divideCeil(getScaleBlocksSpanned(extent(
-                               scales.getResult().getType().getDims()[0])) *
-                               kScaleChunkBlocks,
-                           threads);
-      carriedTileScales.push_back(SmallVector<Value>(mine.take_front(n)));
-      mine = mine.drop_front(n);
+    for (size_t count : scaleCounts) {
+      carriedTileScales.emplace_back(mine.take_front(count));
+      mine = mine.drop_front(count);
     }
-    FailureOr<SmallVector<Value>> next = prefetchTileScales(
+    FailureOr<SmallVector<SmallVector<Value>>> next = prefetchTileScales(
         op, prefetched, arith::AddIOp::create(b, loc, iteration, constIndex(1)),
         arith::AddIOp::create(b, loc, tile, numPrograms));
     if (failed(next))
       return failure();
-    nextScales = *next;
+    for (const SmallVector<Value> &values : *next)
+      llvm::append_range(nextScales, values);
   }
   if (countsBlocks)
     mapping[body.getArgument(2)] = forOp.getRegionIterArgs()[0];

@@ -263,6 +263,18 @@ private:
   /// kScaleChunkBlocks) of `op`'s tile to staged words [word, word +
   /// blocks spanned).
   void stageBlockScales(LoadScalesOp op, Value chunkStart, int64_t word);
+  /// Math threads taking part in a staging.
+  int64_t stagers() const;
+  /// The entries a prefetch of `op`'s first chunk covers (every staged word
+  /// of the tile's largest span).
+  int64_t prefetchedEntries(LoadScalesOp op);
+  /// Calls `forEntry` for each of the first `entries` staged entries of the
+  /// chunk at `chunkStart` this thread copies, in order: whether it copies
+  /// it (inside the K blocks and a stager), its relative block j, its block
+  /// c in the chunk and its K block.
+  void forEachStagedEntry(
+      int64_t entries, Value chunkStart, Value kBlocks,
+      function_ref<void(Value inside, Value j, Value c, Value kb)> forEntry);
   /// The values stageBlockScales would copy for the chunk at `chunkStart`
   /// (every staged word of the tile's largest span; 0 where it copies none),
   /// loaded now: the next tile's, prefetched (prefetchTileScales).
@@ -277,10 +289,10 @@ private:
   /// tensor, indexed by the loop's K block).
   SmallVector<LoadScalesOp> stagedScales(KLoopOp op);
   /// The first chunk's staged scales of the tile loop's tile `tile`
-  /// (iteration `iteration`), loaded by the math threads; zeros past the
-  /// loop's tiles. An error where the staged scales' tile indices come from
-  /// more than the tile order.
-  FailureOr<SmallVector<Value>>
+  /// (iteration `iteration`), loaded by the math threads, per staged op;
+  /// zeros past the loop's tiles. An error where the staged scales' tile
+  /// indices come from more than the tile order.
+  FailureOr<SmallVector<SmallVector<Value>>>
   prefetchTileScales(TileLoopOp op, ArrayRef<LoadScalesOp> staged,
                      Value iteration, Value tile);
   /// `op`'s scales of the chunk's block `chunkBlock`, read from the staging.

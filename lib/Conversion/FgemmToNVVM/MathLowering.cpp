@@ -262,30 +262,37 @@ LogicalResult KernelLowering::lowerLoadScales(LoadScalesOp op) {
 }
 
 /// Staged word w, chunk block c at scaleOffset + (w x chunk + c) x 4. Each
-/// math thread copies every (128 x warpgroups)-th entry (less the store
-/// warp's 32 threads where it takes no part); entries past the tensor's K
-/// blocks are left as they are (no K block reads them). `forEntry` gets,
-/// per entry a thread copies (in order), whether it copies it, the entry's
-/// relative block j, its block c in the chunk and its K block.
-static void forEachStagedEntry(
-    int64_t entries, int64_t skipped, int64_t threads, Value mathTid,
-    Value chunkStart, Value kBlocks, OpBuilder &b, Location loc,
+/// math thread copies every stagers()-th entry (the store warp's 32 threads
+/// take no part where stagingSkipsStoreWarp); entries past the tensor's K
+/// blocks are left as they are (no K block reads them).
+int64_t KernelLowering::stagers() const {
+  return 128 * config.getMathWarpgroups() - (stagingSkipsStoreWarp ? 32 : 0);
+}
+
+int64_t KernelLowering::prefetchedEntries(LoadScalesOp op) {
+  return getScaleBlocksSpanned(extent(op.getResult().getType().getDims()[0])) *
+         kScaleChunkBlocks;
+}
+
+void KernelLowering::forEachStagedEntry(
+    int64_t entries, Value chunkStart, Value kBlocks,
     function_ref<void(Value inside, Value j, Value c, Value kb)> forEntry) {
-  auto c32 = [&](int64_t v) {
-    return arith::ConstantIntOp::create(b, loc, v, 32).getResult();
-  };
-  Value stager = arith::SubIOp::create(b, loc, mathTid, c32(skipped));
+  int64_t skipped = stagingSkipsStoreWarp ? 32 : 0;
+  Value stager = arith::SubIOp::create(b, loc, mathTid, constI32(skipped));
   Value takesPart = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                                          mathTid, c32(skipped));
-  for (int64_t first = 0; first < entries; first += threads) {
-    Value entry = arith::AddIOp::create(b, loc, stager, c32(first));
-    Value j = arith::DivUIOp::create(b, loc, entry, c32(kScaleChunkBlocks));
-    Value c = arith::RemUIOp::create(b, loc, entry, c32(kScaleChunkBlocks));
+                                          mathTid, constI32(skipped));
+  // Unrolled, so that the loads of one thread are in flight together.
+  for (int64_t first = 0; first < entries; first += stagers()) {
+    Value entry = arith::AddIOp::create(b, loc, stager, constI32(first));
+    Value j =
+        arith::DivUIOp::create(b, loc, entry, constI32(kScaleChunkBlocks));
+    Value c =
+        arith::RemUIOp::create(b, loc, entry, constI32(kScaleChunkBlocks));
     Value kb = arith::AddIOp::create(b, loc, chunkStart, c);
     Value inside = arith::AndIOp::create(
         b, loc,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, entry,
-                              c32(entries)),
+                              constI32(entries)),
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, kb, kBlocks));
     if (skipped)
       inside = arith::AndIOp::create(b, loc, inside, takesPart);
@@ -307,12 +314,9 @@ void KernelLowering::stageBlockScales(LoadScalesOp op, Value chunkStart,
   FailureOr<BlockScaleSource> source = blockScaleSource(op);
   if (failed(source))
     return;
-  int64_t skipped = stagingSkipsStoreWarp ? 32 : 0;
-  // Unrolled, so that the loads of one thread are in flight together.
   forEachStagedEntry(
-      source->numBlocks * kScaleChunkBlocks, skipped,
-      128 * config.getMathWarpgroups() - skipped, mathTid, chunkStart,
-      source->kBlocks, b, loc, [&](Value inside, Value j, Value c, Value kb) {
+      source->numBlocks * kScaleChunkBlocks, chunkStart, source->kBlocks,
+      [&](Value inside, Value j, Value c, Value kb) {
         auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(ifOp.thenBlock());
@@ -328,12 +332,9 @@ SmallVector<Value> KernelLowering::loadStagedScales(LoadScalesOp op,
   FailureOr<BlockScaleSource> source = blockScaleSource(op);
   if (failed(source))
     return values;
-  int64_t rows = extent(op.getResult().getType().getDims()[0]);
-  int64_t skipped = stagingSkipsStoreWarp ? 32 : 0;
   forEachStagedEntry(
-      getScaleBlocksSpanned(rows) * kScaleChunkBlocks, skipped,
-      128 * config.getMathWarpgroups() - skipped, mathTid, chunkStart,
-      source->kBlocks, b, loc, [&](Value inside, Value j, Value, Value kb) {
+      prefetchedEntries(op), chunkStart, source->kBlocks,
+      [&](Value inside, Value j, Value, Value kb) {
         auto ifOp = scf::IfOp::create(b, loc, TypeRange{b.getF32Type()}, inside,
                                       /*withElseRegion=*/true);
         OpBuilder::InsertionGuard guard(b);
@@ -354,13 +355,10 @@ void KernelLowering::storeStagedScales(LoadScalesOp op, Value chunkStart,
   FailureOr<BlockScaleSource> source = blockScaleSource(op);
   if (failed(source))
     return;
-  int64_t rows = extent(op.getResult().getType().getDims()[0]);
-  int64_t skipped = stagingSkipsStoreWarp ? 32 : 0;
   size_t next = 0;
   forEachStagedEntry(
-      getScaleBlocksSpanned(rows) * kScaleChunkBlocks, skipped,
-      128 * config.getMathWarpgroups() - skipped, mathTid, chunkStart,
-      source->kBlocks, b, loc, [&](Value inside, Value j, Value c, Value) {
+      prefetchedEntries(op), chunkStart, source->kBlocks,
+      [&](Value inside, Value j, Value c, Value) {
         Value value = values[next++];
         auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
         OpBuilder::InsertionGuard guard(b);
