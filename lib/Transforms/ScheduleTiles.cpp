@@ -149,12 +149,12 @@ static std::pair<Value, Value> emitTileOrder(RewriterBase &rewriter,
   if (!group)
     return {arith::DivUIOp::create(rewriter, loc, tile, tilesN),
             arith::RemUIOp::create(rewriter, loc, tile, tilesN)};
-  Value g = group;
-  Value groupTiles = arith::MulIOp::create(rewriter, loc, tilesN, g);
+  Value groupTiles = arith::MulIOp::create(rewriter, loc, tilesN, group);
   Value groupIndex = arith::DivUIOp::create(rewriter, loc, tile, groupTiles);
-  Value firstRow = arith::MulIOp::create(rewriter, loc, groupIndex, g);
+  Value firstRow = arith::MulIOp::create(rewriter, loc, groupIndex, group);
   Value rows = arith::MinUIOp::create(
-      rewriter, loc, arith::SubIOp::create(rewriter, loc, tilesM, firstRow), g);
+      rewriter, loc, arith::SubIOp::create(rewriter, loc, tilesM, firstRow),
+      group);
   Value inGroup = arith::RemUIOp::create(rewriter, loc, tile, groupTiles);
   Value tm = arith::AddIOp::create(
       rewriter, loc, firstRow,
