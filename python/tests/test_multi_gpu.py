@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Two GPUs of one host, one thread each, calling fgemm at the same time:
 each device gets its own context (modules, descriptors), every result is
-checked against the FP32 product of its own inputs. Skips with fewer than
-two sm_90 GPUs."""
+checked against the FP32 product of its own inputs: dense fp8_gemm_nt and
+the masked M-grouped GEMM (rows at or past masked_m checked untouched).
+Skips with fewer than two sm_90 GPUs."""
 
 import os
 import sys
@@ -59,6 +60,29 @@ class TwoGpus(unittest.TestCase):
                     stream.synchronize()
                     results.append((device, (m, n, k), calc_diff(d, x.float() @ y.float().t()),
                                     int(torch.isnan(d).sum())))
+                self.run_masked_on(device, generator, stream, results)
+
+    def run_masked_on(self, device, generator, stream, results):
+        """Masked M-grouped GEMM, two groups of 256 rows: 200 and 77 valid."""
+        cuda = f"cuda:{device}"
+        groups, max_m, n, k, masked = 2, 256, 4096, 2048, [200, 77]
+        x = torch.randn((groups, max_m, k), device=cuda, dtype=torch.bfloat16, generator=generator)
+        y = torch.randn((groups, n, k), device=cuda, dtype=torch.bfloat16, generator=generator)
+        a_parts = [fgemm.per_token_cast_to_fp8(x[g]) for g in range(groups)]
+        b_parts = [fgemm.per_block_cast_to_fp8(y[g]) for g in range(groups)]
+        a = torch.stack([part[0] for part in a_parts])
+        sfa = torch.stack([part[1] for part in a_parts])  # row-major: the API re-lays it out
+        b = (torch.stack([part[0] for part in b_parts]), torch.stack([part[1] for part in b_parts]))
+        d = torch.full((groups, max_m, n), float("nan"), device=cuda, dtype=torch.bfloat16)
+        masked_m = torch.tensor(masked, device=cuda, dtype=torch.int32)
+        fgemm.m_grouped_fp8_gemm_nt_masked((a, sfa), b, d, masked_m, 128)
+        stream.synchronize()
+        for g, rows in enumerate(masked):
+            valid = d[g, :rows]
+            ref = x[g, :rows].float() @ y[g].float().t()
+            results.append((device, ("masked", g), calc_diff(valid, ref),
+                            int(torch.isnan(valid).sum())
+                            + int((~torch.isnan(d[g, rows:])).sum())))
 
     def test_two_threads_two_devices(self):
         shapes = [(128, 4096, 7168), (4096, 2112, 7168), (300, 1000, 640)]
@@ -76,10 +100,10 @@ class TwoGpus(unittest.TestCase):
         for thread in threads:
             thread.join()
         self.assertEqual(errors, [])
-        self.assertEqual(len(results), 2 * 3 * len(shapes))
+        self.assertEqual(len(results), 2 * 3 * (len(shapes) + 2))
         for device, shape, diff, nans in results:
             with self.subTest(device=device, shape=shape):
-                self.assertEqual(nans, 0)
+                self.assertEqual(nans, 0, "NaN in a written row, or a row past masked_m written")
                 self.assertLess(diff, 1e-3)
 
 
