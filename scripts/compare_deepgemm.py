@@ -873,7 +873,8 @@ def main(argv=None):
     p.add_argument("--notes", default=None)
     args = ap.parse_args(argv)
     if args.cmd == "shapes":
-        print(fmt_shapes(QUICK if args.quick else all_shapes()))
+        # COMPARE_SHAPES ("M,N,K;...") replaces the list, e.g. for a K sweep.
+        print(os.environ.get("COMPARE_SHAPES") or fmt_shapes(QUICK if args.quick else all_shapes()))
         return 0
     return {"warm": cmd_warm, "worker": cmd_worker, "profile": cmd_profile, "count": cmd_count,
             "regex": cmd_regex, "ok-shapes": cmd_ok_shapes, "report": cmd_report}[args.cmd](args) or 0

@@ -19,6 +19,8 @@ M and padded to 128 (DeepGEMM's generator); masked counts drawn the same way,
 clamped to the capacity, for two capacities: 4096 rows per group (DeepGEMM's
 test) and the tight one, align(1.3 M, 128). expected_m = M for both
 libraries. TFLOPS count valid rows only (2 x valid rows x N x K / t).
+GROUPED_CONTIGUOUS / GROUPED_MASKED ("G,M,N,K;...", "" = none) replace the
+lists, e.g. for a K sweep.
 """
 
 import argparse
@@ -30,6 +32,17 @@ import sys
 CONTIGUOUS = [(4, 8192, 4096, 7168), (4, 8192, 7168, 2048), (8, 4096, 4096, 7168), (8, 4096, 7168, 2048)]
 MASKED = [(1, 1024, 4096, 7168), (1, 1024, 7168, 2048), (2, 512, 4096, 7168), (2, 512, 7168, 2048),
           (4, 256, 4096, 7168), (4, 256, 7168, 2048)]
+
+
+def shapes_from_env(name, default):
+    text = os.environ.get(name)
+    if text is None:
+        return default
+    return [tuple(int(x) for x in part.split(",")) for part in text.split(";") if part.strip()]
+
+
+CONTIGUOUS = shapes_from_env("GROUPED_CONTIGUOUS", CONTIGUOUS)
+MASKED = shapes_from_env("GROUPED_MASKED", MASKED)
 
 
 def align(x, a):
