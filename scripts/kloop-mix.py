@@ -21,13 +21,13 @@ on a built-in sample (ctest runs it; no nvdisasm needed).
 
 import argparse
 import collections
+import io
 import os
 import re
 import subprocess
 import sys
 
 LINE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
-BRANCH = re.compile(r"\bBRA\s+(?:`\(\.L_x_\d+\)|(0x[0-9a-f]+))")
 LABEL = re.compile(r"^\.L_x_(\d+):")
 
 
@@ -142,7 +142,6 @@ def self_test():
     found = loops(instructions, labels, waves=1)
     assert len(found) == 1 and found[0]["begin"] == 0x110 and found[0]["end"] == 0x190, found
     assert found[0]["blocks"] == 2, found
-    import io
     out = io.StringIO()
     report("sample", SAMPLE, 1, True, out)
     text = out.getvalue()

@@ -12,6 +12,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_fgemm import gpu_reason  # noqa: E402
+from test_grouped import quantize_groups  # noqa: E402
 
 try:
     import torch
@@ -69,10 +70,9 @@ class TwoGpus(unittest.TestCase):
         x = torch.randn((groups, max_m, k), device=cuda, dtype=torch.bfloat16, generator=generator)
         y = torch.randn((groups, n, k), device=cuda, dtype=torch.bfloat16, generator=generator)
         a_parts = [fgemm.per_token_cast_to_fp8(x[g]) for g in range(groups)]
-        b_parts = [fgemm.per_block_cast_to_fp8(y[g]) for g in range(groups)]
         a = torch.stack([part[0] for part in a_parts])
         sfa = torch.stack([part[1] for part in a_parts])  # row-major: the API re-lays it out
-        b = (torch.stack([part[0] for part in b_parts]), torch.stack([part[1] for part in b_parts]))
+        b = quantize_groups(y)
         d = torch.full((groups, max_m, n), float("nan"), device=cuda, dtype=torch.bfloat16)
         masked_m = torch.tensor(masked, device=cuda, dtype=torch.int32)
         fgemm.m_grouped_fp8_gemm_nt_masked((a, sfa), b, d, masked_m, 128)
