@@ -130,9 +130,10 @@ fgemm::denseConfigurationSet(DenseRecipe recipe) {
   // 12.6 for 64x32, 64x32 pairs 64x2112x7168 in 10.6 against 11.2 for 64x16
   // (H100, docs/PERF.md, 2026-11-26 thirteenth session).
   // The 128x128 and 64x128 persistent grids (short tiles at M <= 128) load
-  // each tile's first B scales during the tile before: 5.3% and 3.7%
-  // faster at 128x32768x512 and 64x32768x512 (H100, docs/PERF.md, fifteenth
-  // session); the pairs lost with it (the order recomputed at each tile).
+  // each tile's first B scales during the tile before: 4.9% and 1.0%
+  // faster at 128x32768x512 and 64x32768x512 in this set's choice (H100,
+  // docs/PERF.md, fifteenth session, item 5); the pairs lost with it (the
+  // order recomputed at each tile).
   static const std::vector<DenseConfiguration> set = {
       {256, 128, false, 8},
       {256, 128, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
