@@ -59,13 +59,20 @@ static constexpr llvm::StringLiteral kUnrollAttrName = "fgemm.unroll_k_loop";
 /// else two (four made ptxas spill the grouped 128x96, 128x192 and 256x128
 /// kernels). Two warpgroups of at most 32 columns take two as well: 128x32
 /// ran 3-5% faster with two on the H200 (128x64 within noise, 64-row tiles
-/// as fast or faster with four; docs/PERF.md, twelfth session).
+/// as fast or faster with four; docs/PERF.md, twelfth session). With K
+/// compiled in, larger tiles take four too (the loop's trip count and ring
+/// stages fold, and the partial sums share one set of registers across the
+/// copies: no spill with ptxas 13.0; 1.5% faster than two at 256x128 on
+/// the H100, docs/PERF.md, seventeenth session), except tiles whose columns
+/// straddle scale blocks (block_n not dividing 128: 128x192 spilled).
 static int64_t kLoopUnrollFactor(ConfigAttr config) {
   constexpr int64_t kSmallTileRegisters = 64;
   int64_t registers = (config.getWaves() + 1) * config.getBlockN() / 2;
   if (config.getMathWarpgroups() == 2 && config.getBlockN() <= 32)
     return 2;
-  return registers <= kSmallTileRegisters ? 4 : 2;
+  if (registers <= kSmallTileRegisters)
+    return 4;
+  return config.getFixedK() && 128 % config.getBlockN() == 0 ? 4 : 2;
 }
 
 Value KernelLowering::barrierAt(bool empty, Value stage) {
@@ -920,8 +927,14 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
     Value lower = constIndex(shifted ? 0 : from), upper = numBlocks;
     if (shifted && from)
       upper = arith::SubIOp::create(b, loc, numBlocks, constIndex(from));
+    // The math loop carries its last partial sum (lastPartial) as one more
+    // value, so the unrolled copies' wgmmas share one set of registers.
+    SmallVector<Value> carried(loopInits);
+    bool carriesPartial = static_cast<bool>(lastPartial);
+    if (carriesPartial)
+      carried.push_back(lastPartial);
     auto forOp =
-        scf::ForOp::create(b, loc, lower, upper, constIndex(1), loopInits);
+        scf::ForOp::create(b, loc, lower, upper, constIndex(1), carried);
     forOp->setAttr(kUnrollAttrName,
                    b.getI64IntegerAttr(kLoopUnrollFactor(config)));
     OpBuilder::InsertionGuard guard(b);
@@ -930,12 +943,22 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
     if (shifted && from)
       inLoop = arith::AddIOp::create(b, loc, inLoop, constIndex(from));
     Value kb = first ? arith::AddIOp::create(b, loc, inLoop, first) : inLoop;
+    ValueRange iterArgs = forOp.getRegionIterArgs();
+    if (carriesPartial) {
+      lastPartial = iterArgs.back();
+      iterArgs = iterArgs.drop_back();
+    }
     FailureOr<SmallVector<Value>> results =
-        emitKBlock(op, kb, inLoop, forOp.getRegionIterArgs(), staged);
+        emitKBlock(op, kb, inLoop, iterArgs, staged);
     if (failed(results))
       return failure();
+    if (carriesPartial)
+      results->push_back(lastPartial);
     scf::YieldOp::create(b, loc, *results);
-    return SmallVector<Value>(forOp.getResults());
+    SmallVector<Value> loopResults(forOp.getResults());
+    if (carriesPartial)
+      loopResults.pop_back();
+    return loopResults;
   };
   // With K compiled in, fgemm-loop-counters carries power-of-two stages
   // too: without that, 128x64 kernels with 4 or 8 stages, this peeled block
@@ -952,13 +975,16 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
   // inits when it runs none, and pays for their zeros (ptxas materializes
   // them before the branch).
   auto emitPeeled = [&]() -> FailureOr<SmallVector<Value>> {
+    lastPartial = Value();
     firstKBlock = true;
     FailureOr<SmallVector<Value>> peeled = emitKBlock(
         op, first ? first : constIndex(0), constIndex(0), inits, staged);
     firstKBlock = false;
     if (failed(peeled))
       return failure();
-    return buildLoop(1, *peeled);
+    FailureOr<SmallVector<Value>> looped = buildLoop(1, *peeled);
+    lastPartial = Value();
+    return looped;
   };
   if (!op.getBlocks())
     return emitPeeled();

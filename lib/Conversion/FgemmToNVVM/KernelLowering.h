@@ -407,6 +407,11 @@ private:
   /// Set while the math loop's first K block is emitted: its promotion
   /// writes the accumulator instead of adding to it.
   bool firstKBlock = false;
+  /// The math loop's last finished wgmma partial sum: the next K block's
+  /// first wgmma takes it as its (ignored, scale-d 0) input, so that every
+  /// block's partial sum is tied to one set of registers (buildKLoop carries
+  /// it around the loop); null: a fresh one.
+  Value lastPartial;
   /// Set for a math loop whose tile's first scale staging needs no barrier
   /// before it (isFirstStagingOrdered).
   bool firstStagingOrdered = false;

@@ -458,7 +458,10 @@ FailureOr<Value> KernelLowering::issueDot(ScaledDotOp op, int64_t wave,
   // ptxas must finish the previous wave's FFMAs first (as DeepGEMM's one
   // `accum` array does) instead of overlapping them with this wave's
   // wgmmas in a second set of 64 registers, which spilled.
-  Value partial = previous ? previous : LLVM::UndefOp::create(b, loc, accType);
+  // The fence keeps the previous sum's FFMAs before these wgmmas in LLVM's
+  // order too, so the sums stay tied to one set of registers.
+  Value partial = previous ? fenceFields(previous, 0, bn / 2)
+                           : LLVM::UndefOp::create(b, loc, accType);
   auto shape = NVVM::MMAShapeAttr::get(ctx, 64, bn, kWgmmaK);
   auto typeA = NVVM::WGMMATypesAttr::get(
       ctx, getWgmmaType(op.getA().getType().getElementType()));
@@ -625,7 +628,7 @@ Value KernelLowering::fenceFields(Value value, int64_t first, int64_t count) {
 /// the last wave's wgmmas have read it.
 LogicalResult KernelLowering::lowerScaledDot(ScaledDotOp op,
                                              RingReleaseOp fusedRelease) {
-  Value acc = lookup(op.getAcc()), previous;
+  Value acc = lookup(op.getAcc()), previous = lastPartial;
   int64_t waves = config.getWaves();
   for (int64_t wave = 0; wave < waves; ++wave) {
     // The row scales are read before the wgmmas are issued, so their
@@ -651,6 +654,7 @@ LogicalResult KernelLowering::lowerScaledDot(ScaledDotOp op,
       acc = fenceFields(acc, wave * config.getBlockN() / 2,
                         config.getBlockN() / 2);
   }
+  lastPartial = previous;
   mapping[op] = acc;
   return success();
 }

@@ -15,11 +15,14 @@
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c50176_i32
 
 // The math loop carries the accumulator: one struct of 2 x 64 f32 per thread
-// (the B scales come from shared memory, staged at each chunk's first block).
+// (the B scales come from shared memory, staged at each chunk's first block),
+// and the last partial sum (64 f32), which the next block's first wgmma takes
+// as its ignored input so that all blocks' partial sums share registers.
 // CHECK: nvvm.setmaxregister increase 232
-// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (!llvm.struct<({{(f32, ){127,127}f32}})>) {
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (!llvm.struct<({{(f32, ){127,127}f32}})>, !llvm.struct<({{(f32, ){63,63}f32}})>) {
 
-// Wave 0: row scales, a fresh partial sum (first step ignores its input),
+// Wave 0: row scales, a partial sum started afresh (scale-d 0) in the carried
+// one's registers,
 // wait, FFMAs into fields 0..63, then a register fence so that its FFMAs
 // finish before wave 1 claims the partial sum.
 // The slots' descriptor low words (base + offset >> 4) are computed before
@@ -51,7 +54,9 @@
 // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 // CHECK: nvvm.wgmma.fence.aligned
-// CHECK: nvvm.wgmma.mma_async %{{.*}}, %[[DESC_B]], %[[P0]], <m = 64, n = 128, k = 32>, D[<f32>, <zero>]
+// CHECK: llvm.inline_asm has_side_effects "", "=f,
+// CHECK: llvm.insertvalue %{{.*}}, %[[P0]][0]
+// CHECK: nvvm.wgmma.mma_async %{{.*}}, %[[DESC_B]], %{{.*}}, <m = 64, n = 128, k = 32>, D[<f32>, <zero>]
 // CHECK-COUNT-3: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: nvvm.mbarrier.arrive
