@@ -180,7 +180,7 @@ fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
   int64_t rows = masked ? std::min(p.expectedM, std::max<int64_t>(p.m, 1))
                         : std::max<int64_t>(p.m, 1);
   int64_t groupsTiled = masked ? std::max<int64_t>(p.groups, 1) : 1;
-  using Cost = std::tuple<int, int64_t, int64_t, int64_t, size_t>;
+  using Cost = std::tuple<int, int64_t, int64_t, int64_t, int, size_t>;
   std::optional<Cost> best;
   for (size_t i = 0; i < kernels.size(); ++i) {
     const KernelMeta &meta = kernels[i];
@@ -233,8 +233,12 @@ fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
       if (meta.persistent() != sparse)
         time *= 1.1;
     }
-    Cost cost{wastedRows, int64_t(time * 1000), -int64_t(meta.blockN),
-              -int64_t(meta.stages), i};
+    // As for dense GEMMs: a kernel specialized for the call's N and K wins
+    // over the generic one of its configuration, not over a better one.
+    int genericDims = (meta.fixedN ? 0 : 1) + (meta.fixedK ? 0 : 1);
+    Cost cost{wastedRows,           int64_t(time * 1000),
+              -int64_t(meta.blockN), -int64_t(meta.stages),
+              genericDims,          i};
     if (!best || cost < *best)
       best = cost;
   }
@@ -242,7 +246,7 @@ fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
     return Status::error(std::string("no loaded ") + groupedVariant(p.layout) +
                          " kernel accepts N = " + number(p.n) +
                          ", K = " + number(p.k));
-  return std::get<4>(*best);
+  return std::get<5>(*best);
 }
 
 Status fgemm::validateContiguousIndices(const std::vector<int32_t> &mIndices,

@@ -215,6 +215,23 @@ TEST(GroupedGemmConfig, MeasuredChoices) {
             "bm128_bn192_persistent");
   // A few rows per group: 64-row tiles.
   EXPECT_EQ(choose(problem(m, 4096, 4096, 7168, 8, 16)).substr(0, 4), "bm64");
+  // A kernel specialized for the call's N and K wins over the generic one
+  // of its configuration (loaded first), and is skipped for other N or K.
+  std::vector<KernelMeta> withSpecialized = shipped(m);
+  KernelMeta specialized = withSpecialized.front();
+  specialized.fixedN = 7168;
+  specialized.fixedK = 2048;
+  specialized.kernel += "_n7168_k2048";
+  withSpecialized.push_back(specialized);
+  auto chooseWith = [&](const GroupedGemmProblem &p) {
+    Expected<size_t> index = selectGroupedKernel(withSpecialized, p, 132);
+    return index.ok() ? withSpecialized[*index].kernel
+                      : index.status().message();
+  };
+  EXPECT_EQ(chooseWith(problem(m, 4096, 7168, 2048, 1, 1024)),
+            "bm128_bn192_persistent_cluster2b_n7168_k2048");
+  EXPECT_EQ(chooseWith(problem(m, 4096, 7168, 4096, 1, 1024)),
+            "bm128_bn192_persistent_cluster2b");
   // Only kernels of the problem's layout are candidates.
   std::vector<KernelMeta> dense = {kernel(c, 128, 128)};
   dense[0].variant = "dense";
