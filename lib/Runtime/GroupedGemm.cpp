@@ -236,9 +236,12 @@ fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
     // As for dense GEMMs: a kernel specialized for the call's N and K wins
     // over the generic one of its configuration, not over a better one.
     int genericDims = (meta.fixedN ? 0 : 1) + (meta.fixedK ? 0 : 1);
-    Cost cost{wastedRows,           int64_t(time * 1000),
-              -int64_t(meta.blockN), -int64_t(meta.stages),
-              genericDims,          i};
+    Cost cost{wastedRows,
+              int64_t(time * 1000),
+              -int64_t(meta.blockN),
+              -int64_t(meta.stages),
+              genericDims,
+              i};
     if (!best || cost < *best)
       best = cost;
   }
