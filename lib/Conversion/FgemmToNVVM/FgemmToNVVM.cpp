@@ -63,16 +63,20 @@ static constexpr llvm::StringLiteral kUnrollAttrName = "fgemm.unroll_k_loop";
 /// compiled in, larger tiles take four too (the loop's trip count and ring
 /// stages fold, and the partial sums share one set of registers across the
 /// copies: no spill with ptxas 13.0; 1.5% faster than two at 256x128 on
-/// the H100, docs/PERF.md, seventeenth session), except tiles whose columns
-/// straddle scale blocks (block_n not dividing 128: 128x192 spilled).
-static int64_t kLoopUnrollFactor(ConfigAttr config) {
+/// the H100, docs/PERF.md, seventeenth session); by three where four
+/// copies would each see a constant ring stage (a stage count divisible by
+/// four): ptxas then keeps every stage's addresses live, and 128x192 with
+/// four stages spilled them.
+static int64_t kLoopUnrollFactor(ConfigAttr config, int64_t stages) {
   constexpr int64_t kSmallTileRegisters = 64;
   int64_t registers = (config.getWaves() + 1) * config.getBlockN() / 2;
   if (config.getMathWarpgroups() == 2 && config.getBlockN() <= 32)
     return 2;
   if (registers <= kSmallTileRegisters)
     return 4;
-  return config.getFixedK() && 128 % config.getBlockN() == 0 ? 4 : 2;
+  if (!config.getFixedK())
+    return 2;
+  return stages % 4 == 0 ? 3 : 4;
 }
 
 Value KernelLowering::barrierAt(bool empty, Value stage) {
@@ -936,7 +940,7 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
     auto forOp =
         scf::ForOp::create(b, loc, lower, upper, constIndex(1), carried);
     forOp->setAttr(kUnrollAttrName,
-                   b.getI64IntegerAttr(kLoopUnrollFactor(config)));
+                   b.getI64IntegerAttr(kLoopUnrollFactor(config, stages)));
     OpBuilder::InsertionGuard guard(b);
     openLoopBody(forOp);
     Value inLoop = forOp.getInductionVar();
