@@ -153,6 +153,11 @@ def ConvertFgemmToNVVMPass : Pass<"convert-fgemm-to-nvvm", "::mlir::ModuleOp"> {
     where the math threads' partial and promoted sums take at most 64
     registers and by two otherwise, so that ptxas overlaps one block's
     barrier-wait set-up with the previous block's promotion or TMA issue.
+    With K compiled in (`fixed_k`) larger tiles are unrolled by four too, or
+    by three where four divides the stage count. The math loop carries its
+    last wgmma partial sum into the next block's first wgmma (an input that
+    scale-d 0 ignores), so that every unrolled copy's partial sum is tied to
+    one set of registers.
 
     With `overlap_promotion` in the configuration (and at least 2 stages) the math loop is
     software-pipelined by one K block: the wgmmas of block kb + 1 run on the
