@@ -7,6 +7,8 @@
 #   DIR/all/            the runtime's set (fgemm-bench picks per shape)
 #   DIR/cfg_<tag>/      one configuration each, to compare them
 #   DIR/sass_<policy>/  the runtime's set after each SASS interleave policy
+# FGEMM_GPU_SASS=0 skips the SASS-policy variants; FGEMM_SPECIALIZE=1 adds
+# the benchmark shapes' specialized kernels to all/ (see the end).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${FGEMM_BUILD_DIR:-$root/build}
@@ -128,4 +130,24 @@ for config in "${overlap[@]}"; do
   read -r bm bn schedule <<<"$config"
   compile "$out/cfg_bm${bm}_bn${bn}_${schedule}_overlap" "$bm" "$bn" "$schedule" --overlap-promotion=true
 done
+# FGEMM_SPECIALIZE=1: all/ also holds the benchmark shapes' kernels
+# compiled for their N and K (DESIGN.md section 5; fgemm-precompile --shapes),
+# what fgemm's JIT makes on first use and what DeepGEMM's JIT makes too: the
+# runtime prefers them where N and K match.
+if [[ ${FGEMM_SPECIALIZE:-0} == 1 ]]; then
+  dense_shapes="64,2112,7168;64,24576,1536;64,32768,512;64,7168,16384;64,4096,7168;64,7168,2048"
+  dense_shapes+=";128,2112,7168;128,24576,1536;128,32768,512;128,7168,16384;128,4096,7168;128,7168,2048"
+  dense_shapes+=";4096,2112,7168;4096,24576,1536;4096,32768,512;4096,7168,16384;4096,4096,7168;4096,7168,2048"
+  "$build/bin/fgemm-precompile" "$kernel" --shapes "$dense_shapes" --cache-dir "$out/.cache" \
+    --pack "$out/all" >/dev/null
+  declare -A grouped_shapes
+  grouped_shapes=(["contiguous"]="4,8192,4096,7168;4,8192,7168,2048;8,4096,4096,7168;8,4096,7168,2048"
+                  ["masked"]="1,1024,4096,7168;1,1024,7168,2048;2,512,4096,7168;2,512,7168,2048;4,256,4096,7168;4,256,7168,2048")
+  for layout in contiguous contiguous_psum masked; do
+    "$build/bin/fgemm-precompile" "$root/kernels/sm90_m_grouped_fp8_gemm_${layout}_1d2d.mlir" \
+      --set "$layout" --shapes "${grouped_shapes[${layout%_psum}]}" --cache-dir "$out/.cache" \
+      --pack "$out/all" >/dev/null
+  done
+  rm -rf "$out/.cache"
+fi
 du -sh "$out"

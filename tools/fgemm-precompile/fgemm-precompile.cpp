@@ -10,11 +10,13 @@
 //
 //   fgemm-precompile kernels/sm90_fp8_gemm_1d2d.mlir [--cache-dir D]
 //       [--set dense|contiguous|masked] [--config 256x128:persistent:r8 ...]
-//       [--shapes "M,N,K;..." [--sms S]] [--pack DIR] [--jobs N]
+//       [--shapes "M,N,K;..." | "G,M,N,K;..." [--sms S]] [--pack DIR] [--jobs N]
 //
-// --shapes: a model's GEMM list; per shape the configuration the runtime would
-// choose, compiled with that N and K as constants (1-4% faster at M <= 128 on
-// the H100, docs/PERF.md); the runtime picks such a kernel when N and K match.
+// --shapes: a model's GEMM list (G,M,N,K per grouped GEMM); per shape the
+// configuration the runtime would choose, compiled with that N and K as
+// constants (faster on the H100, docs/PERF.md: 1-4% at M <= 128, with the K
+// loop unrolled further 1.5% at M = 4096); the runtime picks such a kernel
+// when N and K match.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +34,7 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <utility>
 
@@ -63,9 +66,11 @@ static cl::opt<std::string> configurationSet(
     cl::init("dense"), cl::cat(category));
 static cl::opt<std::string> shapes(
     "shapes",
-    cl::desc("M,N,K;... (dense set only): per shape, the configuration the "
-             "runtime would choose, compiled for that N and K (the runtime "
-             "prefers such kernels; packed as NAME_n<N>_k<K>)"),
+    cl::desc("M,N,K;... (a dense set) or G,M,N,K;... (a grouped set: G "
+             "groups of about M rows, M also the masked layout's capacity): "
+             "per shape, the configuration the runtime would choose, "
+             "compiled for that N and K (the runtime prefers such kernels; "
+             "packed as NAME_n<N>_k<K>)"),
     cl::cat(category));
 static cl::opt<unsigned>
     smCount("sms",
@@ -128,45 +133,82 @@ std::string parseConfig(StringRef text, fgemm::DenseConfiguration &config) {
   return "";
 }
 
-/// "M,N,K;..." -> the runtime's choice among `set` for each shape, compiled
-/// for its N and K; an error message for a malformed or invalid shape.
+/// Adds `config` compiled for N and K, once.
+void addSpecialized(fgemm::DenseConfiguration config, int64_t n, int64_t k,
+                    std::vector<Job> &work) {
+  config.fixedN = uint32_t(n);
+  config.fixedK = uint32_t(k);
+  bool seen = llvm::any_of(work, [&](const Job &job) {
+    return job.config.stem() == config.stem() &&
+           job.config.rasterGroup == config.rasterGroup &&
+           job.config.launchRaster == config.launchRaster &&
+           job.config.prefetchScales == config.prefetchScales;
+  });
+  if (!seen)
+    work.push_back({config, "", false, 0, ""});
+}
+
+/// "M,N,K;..." (dense sets) or "G,M,N,K;..." (grouped sets: G groups of
+/// about M rows; for the masked layout M is also each group's capacity) ->
+/// the runtime's choice among `set` for each shape, compiled for its N and
+/// K; an error message for a malformed or invalid shape.
 std::string specializedJobs(StringRef text,
                             const std::vector<fgemm::DenseConfiguration> &set,
+                            std::optional<fgemm::GroupedLayout> layout,
                             int sms, std::vector<Job> &work) {
   std::vector<fgemm::KernelMeta> stubs;
+  std::string variant = layout ? fgemm::groupedVariant(*layout) : "dense";
   for (const fgemm::DenseConfiguration &c : set)
-    stubs.push_back(fgemm::configurationStub(c.stem(), "dense", c));
+    stubs.push_back(fgemm::configurationStub(c.stem(), variant, c));
+  size_t fields = layout ? 4 : 3;
   SmallVector<StringRef> items;
   text.split(items, ';', -1, /*KeepEmpty=*/false);
   for (StringRef item : items) {
+    std::string shape = "'" + item.trim().str() + "'";
     SmallVector<StringRef> parts;
     item.trim().split(parts, ',');
-    int64_t m, n, k;
-    if (parts.size() != 3 || parts[0].trim().getAsInteger(10, m) ||
-        parts[1].trim().getAsInteger(10, n) ||
-        parts[2].trim().getAsInteger(10, k))
-      return "'" + item.trim().str() + "': expected M,N,K";
-    if (fgemm::Status shape = fgemm::validateDenseGemmShape(m, n, k);
-        !shape.ok())
-      return "'" + item.trim().str() + "': " + shape.message();
-    if (m == 0 || n == 0)
-      return "'" + item.trim().str() +
-             "': an empty output needs no kernel (M and N must be > 0)";
-    fgemm::Expected<size_t> chosen =
-        fgemm::selectDenseKernel(stubs, m, n, k, sms);
+    SmallVector<int64_t, 4> v(parts.size());
+    bool malformed = parts.size() != fields;
+    for (size_t i = 0; !malformed && i < parts.size(); ++i)
+      malformed = parts[i].trim().getAsInteger(10, v[i]) || v[i] < 0;
+    if (malformed)
+      return shape + ": expected " + (layout ? "G,M,N,K" : "M,N,K") +
+             " (non-negative integers)";
+    fgemm::Expected<size_t> chosen = size_t(0);
+    int64_t n = v[fields - 2], k = v[fields - 1];
+    if (!layout) {
+      int64_t m = v[0];
+      if (fgemm::Status status = fgemm::validateDenseGemmShape(m, n, k);
+          !status.ok())
+        return shape + ": " + status.message();
+      if (m == 0 || n == 0)
+        return shape +
+               ": an empty output needs no kernel (M and N must be > 0)";
+      chosen = fgemm::selectDenseKernel(stubs, m, n, k, sms);
+    } else {
+      fgemm::GroupedGemmProblem p;
+      p.layout = *layout;
+      p.groups = v[0];
+      p.n = n;
+      p.k = k;
+      bool masked = *layout == fgemm::GroupedLayout::Masked;
+      int64_t rows = v[1];
+      int64_t padded = (rows + fgemm::kContiguousGroupAlignment - 1) /
+                       fgemm::kContiguousGroupAlignment *
+                       fgemm::kContiguousGroupAlignment;
+      p.m = masked ? rows : p.groups * padded;
+      p.expectedM = rows;
+      if (fgemm::Status status = fgemm::validateGroupedGemmShape(p);
+          !status.ok())
+        return shape + ": " + status.message();
+      if (p.groups == 0 || rows == 0 || n == 0)
+        return shape +
+               ": an empty output needs no kernel (G, M and N must be > 0)";
+      chosen = fgemm::selectGroupedKernel(stubs, p, sms);
+    }
     if (!chosen.ok())
       return chosen.status().message();
-    fgemm::DenseConfiguration config = set[*chosen];
-    config.fixedN = uint32_t(n);
-    config.fixedK = uint32_t(k);
-    bool seen = llvm::any_of(work, [&](const Job &job) {
-      return job.config.stem() == config.stem() &&
-             job.config.rasterGroup == config.rasterGroup &&
-             job.config.launchRaster == config.launchRaster &&
-             job.config.prefetchScales == config.prefetchScales;
-    });
-    if (!seen)
-      work.push_back({config, "", false, 0, ""});
+    addSpecialized(set[*chosen], n, k, work);
   }
   if (work.empty())
     return "no shapes in '" + text.str() + "'";
@@ -194,14 +236,17 @@ int main(int argc, char **argv) {
         fgemm::DenseRecipe::kE5M2xE4M3, fgemm::DenseRecipe::kE4M3xE5M2})
     if (configurationSet == fgemm::denseVariant(recipe))
       set = &fgemm::denseConfigurationSet(recipe);
-  for (auto [name, layout] :
+  std::optional<fgemm::GroupedLayout> layout;
+  for (auto [name, grouped] :
        {std::pair{"contiguous", fgemm::GroupedLayout::Contiguous},
         std::pair{"contiguous_unpadded",
                   fgemm::GroupedLayout::ContiguousUnpadded},
         std::pair{"contiguous_psum", fgemm::GroupedLayout::ContiguousPsum},
         std::pair{"masked", fgemm::GroupedLayout::Masked}})
-    if (configurationSet == name)
-      set = &fgemm::groupedConfigurationSet(layout);
+    if (configurationSet == name) {
+      set = &fgemm::groupedConfigurationSet(grouped);
+      layout = grouped;
+    }
   if (!set) {
     errs() << "fgemm-precompile: --set " << configurationSet
            << " is not a configuration set (allowed: dense, dense_1d1d, "
@@ -216,13 +261,13 @@ int main(int argc, char **argv) {
   std::string prefix =
       configurationSet == "dense" ? "" : configurationSet + "_";
   if (!shapes.empty()) {
-    if (configurationSet != "dense" || !configs.empty()) {
-      errs() << "fgemm-precompile: --shapes picks from the dense set; it "
-                "takes neither --config nor another --set\n";
+    if (!configs.empty()) {
+      errs() << "fgemm-precompile: --shapes picks from a configuration set; "
+                "it takes no --config\n";
       return 2;
     }
-    if (std::string problem =
-            specializedJobs(shapes, *set, int(smCount.getValue()), work);
+    if (std::string problem = specializedJobs(
+            shapes, *set, layout, int(smCount.getValue()), work);
         !problem.empty()) {
       errs() << "fgemm-precompile: --shapes " << problem << "\n";
       return 2;
