@@ -10,7 +10,8 @@
 //
 //   fgemm-precompile kernels/sm90_fp8_gemm_1d2d.mlir [--cache-dir D]
 //       [--set dense|contiguous|masked] [--config 256x128:persistent:r8 ...]
-//       [--shapes "M,N,K;..." | "G,M,N,K;..." [--sms S]] [--pack DIR] [--jobs N]
+//       [--shapes "M,N,K;..." | "G,M,N,K;..." [--sms S]] [--pack DIR] [--jobs
+//       N]
 //
 // --shapes: a model's GEMM list (G,M,N,K per grouped GEMM); per shape the
 // configuration the runtime would choose, compiled with that N and K as
@@ -154,8 +155,8 @@ void addSpecialized(fgemm::DenseConfiguration config, int64_t n, int64_t k,
 /// K; an error message for a malformed or invalid shape.
 std::string specializedJobs(StringRef text,
                             const std::vector<fgemm::DenseConfiguration> &set,
-                            std::optional<fgemm::GroupedLayout> layout,
-                            int sms, std::vector<Job> &work) {
+                            std::optional<fgemm::GroupedLayout> layout, int sms,
+                            std::vector<Job> &work) {
   std::vector<fgemm::KernelMeta> stubs;
   std::string variant = layout ? fgemm::groupedVariant(*layout) : "dense";
   for (const fgemm::DenseConfiguration &c : set)
@@ -266,8 +267,8 @@ int main(int argc, char **argv) {
                 "it takes no --config\n";
       return 2;
     }
-    if (std::string problem = specializedJobs(
-            shapes, *set, layout, int(smCount.getValue()), work);
+    if (std::string problem = specializedJobs(shapes, *set, layout,
+                                              int(smCount.getValue()), work);
         !problem.empty()) {
       errs() << "fgemm-precompile: --shapes " << problem << "\n";
       return 2;
