@@ -929,8 +929,14 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
   auto buildLoop = [&](int64_t from,
                        ValueRange loopInits) -> FailureOr<SmallVector<Value>> {
     Value lower = constIndex(shifted ? 0 : from), upper = numBlocks;
-    if (shifted && from)
-      upper = arith::SubIOp::create(b, loc, numBlocks, constIndex(from));
+    if (shifted && from) {
+      // Constant where K is compiled in: the unrolled loop's remainder then
+      // has a known trip count (and is unrolled fully).
+      std::optional<int64_t> known = getConstantIntValue(numBlocks);
+      upper = known ? constIndex(*known - from)
+                    : arith::SubIOp::create(b, loc, numBlocks,
+                                            constIndex(from)).getResult();
+    }
     // The math loop carries its last partial sum (lastPartial) as one more
     // value, so the unrolled copies' wgmmas share one set of registers.
     SmallVector<Value> carried(loopInits);
@@ -1024,6 +1030,12 @@ FailureOr<Value> KernelLowering::kLoopBlocks(KLoopOp op) {
   Value extentValue = dims.lookup(op.getDim());
   if (!extentValue)
     return op.emitError("unknown dimension '") << op.getDim() << "'";
+  // A dimension compiled in (fixed_k) is a cast constant here.
+  Value extentSource = extentValue;
+  if (auto cast = extentValue.getDefiningOp<arith::IndexCastUIOp>())
+    extentSource = cast.getIn();
+  if (std::optional<int64_t> extent = getConstantIntValue(extentSource))
+    return constIndex(llvm::divideCeil(*extent, config.getBlockK()));
   return Value(arith::CeilDivUIOp::create(b, loc, extentValue,
                                           constIndex(config.getBlockK())));
 }
@@ -2399,10 +2411,17 @@ struct ConvertFgemmToNVVMPass
       if (loop->hasAttr(kUnrollAttrName))
         unrolled.push_back(loop);
     });
+    // A remainder of known trip count (K compiled in) is unrolled fully: its
+    // blocks then have no back edge either.
     for (scf::ForOp loop : unrolled) {
       auto factor = loop->getAttrOfType<IntegerAttr>(kUnrollAttrName);
       loop->removeAttr(kUnrollAttrName);
-      if (failed(loopUnrollByFactor(loop, factor.getInt())))
+      FailureOr<UnrolledLoopInfo> info =
+          loopUnrollByFactor(loop, factor.getInt());
+      if (failed(info))
+        return signalPassFailure();
+      if (info->epilogueLoopOp && info->epilogueLoopOp->getStaticTripCount() &&
+          failed(loopUnrollFull(*info->epilogueLoopOp)))
         return signalPassFailure();
     }
   }
