@@ -934,8 +934,8 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
       // has a known trip count (and is unrolled fully).
       std::optional<int64_t> known = getConstantIntValue(numBlocks);
       upper = known ? constIndex(*known - from)
-                    : arith::SubIOp::create(b, loc, numBlocks,
-                                            constIndex(from)).getResult();
+                    : arith::SubIOp::create(b, loc, numBlocks, constIndex(from))
+                          .getResult();
     }
     // The math loop carries its last partial sum (lastPartial) as one more
     // value, so the unrolled copies' wgmmas share one set of registers.
