@@ -1,5 +1,6 @@
 // RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=256 stages=3" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s
 // RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=128 math-warpgroups=1 block-n=64" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=ONE-WG
+// RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=256 stages=3 fixed-k=1536" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=FIXEDK
 // Two m64 waves per math warpgroup (block_m 256 on two warpgroups): the A
 // tile and the output are 256 rows; per K block each warpgroup runs wave 0
 // (rows 64 g ..) and then wave 1 (rows 128 + 64 g ..), each with its own row
@@ -91,3 +92,17 @@
 // ONE-WG: llvm.inline_asm has_side_effects
 // ONE-WG: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>, D[<f32>, <zero>]
 // ONE-WG: llvm.getelementptr %{{.*}}[8192]
+
+// With K compiled in (12 blocks): the producer's loop runs four blocks a
+// trip; the math loop peels the first block (two waves of four wgmmas), runs
+// blocks 1-8 four at a time (32 wgmmas a trip) and the last three after it,
+// unrolled (no loop of its own: kUnrollRemainderAttrName).
+// FIXEDK: scf.for %{{.*}} = %c0 to %c12 step %c4
+// FIXEDK-COUNT-8: nvvm.wgmma.mma_async
+// FIXEDK: scf.for %{{.*}} = %c0 to %c8 step %c4
+// FIXEDK-COUNT-32: nvvm.wgmma.mma_async
+// FIXEDK: scf.yield
+// FIXEDK-NOT: scf.for
+// FIXEDK-COUNT-24: nvvm.wgmma.mma_async
+// FIXEDK-NOT: nvvm.wgmma.mma_async
+// FIXEDK: llvm.return
