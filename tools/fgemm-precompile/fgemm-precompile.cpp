@@ -10,8 +10,8 @@
 //
 //   fgemm-precompile kernels/sm90_fp8_gemm_1d2d.mlir [--cache-dir D]
 //       [--set dense|contiguous|masked] [--config 256x128:persistent:r8 ...]
-//       [--shapes "M,N,K;..." | "G,M,N,K;..." [--sms S]] [--pack DIR] [--jobs
-//       N]
+//       [--shapes "M,N,K;..." | "G,M,N,K;..." [--sms S]]
+//       [--pack DIR] [--jobs N]
 //
 // --shapes: a model's GEMM list (G,M,N,K per grouped GEMM); per shape the
 // configuration the runtime would choose, compiled with that N and K as
@@ -194,8 +194,7 @@ std::string specializedJobs(StringRef text,
       p.k = k;
       bool masked = *layout == fgemm::GroupedLayout::Masked;
       int64_t rows = v[1];
-      int64_t padded = (rows + fgemm::kContiguousGroupAlignment - 1) /
-                       fgemm::kContiguousGroupAlignment *
+      int64_t padded = fgemm::ceilDiv(rows, fgemm::kContiguousGroupAlignment) *
                        fgemm::kContiguousGroupAlignment;
       p.m = masked ? rows : p.groups * padded;
       p.expectedM = rows;

@@ -304,12 +304,12 @@ LogicalResult KernelLowering::buildFunction() {
   for (auto [i, name] :
        llvm::enumerate(kernel.getDims().getAsValueRange<StringAttr>())) {
     Value value = body->getArgument(next++);
-    // Shapes folded at specialization become constants.
-    if (name == "n" && config.getFixedN())
-      value = constI32(config.getFixedN());
-    if (name == "k" && config.getFixedK())
-      value = constI32(config.getFixedK());
-    dims[name] = toIndex(value);
+    // Shapes folded at specialization become constants (so that, e.g., the
+    // K loop's trip count is known to the unroller).
+    int64_t fixed = name == "n"   ? config.getFixedN()
+                    : name == "k" ? config.getFixedK()
+                                  : 0;
+    dims[name] = fixed ? constIndex(fixed) : toIndex(value);
   }
   if (launchRaster)
     rasterGroup = toIndex(body->getArgument(next++));
@@ -1038,11 +1038,7 @@ FailureOr<Value> KernelLowering::kLoopBlocks(KLoopOp op) {
   Value extentValue = dims.lookup(op.getDim());
   if (!extentValue)
     return op.emitError("unknown dimension '") << op.getDim() << "'";
-  // A dimension compiled in (fixed_k) is a cast constant here.
-  Value extentSource = extentValue;
-  if (auto cast = extentValue.getDefiningOp<arith::IndexCastUIOp>())
-    extentSource = cast.getIn();
-  if (std::optional<int64_t> extent = getConstantIntValue(extentSource))
+  if (std::optional<int64_t> extent = getConstantIntValue(extentValue))
     return constIndex(llvm::divideCeil(*extent, config.getBlockK()));
   return Value(arith::CeilDivUIOp::create(b, loc, extentValue,
                                           constIndex(config.getBlockK())));
