@@ -415,13 +415,24 @@ Value KernelLowering::fragmentScale(const BlockScales &scales, int64_t i) {
 /// this swizzle; 1), with the constant high word: stride byte offset >> 4 in
 /// 32-45 (1024: 8 rows of 128 bytes), swizzle mode in 62-63 (1 = 128B). The
 /// low word is stepped in 32 bits: shared addresses fit in 18 bits, so the
-/// start field never carries into bit 14 (a 64-bit add would make ptxas
-/// propagate a carry per step).
+/// start field never carries into bit 14.
+/// The two words are joined by `mov.b64 {lo, hi}`, which LLVM cannot see
+/// through: as `zext(low) | high` LLVM folded the high word into 64-bit
+/// induction variables across the unrolled K loop (`add.s64` of a constant
+/// with both words set), and ptxas 13.0 dropped that constant's high word
+/// in some of them (wgmmas on unswizzled garbage: masked 128x192 kernels
+/// compiled for K = 512 / 1024 were wrong; docs/PERF.md, eighteenth
+/// session). The pair is also what DeepGEMM hands ptxas.
 static Value buildDescriptor(OpBuilder &b, Location loc, Value low) {
-  int64_t high = int64_t(1024 >> 4) << 32 | int64_t(1) << 62;
-  return arith::OrIOp::create(
-      b, loc, arith::ExtUIOp::create(b, loc, b.getI64Type(), low),
-      arith::ConstantIntOp::create(b, loc, high, 64));
+  int32_t high = int32_t(1024 >> 4) | int32_t(1) << 30;
+  Value highWord = arith::ConstantIntOp::create(b, loc, high, 32);
+  auto join = LLVM::InlineAsmOp::create(
+      b, loc, b.getI64Type(), ValueRange{low, highWord},
+      /*asm_string=*/"mov.b64 $0, {$1, $2};", /*constraints=*/"=l,r,r",
+      /*has_side_effects=*/false, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None,
+      /*asm_dialect=*/LLVM::AsmDialectAttr(), /*operand_attrs=*/ArrayAttr());
+  return join.getResult(0);
 }
 
 static NVVM::WGMMATypes getWgmmaType(Type type) {
