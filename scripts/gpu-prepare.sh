@@ -7,6 +7,7 @@
 #   DIR/all/            the runtime's set (fgemm-bench picks per shape)
 #   DIR/cfg_<tag>/      one configuration each, to compare them
 #   DIR/sass_<policy>/  the runtime's set after each SASS interleave policy
+#   DIR/ksweep/         kernels specialized for one K each, over a K sweep
 # FGEMM_GPU_SASS=0 skips the SASS-policy variants; FGEMM_SPECIALIZE=1 adds
 # the benchmark shapes' specialized kernels to all/ (see the end).
 set -euo pipefail
@@ -130,6 +131,32 @@ for config in "${overlap[@]}"; do
   read -r bm bn schedule <<<"$config"
   compile "$out/cfg_bm${bm}_bn${bn}_${schedule}_overlap" "$bm" "$bn" "$schedule" --overlap-promotion=true
 done
+# ksweep/: kernels compiled for one K each (what the JIT makes for a call's
+# N and K), K over 1-17 K blocks, 24, 55 and 56 blocks and two K that end in
+# a partial block: every unrolled main loop / remainder split of the K loop
+# (the kernels fold K into their trip counts). scripts/gpu-run.sh checks
+# them on the dense, contiguous, psum and masked layouts; ptxas 13.0 once
+# miscompiled the masked 128x192 kernels at K = 512 and 1024 only.
+ks="128 256 384 512 640 768 896 1008 1024 1152 1280 1408 1536 1664 1792 1920 2048 2176 3008 3072 7040 7168"
+ksweep_dense="" ksweep_grouped="" ksweep_masked=""
+for k in $ks; do
+  ksweep_dense+="4096,4096,$k;128,4096,$k;64,7168,$k;"
+  ksweep_grouped+="2,4096,4096,$k;" ksweep_masked+="2,1024,4096,$k;"
+done
+mkdir -p "$out/ksweep"
+echo "${ksweep_dense%;}" >"$out/ksweep/dense.shapes"
+echo "${ksweep_grouped%;}" >"$out/ksweep/grouped.shapes"
+echo "${ksweep_masked%;}" >"$out/ksweep/masked.shapes"
+"$build/bin/fgemm-precompile" "$kernel" --shapes "${ksweep_dense%;}" --cache-dir "$out/.cache" \
+  --pack "$out/ksweep" >/dev/null
+for layout in contiguous contiguous_psum masked; do
+  shapes=${ksweep_grouped%;}
+  [[ $layout == masked ]] && shapes=${ksweep_masked%;}
+  "$build/bin/fgemm-precompile" "$root/kernels/sm90_m_grouped_fp8_gemm_${layout}_1d2d.mlir" \
+    --set "$layout" --shapes "$shapes" --cache-dir "$out/.cache" --pack "$out/ksweep" >/dev/null
+done
+rm -rf "$out/.cache"
+
 # FGEMM_SPECIALIZE=1: all/ also holds the benchmark shapes' kernels
 # compiled for their N and K (DESIGN.md section 5; fgemm-precompile --shapes),
 # what fgemm's JIT makes on first use and what DeepGEMM's JIT makes too: the

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Runs on the GPU machine over what scripts/gpu-prepare.sh gathered:
 #   1. the 18 dense shapes of DESIGN.md section 5, checked and timed;
-#   2. the edge-case sweep (M x N x K), checked;
+#   2. the edge-case sweep (M x N x K), checked, and the K sweep of kernels
+#      specialized for one K each (dense and M-grouped), checked;
 #   3. each configuration alone on six shapes, timed;
 #   4. each SASS policy on six shapes, timed, with a checksum of D (a patched
 #      cubin must give bit-identical output).
@@ -19,6 +20,16 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader |
 "$bench" --list-devices | tee -a "$out/device.txt"
 "$bench" --kernels "$dir/all" --shapes dense >"$out/dense.txt" 2>&1; dense=$?
 "$bench" --kernels "$dir/all" --shapes sweep >"$out/sweep.txt" 2>&1; sweep=$?
+# Kernels compiled for one K each (the JIT's), over the K sweep of ksweep/.
+ksweep=0
+{ "$bench" --kernels "$dir/ksweep" --shapes "$(cat "$dir/ksweep/dense.shapes")" || ksweep=1
+  for layout in contiguous psum; do
+    "$bench" --kernels "$dir/ksweep" --grouped "$layout" \
+      --shapes "$(cat "$dir/ksweep/grouped.shapes")" || ksweep=1
+  done
+  "$bench" --kernels "$dir/ksweep" --grouped masked \
+    --shapes "$(cat "$dir/ksweep/masked.shapes")" || ksweep=1
+} >"$out/ksweep.txt" 2>&1
 # The FP32 1D1D kernels: D = C + A B^T, C apart from D and in place.
 "$bench" --kernels "$dir/all" --recipe 1d1d --shapes dense >"$out/dense-1d1d.txt" 2>&1; dense1d1d=$?
 { "$bench" --kernels "$dir/all" --recipe 1d1d --shapes sweep
@@ -56,6 +67,7 @@ done
 echo "== errors"; cat "$out/errors.txt"
 echo "== dense (exit $dense)"; cat "$out/dense.txt"
 echo "== sweep (exit $sweep)"; grep -E "FAIL|passed" "$out/sweep.txt"
+echo "== K sweep of specialized kernels (exit $ksweep)"; grep -E "FAIL|passed|error" "$out/ksweep.txt"
 echo "== dense 1d1d (exit $dense1d1d)"; cat "$out/dense-1d1d.txt"
 echo "== sweep 1d1d (exit $sweep1d1d)"; grep -E "FAIL|passed" "$out/sweep-1d1d.txt"
 echo "== bias, per-tensor, e5m2 (exit $variants)"; grep -E "FAIL|passed|^ +[0-9]" "$out/variants.txt"
