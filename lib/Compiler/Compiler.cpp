@@ -130,7 +130,8 @@ mlir::fgemm::compileKernel(llvm::StringRef source, llvm::StringRef sourceName,
   if (failed(pm.run(*module)))
     return compileError(diagnostics + "compilation of " + sourceName +
                         " failed");
-  result.ir = printModule(*module);
+  if (options.keepIR || options.stopAfter <= CompileStage::Llvm)
+    result.ir = printModule(*module);
   if (options.stopAfter <= CompileStage::Llvm) {
     result.diagnostics = diagnostics;
     return result;
@@ -141,7 +142,8 @@ mlir::fgemm::compileKernel(llvm::StringRef source, llvm::StringRef sourceName,
     return description.takeError();
   result.description = std::move(*description);
   llvm::Expected<std::string> ptx =
-      translateToPtx(*module, PtxOptions(), &result.llvmIR);
+      translateToPtx(*module, PtxOptions(),
+                     options.keepIR ? &result.llvmIR : nullptr);
   if (!ptx)
     return ptx.takeError();
   result.ptx = std::move(*ptx);

@@ -35,6 +35,11 @@ struct CompileOptions {
   std::string ptxasPath;
   /// Print the IR after every pass to stderr (mlir-opt's flag).
   bool printIRAfterAll = false;
+  /// Keep the last IR stage's and the LLVM IR's text in the result when
+  /// compiling on to PTX or a cubin (fgemmc --dump-dir). The JIT needs only
+  /// the cubin and the description; printing a large unrolled kernel's IR
+  /// costs it ~7 MB of text.
+  bool keepIR = false;
 };
 
 struct CompileResult {
@@ -43,7 +48,8 @@ struct CompileResult {
   std::string diagnostics;
   /// The pass pipeline that ran, replayable in fgemm-opt.
   std::string pipeline;
-  /// The module after the last IR stage that ran (fgemm, gpu or llvm).
+  /// The module after the last IR stage that ran (fgemm, gpu or llvm);
+  /// past the LLVM stage (and llvmIR), only with CompileOptions::keepIR.
   std::string ir;
   std::string llvmIR, ptx;
   /// The cubin after the SASS pass, and ptxas -v's report.

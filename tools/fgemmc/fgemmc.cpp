@@ -112,6 +112,7 @@ int main(int argc, char **argv) {
   options.stopAfter = emit;
   options.ptxasPath = ptxasPath;
   options.printIRAfterAll = printIRAfterAll;
+  options.keepIR = !dumpDir.empty();
   if (emit == CompileStage::Cubin && outputFile == "-")
     return fail(
         "--emit=cubin needs -o FILE.cubin (a .meta file is written beside it)",
