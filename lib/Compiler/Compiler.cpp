@@ -141,9 +141,8 @@ mlir::fgemm::compileKernel(llvm::StringRef source, llvm::StringRef sourceName,
   if (!description)
     return description.takeError();
   result.description = std::move(*description);
-  llvm::Expected<std::string> ptx =
-      translateToPtx(*module, PtxOptions(),
-                     options.keepIR ? &result.llvmIR : nullptr);
+  llvm::Expected<std::string> ptx = translateToPtx(
+      *module, PtxOptions(), options.keepIR ? &result.llvmIR : nullptr);
   if (!ptx)
     return ptx.takeError();
   result.ptx = std::move(*ptx);
