@@ -394,16 +394,23 @@ fgemm_status fgemm_context_specialize(fgemm_context *context, int enable) {
   if (!context)
     return fail(FGEMM_ERROR_INVALID_ARGUMENT,
                 "fgemm_context_specialize: context is NULL");
+  if (enable < 0 || enable > 2)
+    return fail(FGEMM_ERROR_INVALID_ARGUMENT,
+                "fgemm_context_specialize: enable is " +
+                    std::to_string(enable) +
+                    "; allowed: 0 (off), 1 (on), 2 (on, compiled in the "
+                    "background)");
+  bool on = enable != 0, background = enable == 2;
   Status status = Status::success();
   if (context->gemm)
-    status = context->gemm->specializeShapes(enable != 0);
+    status = context->gemm->specializeShapes(on, background);
   if (status.ok() && context->grouped)
-    status = context->grouped->specializeShapes(enable != 0);
+    status = context->grouped->specializeShapes(on, background);
   if (status.ok() && context->gemmF32)
-    status = context->gemmF32->specializeShapes(enable != 0);
+    status = context->gemmF32->specializeShapes(on, background);
   for (auto &[recipe, gemm] : context->variants)
     if (status.ok())
-      status = gemm.specializeShapes(enable != 0);
+      status = gemm.specializeShapes(on, background);
   return fromStatus(status, FGEMM_ERROR_INVALID_ARGUMENT);
 }
 

@@ -28,9 +28,10 @@ extern "C" {
  * signature does, or functions are added (2: the M-grouped GEMMs; 3: contexts
  * whose dense and M-grouped kernels are made on first use; 7: the scale
  * re-layout, fgemm_scales_to_mn_major; 8: fgemm_dense_config.k_split; 9:
- * fgemm_dense_config.launch_raster and .prefetch_scales); callers
+ * fgemm_dense_config.launch_raster and .prefetch_scales; 10:
+ * fgemm_context_specialize's background mode, enable = 2); callers
  * check fgemm_api_version() == FGEMM_API_VERSION. */
-#define FGEMM_API_VERSION 9
+#define FGEMM_API_VERSION 10
 
 typedef enum fgemm_status {
   FGEMM_SUCCESS = 0,
@@ -123,7 +124,11 @@ fgemm_context_create_with_provider(int device, fgemm_variant_provider provider,
  * M <= 128 on the H100 (docs/PERF.md), at a compile per new (N, K). Needs a
  * provider that compiles; fgemm_jit_context_create turns it on. Call it
  * before the context's first GEMM. An error for a kernel-directory
- * context. */
+ * context. `enable`: 0 off, 1 on, 2 on in the background: a call whose
+ * specialized kernel is not made yet runs the configuration's generic
+ * kernel while another thread asks the provider for the specialized one
+ * (the provider must then be callable from any thread); later calls run it
+ * once made. fgemm_context_destroy waits for those compiles. */
 FGEMM_EXPORT fgemm_status fgemm_context_specialize(fgemm_context *context,
                                                    int enable);
 

@@ -8,9 +8,11 @@
 #include "Jit/Jit.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 
 using namespace fgemm;
 
@@ -83,8 +85,11 @@ extern "C" fgemm_status fgemm_jit_context_create(int device,
   if (status != FGEMM_SUCCESS)
     return status;
   // The JIT compiles: each (configuration, N, K) gets its own kernel, N and
-  // K compiled in (1-4% faster at M <= 128, docs/PERF.md).
-  status = fgemm_context_specialize(*out, 1);
+  // K compiled in (1-4% faster at M <= 128, docs/PERF.md); with
+  // FGEMM_JIT_BACKGROUND=1 on another thread while the generic kernel runs.
+  const char *background = std::getenv("FGEMM_JIT_BACKGROUND");
+  status = fgemm_context_specialize(
+      *out, background && std::string(background) == "1" ? 2 : 1);
   if (status != FGEMM_SUCCESS) {
     fgemm_context_destroy(*out);
     *out = nullptr;

@@ -581,9 +581,11 @@ const Kernel *SpecializedKernels::get(
     const std::string &variant, std::mutex &makeMutex,
     const std::function<Expected<std::string>(const DenseConfiguration &)>
         &provide,
-    const std::function<Status(const KernelMeta &)> &check) {
+    const std::function<Status(const KernelMeta &)> &check, bool *pending) {
   config.fixedN = uint32_t(n);
   config.fixedK = uint32_t(k);
+  if (pending)
+    *pending = false;
   Slot *slot;
   {
     std::lock_guard<std::mutex> guard(mutex);
@@ -598,10 +600,36 @@ const Kernel *SpecializedKernels::get(
     return made;
   if (slot->failed)
     return nullptr;
+  std::function<Expected<std::string>()> answer = [&] {
+    return provide(config);
+  };
+  if (background) {
+    std::unique_lock<std::mutex> guard(mutex);
+    auto notYet = [&]() -> const Kernel * {
+      if (pending)
+        *pending = true;
+      return nullptr;
+    };
+    if (!slot->started) {
+      slot->started = true;
+      slot->answer = std::async(std::launch::async,
+                                [provide, config]() -> Expected<std::string> {
+                                  return provide(config);
+                                });
+      return notYet();
+    }
+    // Not answered yet, or another call took the answer and is loading it.
+    if (!slot->answer.valid() || slot->answer.wait_for(std::chrono::seconds(
+                                     0)) != std::future_status::ready)
+      return notYet();
+    auto base = std::make_shared<Expected<std::string>>(slot->answer.get());
+    guard.unlock();
+    answer = [base] { return *base; };
+  }
   // Made once (makeOnDemandKernel holds makeMutex).
-  Status made = makeOnDemandKernel(
-      slot->kernel, slot->meta, makeMutex, [&] { return provide(config); },
-      config, check, variant + " " + config.stem());
+  Status made =
+      makeOnDemandKernel(slot->kernel, slot->meta, makeMutex, answer, config,
+                         check, variant + " " + config.stem());
   if (!made.ok()) {
     slot->failed = true;
     return nullptr;
@@ -618,9 +646,10 @@ Status SpecializedKernels::needsOnDemand(bool onDemand) {
                        "use); this one loaded a kernel directory");
 }
 
-Status DenseGemm::specializeShapes(bool on) {
+Status DenseGemm::specializeShapes(bool on, bool background) {
   FGEMM_RETURN_IF_ERROR(SpecializedKernels::needsOnDemand(onDemand != nullptr));
   onDemand->specialize = on;
+  onDemand->specialized.setBackground(background);
   std::lock_guard<std::mutex> guard(recent->mutex);
   recent->entries.clear();
   return Status::success();
@@ -669,7 +698,8 @@ DenseGemm::prepare(const DenseGemmProblem &problem) const {
         denseVariant(recipeServed), onDemand->mutex, onDemand->provider,
         [&](const KernelMeta &meta) {
           return checkDenseKernel(meta, recipeServed);
-        });
+        },
+        &prepared.provisional);
   }
   if (!kernel) {
     FGEMM_RETURN_IF_ERROR(ensureLoaded(*index));
@@ -747,7 +777,7 @@ Status DenseGemm::run(const DenseGemmProblem &problem, CUstream stream) const {
   Expected<Prepared> prepared = prepare(problem);
   if (!prepared.ok())
     return prepared.takeStatus();
-  {
+  if (!prepared->provisional) {
     std::lock_guard<std::mutex> guard(recent->mutex);
     if (recent->entries.size() == RecentLaunches::kCapacity)
       recent->entries.erase(recent->entries.begin());

@@ -28,6 +28,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -244,12 +245,22 @@ public:
   /// when it could not be made (ptxas spilled registers for some N and K
   /// where the generic kernel fits): the caller runs the generic kernel, and
   /// the failure is remembered, not retried.
+  /// In the background (setBackground): the first call starts `provide` on
+  /// another thread and returns null with `*pending` set, as does every call
+  /// until it has answered; the call that finds the answer loads the kernel
+  /// (in the calling thread's context) and returns it. `provide` must then
+  /// be safe to call from another thread and is copied there.
   const Kernel *
   get(size_t index, int64_t n, int64_t k, DenseConfiguration config,
       const std::string &variant, std::mutex &makeMutex,
       const std::function<Expected<std::string>(const DenseConfiguration &)>
           &provide,
-      const std::function<Status(const KernelMeta &)> &check);
+      const std::function<Status(const KernelMeta &)> &check,
+      bool *pending = nullptr);
+  /// Makes specialized kernels on another thread while the caller runs the
+  /// generic kernel of the configuration, instead of making the call wait
+  /// for the compile. Set before the first GEMM.
+  void setBackground(bool on) { background = on; }
   /// specializeShapes' refusal for a context that loaded a kernel directory.
   static Status needsOnDemand(bool onDemand);
 
@@ -260,8 +271,14 @@ private:
     /// &*kernel once made (a call then takes no lock), or set `failed`.
     std::atomic<const Kernel *> ready{nullptr};
     std::atomic<bool> failed{false};
+    /// In the background: the provider's answer on its way (guarded by
+    /// `mutex`; taken by the call that loads it). Its destructor waits for
+    /// the compile, so a context outlives the threads it started.
+    bool started = false;
+    std::future<Expected<std::string>> answer;
   };
-  std::mutex mutex; ///< guards the map, not the making
+  bool background = false;
+  std::mutex mutex; ///< guards the map and the answers, not the making
   std::map<std::tuple<size_t, int64_t, int64_t>, std::unique_ptr<Slot>> slots;
 };
 
@@ -305,6 +322,9 @@ public:
     /// With specializeShapes: the kernel made from kernels()[kernel] for the
     /// problem's N and K, which the launch runs.
     const Kernel *specialized = nullptr;
+    /// The generic kernel stands in while the specialized one is made in
+    /// the background: run() does not keep this launch for the problem.
+    bool provisional = false;
   };
   Expected<Prepared> prepare(const DenseGemmProblem &problem) const;
   Status launch(const Prepared &prepared, CUstream stream) const;
@@ -322,8 +342,10 @@ public:
   /// picks is made for the call's N and K, compiled in (the provider gets
   /// fixedN / fixedK; DeepGEMM's JIT does the same), once per (configuration,
   /// N, K). For providers that compile (lib/Jit); call it before the first
-  /// GEMM.
-  Status specializeShapes(bool on);
+  /// GEMM. `background`: a call whose specialized kernel is not made yet
+  /// runs the generic one and the specialized one is compiled on another
+  /// thread (SpecializedKernels::setBackground); later calls pick it up.
+  Status specializeShapes(bool on, bool background = false);
   /// Caps the SMs the configuration choice and persistent grids plan for
   /// (DeepGEMM's set_num_sms); 0 = all. Values above the device's count
   /// are refused.

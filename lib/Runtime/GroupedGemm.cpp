@@ -377,10 +377,11 @@ GroupedGemm::prepare(const GroupedGemmProblem &p) const {
       !metas[*index].fixedK && p.k > 0) {
     const auto &[layout, config] = onDemand->configs[*index];
     GroupedLayout which = layout;
+    // By value: in the background the provider runs after this returns.
     kernel = prepared.specialized = onDemand->specialized.get(
         *index, p.n, p.k, config, groupedVariant(which), onDemand->mutex,
-        [&](const DenseConfiguration &c) {
-          return onDemand->provider(which, c);
+        [od = onDemand.get(), which](const DenseConfiguration &c) {
+          return od->provider(which, c);
         },
         [which](const KernelMeta &meta) {
           return checkGroupedKernel(meta, which);
@@ -423,9 +424,10 @@ Status GroupedGemm::launch(const Prepared &prepared, CUstream stream) const {
   return launchPrepared(loaded, prepared.kernel, prepared.launch, stream);
 }
 
-Status GroupedGemm::specializeShapes(bool on) {
+Status GroupedGemm::specializeShapes(bool on, bool background) {
   FGEMM_RETURN_IF_ERROR(SpecializedKernels::needsOnDemand(onDemand != nullptr));
   onDemand->specialize = on;
+  onDemand->specialized.setBackground(background);
   return Status::success();
 }
 

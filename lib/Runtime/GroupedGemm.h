@@ -153,8 +153,8 @@ public:
   const std::vector<KernelMeta> &kernels() const { return metas; }
   const DeviceInfo &device() const { return deviceInfo; }
   /// On-demand contexts only: kernels made per (configuration, N, K), N and K
-  /// compiled in (DenseGemm::specializeShapes).
-  Status specializeShapes(bool on);
+  /// compiled in (DenseGemm::specializeShapes), in the background if asked.
+  Status specializeShapes(bool on, bool background = false);
   /// Caps the SMs the configuration choice and persistent grids plan for
   /// (DeepGEMM's set_num_sms); 0 = all. Values above the device's count are
   /// refused.

@@ -530,6 +530,11 @@ TEST_F(CApiMock, SpecializedContextsAskForEachNAndK) {
   EXPECT_EQ(provider.calls, 2);
   EXPECT_NE(std::string(fgemmMockLastLaunch()->function).find("_n7168_k2048"),
             std::string::npos);
+  // 2 = in the background; other values are refused.
+  EXPECT_EQ(fgemm_context_specialize(context, 2), FGEMM_SUCCESS);
+  EXPECT_EQ(fgemm_context_specialize(context, 3), FGEMM_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(fgemm_last_error()).find("allowed: 0 (off), 1 (on), 2"),
+            std::string::npos);
 }
 
 TEST_F(CApiMock, OnDemandFailuresReachTheCaller) {

@@ -20,10 +20,14 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <iterator>
 #include <optional>
+#include <thread>
 #include <tuple>
 
 using namespace fgemm;
@@ -588,6 +592,78 @@ TEST_F(DenseGemmMock, OnDemandKernelsSpecializedPerShape) {
   EXPECT_NE(loadedDir->specializeShapes(true).message().find(
                 "needs an on-demand context"),
             std::string::npos);
+}
+
+TEST_F(DenseGemmMock, OnDemandKernelsSpecializedInTheBackground) {
+  // The specialized kernel's compile is held until `release`: calls meanwhile
+  // run the generic kernel, and the first call after the compile runs the
+  // specialized one.
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<int> specializedAsks{0}, genericAsks{0};
+  DenseGemm::KernelProvider provider =
+      [&, released](const DenseConfiguration &config) -> Expected<std::string> {
+    if (config.fixedK) {
+      ++specializedAsks;
+      released.wait();
+    } else {
+      ++genericAsks;
+    }
+    writeKernel(dir, config.stem(), "k_" + config.stem(), config.blockM,
+                config.blockN, 165952, config.fixedN, {}, "plain", 1,
+                config.fixedK);
+    return (dir / config.stem()).string();
+  };
+  Expected<DenseGemm> gemm =
+      DenseGemm::createOnDemand({{128, 128, false, 16}}, provider);
+  ASSERT_TRUE(gemm.ok()) << gemm.status().message();
+  ASSERT_TRUE(gemm->specializeShapes(true, /*background=*/true).ok());
+  CUdeviceptr p = allocate(1 << 24);
+  const std::string generic = "k_bm128_bn128_plain",
+                    specialized = "k_bm128_bn128_plain_n7168_k2048";
+  // EXPECT, not ASSERT, before the release: the context's destructor waits
+  // for the held compile.
+  for (int call = 0; call < 3; ++call) {
+    EXPECT_TRUE(gemm->run(p, p, p, p, p, 4096, 7168, 2048, nullptr).ok());
+    EXPECT_EQ(std::string(fgemmMockLastLaunch()->function), generic);
+  }
+  release.set_value();
+  for (int call = 0;
+       call < 500 &&
+       std::string(fgemmMockLastLaunch()->function) != specialized;
+       ++call) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    ASSERT_TRUE(gemm->run(p, p, p, p, p, 4096, 7168, 2048, nullptr).ok());
+  }
+  EXPECT_EQ(std::string(fgemmMockLastLaunch()->function), specialized);
+  // Asked once each; from now on the call's launch is kept.
+  ASSERT_TRUE(gemm->run(p, p, p, p, p, 4096, 7168, 2048, nullptr).ok());
+  EXPECT_EQ(std::string(fgemmMockLastLaunch()->function), specialized);
+  EXPECT_EQ(specializedAsks.load(), 1);
+  EXPECT_EQ(genericAsks.load(), 1);
+}
+
+TEST_F(DenseGemmMock, BackgroundSpecializationThatFailsKeepsTheGenericKernel) {
+  DenseGemm::KernelProvider provider =
+      [&](const DenseConfiguration &config) -> Expected<std::string> {
+    if (config.fixedK)
+      return Status::error("ptxas: out of registers");
+    writeKernel(dir, config.stem(), "k_" + config.stem(), config.blockM,
+                config.blockN, 165952);
+    return (dir / config.stem()).string();
+  };
+  Expected<DenseGemm> gemm =
+      DenseGemm::createOnDemand({{128, 128, false, 16}}, provider);
+  ASSERT_TRUE(gemm.ok());
+  ASSERT_TRUE(gemm->specializeShapes(true, /*background=*/true).ok());
+  CUdeviceptr p = allocate(1 << 24);
+  for (int call = 0; call < 20; ++call) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    Status status = gemm->run(p, p, p, p, p, 256, 4096, 512, nullptr);
+    ASSERT_TRUE(status.ok()) << status.message();
+    EXPECT_EQ(std::string(fgemmMockLastLaunch()->function),
+              "k_bm128_bn128_plain");
+  }
 }
 
 TEST_F(DenseGemmMock, OnDemandFailuresSayWhichKernel) {

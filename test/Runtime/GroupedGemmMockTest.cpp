@@ -21,9 +21,12 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <thread>
 
 using namespace fgemm;
 namespace fs = std::filesystem;
@@ -121,6 +124,41 @@ TEST_F(GroupedGemmMock, OnDemandKernelsSpecializedPerShape) {
   Expected<GroupedGemm> fromDir = GroupedGemm::create(dir.string());
   ASSERT_TRUE(fromDir.ok());
   EXPECT_FALSE(fromDir->specializeShapes(true).ok());
+}
+
+TEST_F(GroupedGemmMock, OnDemandKernelsSpecializedInTheBackground) {
+  // The provider runs on another thread for the specialized kernel: the
+  // first call launches the generic kernel, a later one the specialized.
+  std::atomic<int> asks{0};
+  Expected<GroupedGemm> gemm = GroupedGemm::createOnDemand(
+      [&](GroupedLayout layout,
+          const DenseConfiguration &config) -> Expected<std::string> {
+        ++asks;
+        std::string stem =
+            std::string(groupedVariant(layout)) + "_" + config.stem();
+        fgemm::test::writeMaskedKernel(dir, stem, int(config.blockM),
+                                       int(config.blockN), config.persistent,
+                                       config.fixedN, config.fixedK);
+        return (dir / stem).string();
+      });
+  ASSERT_TRUE(gemm.ok()) << gemm.status().message();
+  ASSERT_TRUE(gemm->specializeShapes(true, /*background=*/true).ok());
+  GroupedGemmProblem p = masked(3, 200, 256, 512);
+  Expected<GroupedGemm::Prepared> first = gemm->prepare(p);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(first->specialized, nullptr); // the generic kernel stands in
+  const Kernel *specialized = nullptr;
+  for (int call = 0; call < 500 && !specialized; ++call) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    Expected<GroupedGemm::Prepared> later = gemm->prepare(p);
+    ASSERT_TRUE(later.ok()) << later.status().message();
+    specialized = later->specialized;
+  }
+  ASSERT_NE(specialized, nullptr);
+  EXPECT_EQ(specialized->meta().fixedN, 256u);
+  EXPECT_EQ(specialized->meta().fixedK, 512u);
+  EXPECT_EQ(asks.load(), 2); // the generic kernel and the specialized one
+  ASSERT_TRUE(gemm->run(p, nullptr).ok());
 }
 
 TEST_F(GroupedGemmMock, RefusesBeforeLaunching) {
