@@ -19,6 +19,10 @@ export PYTHONPATH=$root/python FGEMM_LIBRARY=$prefix/lib/libfgemm.so.1 \
   FGEMM_CACHE_DIR=$prefix/cache
 python3 "$root/scripts/jit_check.py" "$prefix/cache"
 status=$?
+# Again with the specialized kernels compiled in the background (a fresh
+# cache): the first calls run the generic kernels.
+FGEMM_JIT_BACKGROUND=1 FGEMM_CACHE_DIR=$prefix/cache-background \
+  python3 "$root/scripts/jit_check.py" "$prefix/cache-background" || status=1
 # The package's suite with every kernel compiled on first use (specialized
 # per N and K), the grouped layouts included.
 if python3 -m pytest --version >/dev/null 2>&1; then

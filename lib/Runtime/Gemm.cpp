@@ -5,6 +5,9 @@
 #include "Runtime/Gemm.h"
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
 #include <filesystem>
 #include <iterator>
 #include <set>
@@ -576,6 +579,40 @@ Status DenseGemm::ensureLoaded(size_t index) const {
       config.stem());
 }
 
+namespace {
+/// Background compiles still running, process-wide: at exit the process
+/// waits for them (a context that is never destroyed, as in Python, would
+/// otherwise leave a compiler thread running into static destructors).
+struct BackgroundCompiles {
+  std::mutex mutex;
+  std::condition_variable done;
+  int running = 0;
+
+  static BackgroundCompiles &get() {
+    static BackgroundCompiles *compiles = [] {
+      // Registered after the compiler's statics exist, so it runs first.
+      std::atexit([] {
+        BackgroundCompiles &c = BackgroundCompiles::get();
+        std::unique_lock<std::mutex> lock(c.mutex);
+        c.done.wait_for(lock, std::chrono::seconds(60),
+                        [&] { return c.running == 0; });
+      });
+      return new BackgroundCompiles; // never destroyed: used at exit
+    }();
+    return *compiles;
+  }
+  void start() {
+    std::lock_guard<std::mutex> lock(mutex);
+    ++running;
+  }
+  void finish() {
+    std::lock_guard<std::mutex> lock(mutex);
+    --running;
+    done.notify_all();
+  }
+};
+} // namespace
+
 const Kernel *SpecializedKernels::get(
     size_t index, int64_t n, int64_t k, DenseConfiguration config,
     const std::string &variant, std::mutex &makeMutex,
@@ -612,10 +649,15 @@ const Kernel *SpecializedKernels::get(
     };
     if (!slot->started) {
       slot->started = true;
-      slot->answer = std::async(std::launch::async,
-                                [provide, config]() -> Expected<std::string> {
-                                  return provide(config);
-                                });
+      BackgroundCompiles &compiles = BackgroundCompiles::get();
+      compiles.start();
+      slot->answer =
+          std::async(std::launch::async,
+                     [provide, config, &compiles]() -> Expected<std::string> {
+                       Expected<std::string> base = provide(config);
+                       compiles.finish();
+                       return base;
+                     });
       return notYet();
     }
     // Not answered yet, or another call took the answer and is loading it.
