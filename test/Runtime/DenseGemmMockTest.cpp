@@ -58,6 +58,16 @@ void writeKernel(const fs::path &dir, const std::string &stem,
   fgemm::test::writeDenseKernel(dir, stem, config, std::move(symbols));
 }
 
+/// What a compiling provider makes for `config` (plain schedule): kernel
+/// k_STEM in DIR/STEM.{cubin,meta}; returns DIR/STEM.
+std::string writeConfigurationKernel(const fs::path &dir,
+                                     const DenseConfiguration &config) {
+  writeKernel(dir, config.stem(), "k_" + config.stem(), config.blockM,
+              config.blockN, 165952, config.fixedN, {}, "plain", 1,
+              config.fixedK);
+  return (dir / config.stem()).string();
+}
+
 class DenseGemmMock : public fgemm::test::MockDeviceTest {
 protected:
   DenseGemmMock() : MockDeviceTest("fgemm_mock_") {}
@@ -529,10 +539,7 @@ TEST_F(DenseGemmMock, OnDemandKernelsSpecializedPerShape) {
   DenseGemm::KernelProvider provider =
       [&](const DenseConfiguration &config) -> Expected<std::string> {
     made.push_back(config.stem());
-    writeKernel(dir, config.stem(), "k_" + config.stem(), config.blockM,
-                config.blockN, 165952, config.fixedN, {}, "plain", 1,
-                config.fixedK);
-    return (dir / config.stem()).string();
+    return writeConfigurationKernel(dir, config);
   };
   Expected<DenseGemm> gemm =
       DenseGemm::createOnDemand({{128, 128, false, 16}}, provider);
@@ -609,10 +616,7 @@ TEST_F(DenseGemmMock, OnDemandKernelsSpecializedInTheBackground) {
     } else {
       ++genericAsks;
     }
-    writeKernel(dir, config.stem(), "k_" + config.stem(), config.blockM,
-                config.blockN, 165952, config.fixedN, {}, "plain", 1,
-                config.fixedK);
-    return (dir / config.stem()).string();
+    return writeConfigurationKernel(dir, config);
   };
   Expected<DenseGemm> gemm =
       DenseGemm::createOnDemand({{128, 128, false, 16}}, provider);
@@ -648,9 +652,7 @@ TEST_F(DenseGemmMock, BackgroundSpecializationThatFailsKeepsTheGenericKernel) {
       [&](const DenseConfiguration &config) -> Expected<std::string> {
     if (config.fixedK)
       return Status::error("ptxas: out of registers");
-    writeKernel(dir, config.stem(), "k_" + config.stem(), config.blockM,
-                config.blockN, 165952);
-    return (dir / config.stem()).string();
+    return writeConfigurationKernel(dir, config);
   };
   Expected<DenseGemm> gemm =
       DenseGemm::createOnDemand({{128, 128, false, 16}}, provider);
