@@ -135,8 +135,9 @@ done
 # N and K), K over 1-17 K blocks, 24, 55 and 56 blocks and two K that end in
 # a partial block: every unrolled main loop / remainder split of the K loop
 # (the kernels fold K into their trip counts). scripts/gpu-run.sh checks
-# them on the dense, contiguous, psum and masked layouts; ptxas 13.0 once
-# miscompiled the masked 128x192 kernels at K = 512 and 1024 only.
+# them on the dense, contiguous, psum and masked layouts and the dense
+# variants; ptxas 13.0 once miscompiled the masked 128x192 kernels at
+# K = 512 and 1024 only.
 ks="128 256 384 512 640 768 896 1008 1024 1152 1280 1408 1536 1664 1792 1920 2048 2176 3008 3072 7040 7168"
 ksweep_dense="" ksweep_grouped="" ksweep_masked=""
 for k in $ks; do
@@ -154,6 +155,15 @@ for layout in contiguous contiguous_psum masked; do
   [[ $layout == masked ]] && shapes=${ksweep_masked%;}
   "$build/bin/fgemm-precompile" "$root/kernels/sm90_m_grouped_fp8_gemm_${layout}_1d2d.mlir" \
     --set "$layout" --shapes "$shapes" --cache-dir "$out/.cache" --pack "$out/ksweep" >/dev/null
+done
+# The other dense variants over fewer K (same K loop; their epilogues differ).
+ksweep_variants=""
+for k in 128 512 1024 1152 2048 2176 7168; do ksweep_variants+="4096,4096,$k;128,4096,$k;"; done
+echo "${ksweep_variants%;}" >"$out/ksweep/variants.shapes"
+for set in 1d1d:dense_1d1d bias_1d2d:dense_bias per_tensor:dense_per_tensor \
+           e5m2_e4m3_1d2d:dense_e5m2_e4m3 e4m3_e5m2_1d2d:dense_e4m3_e5m2; do
+  "$build/bin/fgemm-precompile" "$root/kernels/sm90_fp8_gemm_${set%%:*}.mlir" --set "${set#*:}" \
+    --shapes "${ksweep_variants%;}" --cache-dir "$out/.cache" --pack "$out/ksweep" >/dev/null
 done
 rm -rf "$out/.cache"
 

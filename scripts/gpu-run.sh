@@ -29,6 +29,10 @@ ksweep=0
   done
   "$bench" --kernels "$dir/ksweep" --grouped masked \
     --shapes "$(cat "$dir/ksweep/masked.shapes")" || ksweep=1
+  for recipe in 1d1d bias per-tensor e5m2-a e5m2-b; do
+    "$bench" --kernels "$dir/ksweep" --recipe "$recipe" \
+      --shapes "$(cat "$dir/ksweep/variants.shapes")" || ksweep=1
+  done
 } >"$out/ksweep.txt" 2>&1
 # The FP32 1D1D kernels: D = C + A B^T, C apart from D and in place.
 "$bench" --kernels "$dir/all" --recipe 1d1d --shapes dense >"$out/dense-1d1d.txt" 2>&1; dense1d1d=$?
