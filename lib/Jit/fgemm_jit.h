@@ -19,8 +19,10 @@ extern "C" {
 
 /* A context on `device` whose dense and M-grouped kernels are compiled on
  * first use into the kernel cache at `cache_dir` (NULL: $FGEMM_CACHE_DIR, else
- * $XDG_CACHE_HOME/fgemm, else ~/.cache/fgemm). Compile errors reach the
- * caller through the GEMM call's status and fgemm_last_error(). */
+ * $XDG_CACHE_HOME/fgemm, else ~/.cache/fgemm), each for the call's N and K
+ * (fgemm_context_specialize; with $FGEMM_JIT_BACKGROUND=1 in the background,
+ * the configuration's generic kernel running meanwhile). Compile errors
+ * reach the caller through the GEMM call's status and fgemm_last_error(). */
 FGEMM_EXPORT fgemm_status fgemm_jit_context_create(int device,
                                                    const char *cache_dir,
                                                    fgemm_context **out);
