@@ -205,7 +205,6 @@ fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
     const KernelMeta &meta = kernels[i];
     if ((meta.fixedN && meta.fixedN != n) || (meta.fixedK && meta.fixedK != k))
       continue;
-    int genericDims = (meta.fixedN ? 0 : 1) + (meta.fixedK ? 0 : 1);
     // A tile at least half empty computes the empty rows while streaming the
     // same B: for M <= 64 the 64-row kernels measured faster than the
     // 128-row ones on every such shape.
@@ -260,7 +259,7 @@ fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
               isPersistent,
               -int64_t(meta.blockN),
               -int64_t(meta.stages),
-              genericDims,
+              meta.genericDims(),
               i};
     if (!found || cost < best) {
       best = cost;

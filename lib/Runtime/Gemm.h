@@ -196,10 +196,11 @@ enum class DenseEpilogue {
 
 /// Index into `kernels` of the kernel to run an M x N x K problem on a device
 /// with `smCount` SMs. Kernels specialized for another N or K are never
-/// chosen. Preference: block_m 64 for M <= 64 and 128 otherwise, then kernels
-/// specialized for this N/K, then fewer waves of tiles over the SMs, then
-/// more tiles in the last wave, then persistent kernels when a CTA gets
-/// several tiles, then wider block_n, then more stages.
+/// chosen. Preference: K-split kernels only where K repays their shares,
+/// block_m 64 for M <= 64 and 128 otherwise, then the shortest estimated time
+/// (waves of tiles over the SMs, the tile's rate, the grid's schedule), then
+/// the plain grid, wider block_n, more stages, and last a kernel specialized
+/// for this N/K over the generic one of its configuration.
 Expected<size_t>
 selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m, int64_t n,
                   int64_t k, int smCount,

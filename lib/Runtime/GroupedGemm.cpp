@@ -233,14 +233,13 @@ fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
       if (meta.persistent() != sparse)
         time *= 1.1;
     }
-    // As for dense GEMMs: a kernel specialized for the call's N and K wins
-    // over the generic one of its configuration, not over a better one.
-    int genericDims = (meta.fixedN ? 0 : 1) + (meta.fixedK ? 0 : 1);
+    // As for dense GEMMs, last: a kernel specialized for the call's N and K
+    // wins over the generic one of its configuration, not over a better one.
     Cost cost{wastedRows,
               int64_t(time * 1000),
               -int64_t(meta.blockN),
               -int64_t(meta.stages),
-              genericDims,
+              meta.genericDims(),
               i};
     if (!best || cost < *best)
       best = cost;

@@ -121,6 +121,9 @@ struct KernelMeta {
   /// "k", which a kernel with a nonzero value must have.
   uint32_t fixedN = 0;
   uint32_t fixedK = 0;
+  /// How many of N and K the kernel takes at launch (0-2): the configuration
+  /// choices prefer, among equals, a kernel specialized for the call.
+  int genericDims() const { return (fixedN ? 0 : 1) + (fixedK ? 0 : 1); }
   std::vector<std::string> dims; ///< dimension symbols (`dims`)
   std::vector<KernelArg> args;
   std::vector<KernelParam> params;

@@ -935,14 +935,10 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
   auto buildLoop = [&](int64_t from,
                        ValueRange loopInits) -> FailureOr<SmallVector<Value>> {
     Value lower = constIndex(shifted ? 0 : from), upper = numBlocks;
-    if (shifted && from) {
-      // Constant where K is compiled in: the unrolled loop's remainder then
-      // has a known trip count (and is unrolled fully).
-      std::optional<int64_t> known = getConstantIntValue(numBlocks);
-      upper = known ? constIndex(*known - from)
-                    : arith::SubIOp::create(b, loc, numBlocks, constIndex(from))
-                          .getResult();
-    }
+    // Folded where K is compiled in: the unrolled loop's remainder then has
+    // a known trip count (and is unrolled fully).
+    if (shifted && from)
+      upper = b.createOrFold<arith::SubIOp>(loc, numBlocks, constIndex(from));
     // The math loop carries its last partial sum (lastPartial) as one more
     // value, so the unrolled copies' wgmmas share one set of registers.
     SmallVector<Value> carried(loopInits);
@@ -1038,10 +1034,8 @@ FailureOr<Value> KernelLowering::kLoopBlocks(KLoopOp op) {
   Value extentValue = dims.lookup(op.getDim());
   if (!extentValue)
     return op.emitError("unknown dimension '") << op.getDim() << "'";
-  if (std::optional<int64_t> extent = getConstantIntValue(extentValue))
-    return constIndex(llvm::divideCeil(*extent, config.getBlockK()));
-  return Value(arith::CeilDivUIOp::create(b, loc, extentValue,
-                                          constIndex(config.getBlockK())));
+  return b.createOrFold<arith::CeilDivUIOp>(loc, extentValue,
+                                            constIndex(config.getBlockK()));
 }
 
 void KernelLowering::waitForLastStore(TileLoopOp op) {
