@@ -640,32 +640,29 @@ const Kernel *SpecializedKernels::get(
     return provide(config);
   };
   if (background) {
-    std::unique_lock<std::mutex> guard(mutex);
-    auto notYet = [&]() -> const Kernel * {
+    std::shared_future<Expected<std::string>> made;
+    {
+      std::lock_guard<std::mutex> guard(mutex);
+      if (!slot->answer.valid()) {
+        BackgroundCompiles &compiles = BackgroundCompiles::get();
+        compiles.start();
+        slot->answer =
+            std::async(std::launch::async,
+                       [provide, config, &compiles]() -> Expected<std::string> {
+                         Expected<std::string> base = provide(config);
+                         compiles.finish();
+                         return base;
+                       })
+                .share();
+      }
+      made = slot->answer;
+    }
+    if (made.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
       if (pending)
         *pending = true;
       return nullptr;
-    };
-    if (!slot->started) {
-      slot->started = true;
-      BackgroundCompiles &compiles = BackgroundCompiles::get();
-      compiles.start();
-      slot->answer =
-          std::async(std::launch::async,
-                     [provide, config, &compiles]() -> Expected<std::string> {
-                       Expected<std::string> base = provide(config);
-                       compiles.finish();
-                       return base;
-                     });
-      return notYet();
     }
-    // Not answered yet, or another call took the answer and is loading it.
-    if (!slot->answer.valid() || slot->answer.wait_for(std::chrono::seconds(
-                                     0)) != std::future_status::ready)
-      return notYet();
-    auto base = std::make_shared<Expected<std::string>>(slot->answer.get());
-    guard.unlock();
-    answer = [base] { return *base; };
+    answer = [made] { return made.get(); };
   }
   // Made once (makeOnDemandKernel holds makeMutex).
   Status made =

@@ -272,11 +272,10 @@ private:
     /// &*kernel once made (a call then takes no lock), or set `failed`.
     std::atomic<const Kernel *> ready{nullptr};
     std::atomic<bool> failed{false};
-    /// In the background: the provider's answer on its way (guarded by
-    /// `mutex`; taken by the call that loads it). Its destructor waits for
-    /// the compile, so a context outlives the threads it started.
-    bool started = false;
-    std::future<Expected<std::string>> answer;
+    /// In the background: the provider's answer, on its way once valid
+    /// (guarded by `mutex`). The last copy's destructor waits for the
+    /// compile, so a context outlives the threads it started.
+    std::shared_future<Expected<std::string>> answer;
   };
   bool background = false;
   std::mutex mutex; ///< guards the map and the answers, not the making
