@@ -131,41 +131,55 @@ for config in "${overlap[@]}"; do
   read -r bm bn schedule <<<"$config"
   compile "$out/cfg_bm${bm}_bn${bn}_${schedule}_overlap" "$bm" "$bn" "$schedule" --overlap-promotion=true
 done
-# ksweep/: kernels compiled for one K each (what the JIT makes for a call's
-# N and K), K over 1-17 K blocks, 24, 55 and 56 blocks and two K that end in
+# ksweep/ and nsweep/: kernels compiled for one N and K each (what the JIT
+# makes for a call), with DIR/*.shapes for scripts/gpu-run.sh to check them
+# on the dense, contiguous, psum and masked layouts and the dense variants.
+# ksweep/: K over 1-17 K blocks, 24, 55 and 56 blocks and two K that end in
 # a partial block: every unrolled main loop / remainder split of the K loop
-# (the kernels fold K into their trip counts). scripts/gpu-run.sh checks
-# them on the dense, contiguous, psum and masked layouts and the dense
-# variants; ptxas 13.0 once miscompiled the masked 128x192 kernels at
-# K = 512 and 1024 only.
+# (the kernels fold K into their trip counts; ptxas 13.0 once miscompiled
+# the masked 128x192 kernels at K = 512 and 1024 only). nsweep/: N from one
+# WGMMA column block to just past the benchmark's N, most of them ending in
+# a partial tile, at an odd K-block count (the kernels fold N into the tile
+# count and the last tile's bounds).
+specialized_sweep() { # dir dense-shapes grouped-shapes masked-shapes variant-shapes
+  local dir=$1 set layout shapes
+  mkdir -p "$dir"
+  echo "$2" >"$dir/dense.shapes"
+  echo "$3" >"$dir/grouped.shapes"
+  echo "$4" >"$dir/masked.shapes"
+  echo "$5" >"$dir/variants.shapes"
+  "$build/bin/fgemm-precompile" "$kernel" --shapes "$2" --cache-dir "$out/.cache" \
+    --pack "$dir" >/dev/null
+  for layout in contiguous contiguous_psum masked; do
+    shapes=$3
+    [[ $layout == masked ]] && shapes=$4
+    "$build/bin/fgemm-precompile" "$root/kernels/sm90_m_grouped_fp8_gemm_${layout}_1d2d.mlir" \
+      --set "$layout" --shapes "$shapes" --cache-dir "$out/.cache" --pack "$dir" >/dev/null
+  done
+  # The other dense variants (same K loop and tiles; their epilogues differ).
+  for set in 1d1d:dense_1d1d bias_1d2d:dense_bias per_tensor:dense_per_tensor \
+             e5m2_e4m3_1d2d:dense_e5m2_e4m3 e4m3_e5m2_1d2d:dense_e4m3_e5m2; do
+    "$build/bin/fgemm-precompile" "$root/kernels/sm90_fp8_gemm_${set%%:*}.mlir" --set "${set#*:}" \
+      --shapes "$5" --cache-dir "$out/.cache" --pack "$dir" >/dev/null
+  done
+  rm -rf "$out/.cache"
+}
 ks="128 256 384 512 640 768 896 1008 1024 1152 1280 1408 1536 1664 1792 1920 2048 2176 3008 3072 7040 7168"
-ksweep_dense="" ksweep_grouped="" ksweep_masked=""
+dense="" grouped="" masked="" variants=""
 for k in $ks; do
-  ksweep_dense+="4096,4096,$k;128,4096,$k;64,7168,$k;"
-  ksweep_grouped+="2,4096,4096,$k;" ksweep_masked+="2,1024,4096,$k;"
+  dense+="4096,4096,$k;128,4096,$k;64,7168,$k;"
+  grouped+="2,4096,4096,$k;" masked+="2,1024,4096,$k;"
 done
-mkdir -p "$out/ksweep"
-echo "${ksweep_dense%;}" >"$out/ksweep/dense.shapes"
-echo "${ksweep_grouped%;}" >"$out/ksweep/grouped.shapes"
-echo "${ksweep_masked%;}" >"$out/ksweep/masked.shapes"
-"$build/bin/fgemm-precompile" "$kernel" --shapes "${ksweep_dense%;}" --cache-dir "$out/.cache" \
-  --pack "$out/ksweep" >/dev/null
-for layout in contiguous contiguous_psum masked; do
-  shapes=${ksweep_grouped%;}
-  [[ $layout == masked ]] && shapes=${ksweep_masked%;}
-  "$build/bin/fgemm-precompile" "$root/kernels/sm90_m_grouped_fp8_gemm_${layout}_1d2d.mlir" \
-    --set "$layout" --shapes "$shapes" --cache-dir "$out/.cache" --pack "$out/ksweep" >/dev/null
+for k in 128 512 1024 1152 2048 2176 7168; do variants+="4096,4096,$k;128,4096,$k;"; done
+specialized_sweep "$out/ksweep" "${dense%;}" "${grouped%;}" "${masked%;}" "${variants%;}"
+ns="8 16 24 56 120 136 200 264 392 1000 2056 2120 4104 7176"
+dense="" grouped="" masked="" variants=""
+for n in $ns; do
+  dense+="4096,$n,1152;128,$n,1152;64,$n,1152;"
+  grouped+="2,4096,$n,1152;" masked+="2,1024,$n,1152;"
 done
-# The other dense variants over fewer K (same K loop; their epilogues differ).
-ksweep_variants=""
-for k in 128 512 1024 1152 2048 2176 7168; do ksweep_variants+="4096,4096,$k;128,4096,$k;"; done
-echo "${ksweep_variants%;}" >"$out/ksweep/variants.shapes"
-for set in 1d1d:dense_1d1d bias_1d2d:dense_bias per_tensor:dense_per_tensor \
-           e5m2_e4m3_1d2d:dense_e5m2_e4m3 e4m3_e5m2_1d2d:dense_e4m3_e5m2; do
-  "$build/bin/fgemm-precompile" "$root/kernels/sm90_fp8_gemm_${set%%:*}.mlir" --set "${set#*:}" \
-    --shapes "${ksweep_variants%;}" --cache-dir "$out/.cache" --pack "$out/ksweep" >/dev/null
-done
-rm -rf "$out/.cache"
+for n in 24 200 2120 7176; do variants+="4096,$n,1152;128,$n,1152;"; done
+specialized_sweep "$out/nsweep" "${dense%;}" "${grouped%;}" "${masked%;}" "${variants%;}"
 
 # FGEMM_SPECIALIZE=1: all/ also holds the benchmark shapes' kernels
 # compiled for their N and K (DESIGN.md section 5; fgemm-precompile --shapes),

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Runs on the GPU machine over what scripts/gpu-prepare.sh gathered:
 #   1. the 18 dense shapes of DESIGN.md section 5, checked and timed;
-#   2. the edge-case sweep (M x N x K), checked, and the K sweep of kernels
-#      specialized for one K each (dense and M-grouped), checked;
+#   2. the edge-case sweep (M x N x K), checked, and the K and N sweeps of
+#      kernels specialized for one N and K each (dense, M-grouped, the dense
+#      variants), checked;
 #   3. each configuration alone on six shapes, timed;
 #   4. each SASS policy on six shapes, timed, with a checksum of D (a patched
 #      cubin must give bit-identical output).
@@ -20,20 +21,27 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader |
 "$bench" --list-devices | tee -a "$out/device.txt"
 "$bench" --kernels "$dir/all" --shapes dense >"$out/dense.txt" 2>&1; dense=$?
 "$bench" --kernels "$dir/all" --shapes sweep >"$out/sweep.txt" 2>&1; sweep=$?
-# Kernels compiled for one K each (the JIT's), over the K sweep of ksweep/.
-ksweep=0
-{ "$bench" --kernels "$dir/ksweep" --shapes "$(cat "$dir/ksweep/dense.shapes")" || ksweep=1
+# Kernels compiled for one N and K each (the JIT's), over the K sweep of
+# ksweep/ and the N sweep of nsweep/ (their *.shapes).
+specialized() { # dir [fgemm-bench flags...]
+  local d=$1 rc=0 layout recipe
+  shift
+  "$bench" --kernels "$d" "$@" --shapes "$(cat "$d/dense.shapes")" || rc=1
   for layout in contiguous psum; do
-    "$bench" --kernels "$dir/ksweep" --grouped "$layout" \
-      --shapes "$(cat "$dir/ksweep/grouped.shapes")" || ksweep=1
+    "$bench" --kernels "$d" "$@" --grouped "$layout" --shapes "$(cat "$d/grouped.shapes")" || rc=1
   done
-  "$bench" --kernels "$dir/ksweep" --grouped masked \
-    --shapes "$(cat "$dir/ksweep/masked.shapes")" || ksweep=1
+  "$bench" --kernels "$d" "$@" --grouped masked --shapes "$(cat "$d/masked.shapes")" || rc=1
   for recipe in 1d1d bias per-tensor e5m2-a e5m2-b; do
-    "$bench" --kernels "$dir/ksweep" --recipe "$recipe" \
-      --shapes "$(cat "$dir/ksweep/variants.shapes")" || ksweep=1
+    "$bench" --kernels "$d" "$@" --recipe "$recipe" --shapes "$(cat "$d/variants.shapes")" || rc=1
   done
-} >"$out/ksweep.txt" 2>&1
+  return $rc
+}
+specialized "$dir/ksweep" >"$out/ksweep.txt" 2>&1; ksweep=$?
+# The N sweep also on 3 SMs: persistent CTAs then walk many tiles, partial
+# last tiles among them.
+nsweep=0
+{ specialized "$dir/nsweep" || nsweep=1
+  specialized "$dir/nsweep" --sms 3 || nsweep=1; } >"$out/nsweep.txt" 2>&1
 # The FP32 1D1D kernels: D = C + A B^T, C apart from D and in place.
 "$bench" --kernels "$dir/all" --recipe 1d1d --shapes dense >"$out/dense-1d1d.txt" 2>&1; dense1d1d=$?
 { "$bench" --kernels "$dir/all" --recipe 1d1d --shapes sweep
@@ -72,6 +80,7 @@ echo "== errors"; cat "$out/errors.txt"
 echo "== dense (exit $dense)"; cat "$out/dense.txt"
 echo "== sweep (exit $sweep)"; grep -E "FAIL|passed" "$out/sweep.txt"
 echo "== K sweep of specialized kernels (exit $ksweep)"; grep -E "FAIL|passed|error" "$out/ksweep.txt"
+echo "== N sweep of specialized kernels (exit $nsweep)"; grep -E "FAIL|passed|error" "$out/nsweep.txt"
 echo "== dense 1d1d (exit $dense1d1d)"; cat "$out/dense-1d1d.txt"
 echo "== sweep 1d1d (exit $sweep1d1d)"; grep -E "FAIL|passed" "$out/sweep-1d1d.txt"
 echo "== bias, per-tensor, e5m2 (exit $variants)"; grep -E "FAIL|passed|^ +[0-9]" "$out/variants.txt"
