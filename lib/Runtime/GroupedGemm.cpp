@@ -7,6 +7,7 @@
 #include "Runtime/Gemm.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <tuple>
 
@@ -46,11 +47,15 @@ fgemm::groupedConfigurationSet(GroupedLayout layout) {
       {64, 128, false, 0}};
   // Masked: 128x192 persistent in pairs of row tiles sharing B as well
   // (DeepGEMM's tile at N = 7168), the fastest or within 5% of the fastest
-  // on every masked shape measured (H100, docs/PERF.md, 2026-11-25). The
-  // pairs' tile order is chosen per launch (chooseRasterGroup): raster
-  // groups of 8 pairs by default, row-major for one group whose B fits.
+  // on every masked shape measured (H100, docs/PERF.md, 2026-11-25); 128x160
+  // pairs where they run no more whole waves (7-10% faster then, H100,
+  // docs/PERF.md, 2026-11-26). The pairs' tile order is chosen per launch
+  // (chooseRasterGroup): raster groups of 8 pairs by default, row-major for
+  // one group whose B fits.
   static const std::vector<DenseConfiguration> masked = {
       {128, 192, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
+       /*multicastB=*/true, /*kSplit=*/1, /*launchRaster=*/true},
+      {128, 160, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
        /*multicastB=*/true, /*kSplit=*/1, /*launchRaster=*/true},
       {128, 192, false, 16},
       {128, 192, true, 0},
@@ -170,6 +175,84 @@ Status fgemm::checkGroupedKernel(const KernelMeta &meta, GroupedLayout layout) {
   return Status::success();
 }
 
+/// The masked layout's whole waves for a spread of row counts: its rows
+/// are known on the GPU only, expected_m is a hint, and the benchmarks
+/// (DeepGEMM's and fgemm-bench) draw each group's rows from 0.7-1.3x of it.
+/// The persistent grid walks the row tiles that hold rows, all groups' in
+/// one sequence (a cluster takes consecutive ones), so a launch runs
+/// ceil(row tiles x column tiles / SMs) waves of equal tiles. The draws:
+/// every group at 0.7x and at 1.3x, and kDraws between, each group at its
+/// own offset of the golden-ratio sequence (groups vary independently).
+static std::vector<int64_t> maskedWaves(const KernelMeta &meta,
+                                        const GroupedGemmProblem &p,
+                                        int64_t sms) {
+  constexpr int kDraws = 32;
+  constexpr double kGoldenFraction = 0.6180339887498949;
+  const int64_t columnTiles = ceilDiv(std::max<int64_t>(p.n, 1), meta.blockN);
+  std::vector<int64_t> waves;
+  for (int draw = -1; draw <= kDraws; ++draw) {
+    int64_t rowTiles = 0;
+    for (int64_t g = 0; g < p.groups; ++g) {
+      double u = draw < 0         ? 0.0
+                 : draw == kDraws ? 1.0
+                                  : std::fmod((draw + 0.5) / kDraws +
+                                                  double(g) * kGoldenFraction,
+                                              1.0);
+      auto rows = std::min<int64_t>(
+          p.m, int64_t(double(p.expectedM) * (0.7 + 0.6 * u)));
+      rowTiles += ceilDiv(rows, meta.blockM);
+    }
+    waves.push_back(ceilDiv(launchedTiles(meta, rowTiles, columnTiles), sms));
+  }
+  return waves;
+}
+
+/// Persistent pairs of row tiles sharing B (cluster 2 along M).
+static bool isRowPair(const KernelMeta &meta) {
+  return meta.persistent() && meta.cluster == 2 && meta.clusterAlongM();
+}
+
+/// A narrower pair kernel in place of `chosen` (a pair kernel) where it runs
+/// no more whole waves for any of the row counts maskedWaves draws: then its
+/// narrower tiles make every wave shorter. On the H100 128x160 pairs ran
+/// 7-10% faster than 128x192 ones at equal waves, but 25-60% slower on
+/// draws where they needed one wave more, which the expected time over the
+/// draws did not foresee well enough to choose by it (docs/PERF.md,
+/// 2026-11-26). Among such kernels: the least mean time, then the wider,
+/// deeper, specialized one.
+static size_t narrowerPairWithNoMoreWaves(
+    const std::vector<KernelMeta> &kernels, const GroupedGemmProblem &p,
+    int64_t sms, size_t chosen) {
+  const KernelMeta &wide = kernels[chosen];
+  std::vector<int64_t> wideWaves = maskedWaves(wide, p, sms);
+  using Cost = std::tuple<int64_t, int64_t, int64_t, int, size_t>;
+  std::optional<Cost> best;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const KernelMeta &meta = kernels[i];
+    if (meta.variant != wide.variant || !isRowPair(meta) ||
+        meta.blockM != wide.blockM || meta.blockN > wide.blockN ||
+        (meta.fixedN && meta.fixedN != p.n) ||
+        (meta.fixedK && meta.fixedK != p.k))
+      continue;
+    std::vector<int64_t> waves = maskedWaves(meta, p, sms);
+    bool noMore = true;
+    int64_t total = 0;
+    for (size_t d = 0; d < waves.size(); ++d) {
+      noMore = noMore && waves[d] <= wideWaves[d];
+      total += waves[d];
+    }
+    if (!noMore)
+      continue;
+    double time = double(total) * meta.blockN /
+                  estimateTileRate(meta.blockM, meta.blockN);
+    Cost cost{int64_t(time * 1000), -int64_t(meta.blockN),
+              -int64_t(meta.stages), meta.genericDims(), i};
+    if (!best || cost < *best)
+      best = cost;
+  }
+  return best ? std::get<4>(*best) : chosen;
+}
+
 Expected<size_t>
 fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
                            const GroupedGemmProblem &p, int smCount) {
@@ -196,8 +279,9 @@ fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
         launchedTiles(meta, ceilDiv(rows, meta.blockM),
                       ceilDiv(std::max<int64_t>(p.n, 1), meta.blockN));
     // Masked groups hold 0.7-1.3x expected_m rows, so wave quantization
-    // averages out: fractional waves. The contiguous layout's tiles are
-    // known: whole waves.
+    // averages out: fractional waves (what the factors below are fitted to;
+    // a pair's width is then checked on whole waves). The contiguous
+    // layout's tiles are known: whole waves.
     double waves =
         masked ? double(tiles) / double(sms) : double(ceilDiv(tiles, sms));
     // The dense model (estimateTileRate), without its penalty for tiles
@@ -248,7 +332,10 @@ fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
     return Status::error(std::string("no loaded ") + groupedVariant(p.layout) +
                          " kernel accepts N = " + number(p.n) +
                          ", K = " + number(p.k));
-  return std::get<5>(*best);
+  size_t chosen = std::get<5>(*best);
+  if (masked && isRowPair(kernels[chosen]))
+    return narrowerPairWithNoMoreWaves(kernels, p, sms, chosen);
+  return chosen;
 }
 
 Status fgemm::validateContiguousIndices(const std::vector<int32_t> &mIndices,
