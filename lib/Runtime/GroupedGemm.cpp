@@ -183,9 +183,8 @@ Status fgemm::checkGroupedKernel(const KernelMeta &meta, GroupedLayout layout) {
 /// ceil(row tiles x column tiles / SMs) waves of equal tiles. The draws:
 /// every group at 0.7x and at 1.3x, and kDraws between, each group at its
 /// own offset of the golden-ratio sequence (groups vary independently).
-static std::vector<int64_t> maskedWaves(const KernelMeta &meta,
-                                        const GroupedGemmProblem &p,
-                                        int64_t sms) {
+static std::vector<int64_t>
+maskedWaves(const KernelMeta &meta, const GroupedGemmProblem &p, int64_t sms) {
   constexpr int kDraws = 32;
   constexpr double kGoldenFraction = 0.6180339887498949;
   const int64_t columnTiles = ceilDiv(std::max<int64_t>(p.n, 1), meta.blockN);
@@ -193,11 +192,12 @@ static std::vector<int64_t> maskedWaves(const KernelMeta &meta,
   for (int draw = -1; draw <= kDraws; ++draw) {
     int64_t rowTiles = 0;
     for (int64_t g = 0; g < p.groups; ++g) {
-      double u = draw < 0         ? 0.0
-                 : draw == kDraws ? 1.0
-                                  : std::fmod((draw + 0.5) / kDraws +
-                                                  double(g) * kGoldenFraction,
-                                              1.0);
+      double u =
+          draw < 0 ? 0.0
+          : draw == kDraws
+              ? 1.0
+              : std::fmod((draw + 0.5) / kDraws + double(g) * kGoldenFraction,
+                          1.0);
       auto rows = std::min<int64_t>(
           p.m, int64_t(double(p.expectedM) * (0.7 + 0.6 * u)));
       rowTiles += ceilDiv(rows, meta.blockM);
@@ -220,9 +220,10 @@ static bool isRowPair(const KernelMeta &meta) {
 /// draws did not foresee well enough to choose by it (docs/PERF.md,
 /// 2026-11-26). Among such kernels: the least mean time, then the wider,
 /// deeper, specialized one.
-static size_t narrowerPairWithNoMoreWaves(
-    const std::vector<KernelMeta> &kernels, const GroupedGemmProblem &p,
-    int64_t sms, size_t chosen) {
+static size_t
+narrowerPairWithNoMoreWaves(const std::vector<KernelMeta> &kernels,
+                            const GroupedGemmProblem &p, int64_t sms,
+                            size_t chosen) {
   const KernelMeta &wide = kernels[chosen];
   std::vector<int64_t> wideWaves = maskedWaves(wide, p, sms);
   using Cost = std::tuple<int64_t, int64_t, int64_t, int, size_t>;
