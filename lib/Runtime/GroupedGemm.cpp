@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <tuple>
 
 using namespace fgemm;
@@ -47,15 +48,20 @@ fgemm::groupedConfigurationSet(GroupedLayout layout) {
       {64, 128, false, 0}};
   // Masked: 128x192 persistent in pairs of row tiles sharing B as well
   // (DeepGEMM's tile at N = 7168), the fastest or within 5% of the fastest
-  // on every masked shape measured (H100, docs/PERF.md, 2026-11-25); 128x160
-  // pairs where they run no more whole waves (7-10% faster then, H100,
-  // docs/PERF.md, 2026-11-26). The pairs' tile order is chosen per launch
+  // on every masked shape measured (H100, docs/PERF.md, 2026-11-25); 128x160,
+  // 128x128 and 128x96 pairs where they run no more whole waves (7-10%
+  // faster then, 16-25% under one wave at N <= 1024; H100, docs/PERF.md,
+  // 2026-11-26). The pairs' tile order is chosen per launch
   // (chooseRasterGroup): raster groups of 8 pairs by default, row-major for
   // one group whose B fits.
   static const std::vector<DenseConfiguration> masked = {
       {128, 192, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
        /*multicastB=*/true, /*kSplit=*/1, /*launchRaster=*/true},
       {128, 160, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
+       /*multicastB=*/true, /*kSplit=*/1, /*launchRaster=*/true},
+      {128, 128, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
+       /*multicastB=*/true, /*kSplit=*/1, /*launchRaster=*/true},
+      {128, 96, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
        /*multicastB=*/true, /*kSplit=*/1, /*launchRaster=*/true},
       {128, 192, false, 16},
       {128, 192, true, 0},
@@ -266,12 +272,25 @@ fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
   int64_t groupsTiled = masked ? std::max<int64_t>(p.groups, 1) : 1;
   using Cost = std::tuple<int, int64_t, int64_t, int64_t, int, size_t>;
   std::optional<Cost> best;
+  auto accepts = [&](const KernelMeta &meta) {
+    return meta.variant == groupedVariant(p.layout) &&
+           (!meta.fixedN || meta.fixedN == p.n) &&
+           (!meta.fixedK || meta.fixedK == p.k);
+  };
+  // Masked pair kernels narrower than the widest are candidates only on
+  // whole waves (narrowerPairWithNoMoreWaves): the model below, on
+  // fractional waves, would take them where they need more waves (128x128
+  // pairs 14-16% slower than 128x192 ones at 32x256 rows, N = 1024, H100,
+  // docs/PERF.md, 2026-11-26).
+  std::map<uint32_t, uint32_t> widestPair; // block_m -> block_n
+  for (const KernelMeta &meta : kernels)
+    if (masked && accepts(meta) && isRowPair(meta))
+      widestPair[meta.blockM] = std::max(widestPair[meta.blockM], meta.blockN);
   for (size_t i = 0; i < kernels.size(); ++i) {
     const KernelMeta &meta = kernels[i];
-    if (meta.variant != groupedVariant(p.layout))
+    if (!accepts(meta))
       continue;
-    if ((meta.fixedN && meta.fixedN != p.n) ||
-        (meta.fixedK && meta.fixedK != p.k))
+    if (masked && isRowPair(meta) && meta.blockN < widestPair[meta.blockM])
       continue;
     // As for dense GEMMs: a tile at least half empty streams B for nothing.
     int wastedRows = meta.blockM > 64 && 2 * rows <= meta.blockM ? 1 : 0;

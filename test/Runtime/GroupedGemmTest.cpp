@@ -195,19 +195,22 @@ TEST(GroupedGemmConfig, MeasuredChoices) {
         {4096, 7168, 2048, 4, 256}})
     EXPECT_EQ(choose(problem(m, capacity, n, k, groups, expected)),
               "bm128_bn192_persistent_cluster2b");
-  // 128x160 pairs where they run no more whole waves than 128x192 ones for
-  // any rows of 0.7-1.3x expected_m (2026-11-26): 22-31% faster at N <=
-  // 1536 (under one wave), 7-12% at N = 5120; not at N = 4096, where one
-  // group of 717-768 rows fits in one wave of 128x192 pairs but not of
-  // 128x160 ones, nor at N = 7168.
-  for (auto [capacity, n, k, groups, expected] :
-       {std::tuple{1408, 1536, 7168, 1, 1024},
-        {1408, 768, 2048, 1, 1024},
-        {384, 1024, 2048, 4, 256},
-        {384, 5120, 7168, 4, 256},
-        {4096, 5120, 2048, 1, 1024}})
+  // Narrower pairs where they run no more whole waves than 128x192 ones for
+  // any rows of 0.7-1.3x expected_m (2026-11-26): 128x160 22% faster at
+  // N = 1536, 7-12% at N = 5120; 128x96 16-25% at N <= 1024 (under one
+  // wave). Not at N = 4096, where one group of 717-768 rows fits in one
+  // wave of 128x192 pairs but not of 128x160 ones, nor at N = 7168; not
+  // 128x128 pairs at 32 x 256 rows, N = 1024 (one more wave: 14-16% slower).
+  for (auto [capacity, n, k, groups, expected, kernel] :
+       {std::tuple{1408, 1536, 7168, 1, 1024, "bm128_bn160"},
+        {384, 5120, 7168, 4, 256, "bm128_bn160"},
+        {4096, 5120, 2048, 1, 1024, "bm128_bn160"},
+        {1408, 768, 2048, 1, 1024, "bm128_bn96"},
+        {384, 1024, 2048, 4, 256, "bm128_bn96"},
+        {384, 512, 2048, 4, 256, "bm128_bn96"},
+        {384, 1024, 2048, 32, 256, "bm128_bn192"}})
     EXPECT_EQ(choose(problem(m, capacity, n, k, groups, expected)),
-              "bm128_bn160_persistent_cluster2b");
+              std::string(kernel) + "_persistent_cluster2b");
   // Without the pairs: a persistent grid where the capacity is over twice
   // the rows (a plain one launches a CTA for every row block of the
   // capacity), a plain one where it is not.
@@ -215,7 +218,7 @@ TEST(GroupedGemmConfig, MeasuredChoices) {
   for (const KernelMeta &meta : shipped(m))
     if (meta.cluster == 1)
       single.push_back(meta);
-  ASSERT_EQ(single.size() + 2, shipped(m).size());
+  ASSERT_EQ(single.size() + 4, shipped(m).size());
   auto chooseSingle = [&](const GroupedGemmProblem &p) {
     Expected<size_t> index = selectGroupedKernel(single, p, 132);
     return index.ok() ? single[*index].kernel : index.status().message();
