@@ -260,6 +260,43 @@ narrowerPairWithNoMoreWaves(const std::vector<KernelMeta> &kernels,
   return best ? std::get<4>(*best) : chosen;
 }
 
+/// Where a masked problem's tiles fit in one wave whatever its rows, a
+/// launch takes one tile's time, less for smaller tiles, and a grid without
+/// clusters skips their set-up: the kernel of the least tile area (then
+/// more rows) among those without clusters that launch at most `sms` CTAs
+/// for the most rows drawn (every group at 1.3x expected_m; a plain grid
+/// launches CTAs for the whole capacity), if its tiles are no larger than
+/// `chosen`'s. H100 (docs/PERF.md, 2026-11-26), rows of 1024 / 4 x 256 /
+/// 2 x 512 and N = 512-1024: 64x128 or 128x96 plain grids 0.64-0.69x the
+/// time of 128x192 pairs, against 0.78-0.81x for 128x96 pairs.
+static size_t smallerTilesInOneWave(const std::vector<KernelMeta> &kernels,
+                                    const GroupedGemmProblem &p, int64_t sms,
+                                    size_t chosen) {
+  const int64_t mostRows =
+      std::min<int64_t>(p.m, int64_t(double(p.expectedM) * 1.3));
+  const KernelMeta &current = kernels[chosen];
+  using Cost = std::tuple<int64_t, int64_t, int, int, size_t>;
+  std::optional<Cost> best;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const KernelMeta &meta = kernels[i];
+    if (meta.variant != current.variant || meta.cluster != 1 ||
+        meta.kSplit != 1 || (meta.fixedN && meta.fixedN != p.n) ||
+        (meta.fixedK && meta.fixedK != p.k))
+      continue;
+    int64_t rowTiles =
+        p.groups * ceilDiv(meta.persistent() ? mostRows : p.m, meta.blockM);
+    if (rowTiles * ceilDiv(std::max<int64_t>(p.n, 1), meta.blockN) > sms)
+      continue;
+    Cost cost{int64_t(meta.blockM) * meta.blockN, -int64_t(meta.blockM),
+              meta.persistent() ? 1 : 0, meta.genericDims(), i};
+    if (!best || cost < *best)
+      best = cost;
+  }
+  if (best && std::get<0>(*best) <= int64_t(current.blockM) * current.blockN)
+    return std::get<4>(*best);
+  return chosen;
+}
+
 Expected<size_t>
 fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
                            const GroupedGemmProblem &p, int smCount) {
@@ -354,7 +391,9 @@ fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
                          ", K = " + number(p.k));
   size_t chosen = std::get<5>(*best);
   if (masked && isRowPair(kernels[chosen]))
-    return narrowerPairWithNoMoreWaves(kernels, p, sms, chosen);
+    chosen = narrowerPairWithNoMoreWaves(kernels, p, sms, chosen);
+  if (masked)
+    chosen = smallerTilesInOneWave(kernels, p, sms, chosen);
   return chosen;
 }
 

@@ -196,21 +196,24 @@ TEST(GroupedGemmConfig, MeasuredChoices) {
     EXPECT_EQ(choose(problem(m, capacity, n, k, groups, expected)),
               "bm128_bn192_persistent_cluster2b");
   // Narrower pairs where they run no more whole waves than 128x192 ones for
-  // any rows of 0.7-1.3x expected_m (2026-11-26): 128x160 22% faster at
-  // N = 1536, 7-12% at N = 5120; 128x96 16-25% at N <= 1024 (under one
-  // wave). Not at N = 4096, where one group of 717-768 rows fits in one
+  // any rows of 0.7-1.3x expected_m (2026-11-26): 128x160 7-12% faster at
+  // N = 5120. Not at N = 4096, where one group of 717-768 rows fits in one
   // wave of 128x192 pairs but not of 128x160 ones, nor at N = 7168; not
   // 128x128 pairs at 32 x 256 rows, N = 1024 (one more wave: 14-16% slower).
+  // And where every tile fits in one wave, the smallest tiles of a grid
+  // without clusters: 10-17% faster than those pairs at N <= 1536 (a plain
+  // grid only where its CTAs for the whole capacity fit in one wave).
   for (auto [capacity, n, k, groups, expected, kernel] :
-       {std::tuple{1408, 1536, 7168, 1, 1024, "bm128_bn160"},
-        {384, 5120, 7168, 4, 256, "bm128_bn160"},
-        {4096, 5120, 2048, 1, 1024, "bm128_bn160"},
-        {1408, 768, 2048, 1, 1024, "bm128_bn96"},
-        {384, 1024, 2048, 4, 256, "bm128_bn96"},
-        {384, 512, 2048, 4, 256, "bm128_bn96"},
-        {384, 1024, 2048, 32, 256, "bm128_bn192"}})
-    EXPECT_EQ(choose(problem(m, capacity, n, k, groups, expected)),
-              std::string(kernel) + "_persistent_cluster2b");
+       {std::tuple{384, 5120, 7168, 4, 256, "bm128_bn160_persistent_cluster2b"},
+        {4096, 5120, 2048, 1, 1024, "bm128_bn160_persistent_cluster2b"},
+        {384, 1024, 2048, 32, 256, "bm128_bn192_persistent_cluster2b"},
+        {4096, 768, 2048, 1, 1024, "bm128_bn96_persistent_cluster2b"},
+        {1408, 768, 2048, 1, 1024, "bm64_bn128_plain"},
+        {1408, 1536, 7168, 1, 1024, "bm128_bn128_plain"},
+        {384, 512, 2048, 4, 256, "bm64_bn128_plain"},
+        {384, 1024, 2048, 4, 256, "bm128_bn96_plain"},
+        {768, 1024, 2048, 2, 512, "bm128_bn96_plain"}})
+    EXPECT_EQ(choose(problem(m, capacity, n, k, groups, expected)), kernel);
   // Without the pairs: a persistent grid where the capacity is over twice
   // the rows (a plain one launches a CTA for every row block of the
   // capacity), a plain one where it is not.
