@@ -49,9 +49,9 @@ fgemm::groupedConfigurationSet(GroupedLayout layout) {
   // Masked: 128x192 persistent in pairs of row tiles sharing B as well
   // (DeepGEMM's tile at N = 7168), the fastest or within 5% of the fastest
   // on every masked shape measured (H100, docs/PERF.md, 2026-11-25); 128x160,
-  // 128x128 and 128x96 pairs where they run no more whole waves (7-10%
-  // faster then, 16-25% under one wave at N <= 1024; H100, docs/PERF.md,
-  // 2026-11-26). The pairs' tile order is chosen per launch
+  // 128x128 and 128x96 pairs where they run no more whole waves (7-26%
+  // faster then; H100, docs/PERF.md, 2026-11-26). The pairs' tile order is
+  // chosen per launch
   // (chooseRasterGroup): raster groups of 8 pairs by default, row-major for
   // one group whose B fits.
   static const std::vector<DenseConfiguration> masked = {
@@ -213,6 +213,13 @@ maskedWaves(const KernelMeta &meta, const GroupedGemmProblem &p, int64_t sms) {
   return waves;
 }
 
+/// Whether `meta` is a kernel of `variant` that runs the problem's N and K.
+static bool runsProblem(const KernelMeta &meta, const std::string &variant,
+                        const GroupedGemmProblem &p) {
+  return meta.variant == variant && (!meta.fixedN || meta.fixedN == p.n) &&
+         (!meta.fixedK || meta.fixedK == p.k);
+}
+
 /// Persistent pairs of row tiles sharing B (cluster 2 along M).
 static bool isRowPair(const KernelMeta &meta) {
   return meta.persistent() && meta.cluster == 2 && meta.clusterAlongM();
@@ -236,10 +243,8 @@ narrowerPairWithNoMoreWaves(const std::vector<KernelMeta> &kernels,
   std::optional<Cost> best;
   for (size_t i = 0; i < kernels.size(); ++i) {
     const KernelMeta &meta = kernels[i];
-    if (meta.variant != wide.variant || !isRowPair(meta) ||
-        meta.blockM != wide.blockM || meta.blockN > wide.blockN ||
-        (meta.fixedN && meta.fixedN != p.n) ||
-        (meta.fixedK && meta.fixedK != p.k))
+    if (!runsProblem(meta, wide.variant, p) || !isRowPair(meta) ||
+        meta.blockM != wide.blockM || meta.blockN > wide.blockN)
       continue;
     std::vector<int64_t> waves = maskedWaves(meta, p, sms);
     bool noMore = true;
@@ -279,9 +284,8 @@ static size_t smallerTilesInOneWave(const std::vector<KernelMeta> &kernels,
   std::optional<Cost> best;
   for (size_t i = 0; i < kernels.size(); ++i) {
     const KernelMeta &meta = kernels[i];
-    if (meta.variant != current.variant || meta.cluster != 1 ||
-        meta.kSplit != 1 || (meta.fixedN && meta.fixedN != p.n) ||
-        (meta.fixedK && meta.fixedK != p.k))
+    if (!runsProblem(meta, current.variant, p) || meta.cluster != 1 ||
+        meta.kSplit != 1)
       continue;
     int64_t rowTiles =
         p.groups * ceilDiv(meta.persistent() ? mostRows : p.m, meta.blockM);
@@ -309,11 +313,7 @@ fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
   int64_t groupsTiled = masked ? std::max<int64_t>(p.groups, 1) : 1;
   using Cost = std::tuple<int, int64_t, int64_t, int64_t, int, size_t>;
   std::optional<Cost> best;
-  auto accepts = [&](const KernelMeta &meta) {
-    return meta.variant == groupedVariant(p.layout) &&
-           (!meta.fixedN || meta.fixedN == p.n) &&
-           (!meta.fixedK || meta.fixedK == p.k);
-  };
+  const std::string variant = groupedVariant(p.layout);
   // Masked pair kernels narrower than the widest are candidates only on
   // whole waves (narrowerPairWithNoMoreWaves): the model below, on
   // fractional waves, would take them where they need more waves (128x128
@@ -321,11 +321,11 @@ fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
   // docs/PERF.md, 2026-11-26).
   std::map<uint32_t, uint32_t> widestPair; // block_m -> block_n
   for (const KernelMeta &meta : kernels)
-    if (masked && accepts(meta) && isRowPair(meta))
+    if (masked && runsProblem(meta, variant, p) && isRowPair(meta))
       widestPair[meta.blockM] = std::max(widestPair[meta.blockM], meta.blockN);
   for (size_t i = 0; i < kernels.size(); ++i) {
     const KernelMeta &meta = kernels[i];
-    if (!accepts(meta))
+    if (!runsProblem(meta, variant, p))
       continue;
     if (masked && isRowPair(meta) && meta.blockN < widestPair[meta.blockM])
       continue;

@@ -91,6 +91,10 @@ Status checkGroupedKernel(const KernelMeta &meta, GroupedLayout layout);
 /// Index into `kernels` (all of `problem.layout`) of the kernel to run it
 /// on: the estimated time of the tiles that hold rows (contiguous: all of
 /// M; masked: expected_m per group) on `smCount` SMs, then wider block_n.
+/// For the masked layout, whose rows the host does not know, then checked
+/// on whole waves for 0.7-1.3x expected_m rows: a narrower pair kernel
+/// where it never runs more waves, and where every tile fits in one wave
+/// the smallest tiles of a grid without clusters.
 Expected<size_t> selectGroupedKernel(const std::vector<KernelMeta> &kernels,
                                      const GroupedGemmProblem &problem,
                                      int smCount);
