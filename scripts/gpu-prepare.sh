@@ -110,6 +110,17 @@ for layout in contiguous masked; do
   mkdir -p "$out/cfg_${layout}_bm128_bn128_plain_r16_cluster2"
   "$build/bin/fgemmc" "$root/kernels/sm90_m_grouped_fp8_gemm_${layout}_1d2d.mlir" --block-m=128 \
     --block-n=128 --stages=0 --raster-group=16 --cluster=2 -o "$out/cfg_${layout}_bm128_bn128_plain_r16_cluster2/k.cubin"
+  # The persistent pairs sharing B of the runtime's sets (masked: every width it
+  # may take), for the per-kernel tables a refit of the choice needs.
+  widths="192"
+  [[ $layout == masked ]] && widths="192 160 128 96"
+  for bn in $widths; do
+    name=${layout}_bm128_bn${bn}_persistent_pairs
+    mkdir -p "$out/cfg_$name"
+    "$build/bin/fgemmc" "$root/kernels/sm90_m_grouped_fp8_gemm_${layout}_1d2d.mlir" --block-m=128 \
+      --block-n="$bn" --stages=0 --schedule=persistent --raster-group=8 --launch-raster --cluster=2 \
+      --multicast=b -o "$out/cfg_$name/k.cubin"
+  done
 done
 for config in "${clustered[@]}"; do
   read -r bm bn schedule <<<"$config"
