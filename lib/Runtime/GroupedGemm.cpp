@@ -181,22 +181,22 @@ Status fgemm::checkGroupedKernel(const KernelMeta &meta, GroupedLayout layout) {
   return Status::success();
 }
 
-/// The masked layout's whole waves for a spread of row counts: its rows
-/// are known on the GPU only, expected_m is a hint, and the benchmarks
-/// (DeepGEMM's and fgemm-bench) draw each group's rows from 0.7-1.3x of it.
-/// The persistent grid walks the row tiles that hold rows, all groups' in
-/// one sequence (a cluster takes consecutive ones), so a launch runs
-/// ceil(row tiles x column tiles / SMs) waves of equal tiles. The draws:
-/// every group at 0.7x and at 1.3x, and kDraws between, each group at its
-/// own offset of the golden-ratio sequence (groups vary independently).
-static std::vector<int64_t>
-maskedWaves(const KernelMeta &meta, const GroupedGemmProblem &p, int64_t sms) {
+/// The masked layout's row tiles of `blockM` rows for a spread of row
+/// counts: its rows are known on the GPU only, expected_m is a hint, and
+/// the benchmarks (DeepGEMM's and fgemm-bench) draw each group's rows from
+/// 0.7-1.3x of it. The persistent grid walks the row tiles that hold rows,
+/// all groups' in one sequence (a cluster takes consecutive ones), so a
+/// launch runs ceil(row tiles x column tiles / SMs) waves of equal tiles
+/// (maskedWaves). The draws: every group at 0.7x and at 1.3x, and kDraws
+/// between, each group at its own offset of the golden-ratio sequence
+/// (groups vary independently).
+static std::vector<int64_t> maskedRowTiles(const GroupedGemmProblem &p,
+                                           int64_t blockM) {
   constexpr int kDraws = 32;
   constexpr double kGoldenFraction = 0.6180339887498949;
-  const int64_t columnTiles = ceilDiv(std::max<int64_t>(p.n, 1), meta.blockN);
-  std::vector<int64_t> waves;
+  std::vector<int64_t> rowTiles;
   for (int draw = -1; draw <= kDraws; ++draw) {
-    int64_t rowTiles = 0;
+    int64_t tiles = 0;
     for (int64_t g = 0; g < p.groups; ++g) {
       double u =
           draw < 0 ? 0.0
@@ -206,10 +206,22 @@ maskedWaves(const KernelMeta &meta, const GroupedGemmProblem &p, int64_t sms) {
                           1.0);
       auto rows = std::min<int64_t>(
           p.m, int64_t(double(p.expectedM) * (0.7 + 0.6 * u)));
-      rowTiles += ceilDiv(rows, meta.blockM);
+      tiles += ceilDiv(rows, blockM);
     }
-    waves.push_back(ceilDiv(launchedTiles(meta, rowTiles, columnTiles), sms));
+    rowTiles.push_back(tiles);
   }
+  return rowTiles;
+}
+
+/// `meta`'s whole waves for each of maskedRowTiles' draws.
+static std::vector<int64_t> maskedWaves(const KernelMeta &meta,
+                                        const std::vector<int64_t> &rowTiles,
+                                        const GroupedGemmProblem &p,
+                                        int64_t sms) {
+  const int64_t columnTiles = ceilDiv(std::max<int64_t>(p.n, 1), meta.blockN);
+  std::vector<int64_t> waves;
+  for (int64_t tiles : rowTiles)
+    waves.push_back(ceilDiv(launchedTiles(meta, tiles, columnTiles), sms));
   return waves;
 }
 
@@ -238,7 +250,8 @@ narrowerPairWithNoMoreWaves(const std::vector<KernelMeta> &kernels,
                             const GroupedGemmProblem &p, int64_t sms,
                             size_t chosen) {
   const KernelMeta &wide = kernels[chosen];
-  std::vector<int64_t> wideWaves = maskedWaves(wide, p, sms);
+  const std::vector<int64_t> rowTiles = maskedRowTiles(p, wide.blockM);
+  std::vector<int64_t> wideWaves = maskedWaves(wide, rowTiles, p, sms);
   using Cost = std::tuple<int64_t, int64_t, int64_t, int, size_t>;
   std::optional<Cost> best;
   for (size_t i = 0; i < kernels.size(); ++i) {
@@ -246,7 +259,7 @@ narrowerPairWithNoMoreWaves(const std::vector<KernelMeta> &kernels,
     if (!runsProblem(meta, wide.variant, p) || !isRowPair(meta) ||
         meta.blockM != wide.blockM || meta.blockN > wide.blockN)
       continue;
-    std::vector<int64_t> waves = maskedWaves(meta, p, sms);
+    std::vector<int64_t> waves = maskedWaves(meta, rowTiles, p, sms);
     bool noMore = true;
     int64_t total = 0;
     for (size_t d = 0; d < waves.size(); ++d) {
@@ -496,13 +509,34 @@ Status GroupedGemm::ensureLoaded(size_t index) const {
     return Status::error("kernel " + std::to_string(index) + " is not loaded");
   const auto &[layout, config] = onDemand->configs[index];
   GroupedLayout which = layout;
-  return makeOnDemandKernel(
+  Status made = makeOnDemandKernel(
       loaded[index], metas[index], onDemand->mutex,
       [&] { return onDemand->provider(which, config); }, config,
       [which](const KernelMeta &meta) {
         return checkGroupedKernel(meta, which);
       },
       std::string(groupedVariant(which)) + " " + config.stem());
+  // The made kernel's description replaced its stub: choose again.
+  std::lock_guard<std::mutex> guard(choices->mutex);
+  choices->index.clear();
+  return made;
+}
+
+Expected<size_t> GroupedGemm::choose(const GroupedGemmProblem &p) const {
+  auto key = std::make_tuple(p.layout, p.m, p.n, p.k, p.groups, p.expectedM);
+  {
+    std::lock_guard<std::mutex> guard(choices->mutex);
+    if (auto found = choices->index.find(key); found != choices->index.end())
+      return found->second;
+  }
+  Expected<size_t> index = selectGroupedKernel(metas, p, smCount());
+  if (index.ok()) {
+    std::lock_guard<std::mutex> guard(choices->mutex);
+    if (choices->index.size() == Choices::kCapacity)
+      choices->index.clear();
+    choices->index[key] = *index;
+  }
+  return index;
 }
 
 Expected<GroupedGemm::Prepared>
@@ -513,7 +547,7 @@ GroupedGemm::prepare(const GroupedGemmProblem &p) const {
     prepared.launch.empty = true;
     return prepared;
   }
-  Expected<size_t> index = selectGroupedKernel(metas, p, smCount());
+  Expected<size_t> index = choose(p);
   if (!index.ok())
     return index.takeStatus();
   prepared.kernel = *index;
@@ -560,6 +594,8 @@ void GroupedGemm::setRasterGroup(uint32_t group) { rasterOverride = group; }
 Status GroupedGemm::setSmLimit(int sms) {
   FGEMM_RETURN_IF_ERROR(checkSmLimit(sms, deviceInfo));
   smLimit = sms;
+  std::lock_guard<std::mutex> guard(choices->mutex);
+  choices->index.clear();
   return Status::success();
 }
 

@@ -34,10 +34,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace fgemm {
@@ -173,9 +175,24 @@ private:
   /// Loads on-demand kernel `index` if it is not loaded yet.
   Status ensureLoaded(size_t index) const;
 
+  /// selectGroupedKernel's answers per problem shape (its whole-wave
+  /// checks of the masked layout walk every group's row draws: 1-20 us a
+  /// choice, each call's host time otherwise). Cleared when a kernel's
+  /// description changes (an on-demand kernel made) or the SM cap does.
+  struct Choices {
+    static constexpr size_t kCapacity = 64;
+    std::mutex mutex;
+    std::map<
+        std::tuple<GroupedLayout, int64_t, int64_t, int64_t, int64_t, int64_t>,
+        size_t>
+        index;
+  };
+  Expected<size_t> choose(const GroupedGemmProblem &p) const;
+
   DeviceInfo deviceInfo;
   int smLimit = 0;
   uint32_t rasterOverride = 0;
+  std::unique_ptr<Choices> choices = std::make_unique<Choices>();
   /// For selectGroupedKernel: loaded[i]'s description, or for an on-demand
   /// kernel not made yet one with the fields the choice reads.
   mutable std::vector<KernelMeta> metas;

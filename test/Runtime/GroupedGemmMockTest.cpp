@@ -95,6 +95,27 @@ TEST_F(GroupedGemmMock, LaunchesTheMaskedKernelByItsDescription) {
   EXPECT_EQ(mockParam<uint32_t>(launch, 10), 3u);
 }
 
+TEST_F(GroupedGemmMock, ChoiceFollowsTheSmCap) {
+  // 64-row tiles fit in one wave of 132 SMs (3 groups x 4 x 2 = 24 CTAs),
+  // not of 7: the choice is made again when the cap changes.
+  fgemm::test::writeMaskedKernel(dir, "masked_bm64_bn128_plain", 64, 128);
+  Expected<GroupedGemm> gemm = GroupedGemm::create(dir.string());
+  ASSERT_TRUE(gemm.ok()) << gemm.status().message();
+  GroupedGemmProblem p = masked(3, 256, 256, 512);
+  p.expectedM = 200;
+  auto rowTilesLaunched = [&]() -> unsigned {
+    Status status = gemm->run(p, nullptr);
+    EXPECT_TRUE(status.ok()) << status.message();
+    return fgemmMockLastLaunch()->grid[1];
+  };
+  EXPECT_EQ(rowTilesLaunched(), 4u);
+  EXPECT_EQ(rowTilesLaunched(), 4u);
+  ASSERT_TRUE(gemm->setSmLimit(7).ok());
+  EXPECT_EQ(rowTilesLaunched(), 2u);
+  ASSERT_TRUE(gemm->setSmLimit(0).ok());
+  EXPECT_EQ(rowTilesLaunched(), 4u);
+}
+
 TEST_F(GroupedGemmMock, OnDemandKernelsSpecializedPerShape) {
   std::vector<std::string> made;
   Expected<GroupedGemm> gemm = GroupedGemm::createOnDemand(
