@@ -97,8 +97,13 @@ done
 grouped_configs=("128 192 plain 16" "128 128 plain 16" "128 96 plain 16" "128 64 plain 16" "64 128 plain 0"
                  "64 64 plain 0" "128 192 persistent 0" "128 128 persistent 0" "128 128 persistent 16"
                  "128 96 persistent 0" "64 128 persistent 0")
+# Masked only: persistent 64-row grids of every width (few rows per group in
+# a large capacity, as in decoding).
+masked_configs=("64 192 persistent 0" "64 160 persistent 0" "64 96 persistent 0" "64 64 persistent 0")
 for layout in contiguous masked; do
-  for config in "${grouped_configs[@]}"; do
+  configs=("${grouped_configs[@]}")
+  [[ $layout == masked ]] && configs+=("${masked_configs[@]}")
+  for config in "${configs[@]}"; do
     read -r bm bn schedule group <<<"$config"
     name=${layout}_bm${bm}_bn${bn}_${schedule}_r${group}
     mkdir -p "$out/cfg_$name"
