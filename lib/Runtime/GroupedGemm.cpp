@@ -53,7 +53,11 @@ fgemm::groupedConfigurationSet(GroupedLayout layout) {
   // faster then; H100, docs/PERF.md, 2026-11-26). The pairs' tile order is
   // chosen per launch
   // (chooseRasterGroup): raster groups of 8 pairs by default, row-major for
-  // one group whose B fits.
+  // one group whose B fits. 64-row tiles for a few rows per group, on a
+  // persistent grid where the capacity is far above the rows (decoding
+  // buffers): a plain grid's CTAs past masked_m cost 1.5-2x the time at
+  // 20 rows per group in a 4096-row capacity (H100, docs/PERF.md,
+  // 2026-11-27).
   static const std::vector<DenseConfiguration> masked = {
       {128, 192, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
        /*multicastB=*/true, /*kSplit=*/1, /*launchRaster=*/true},
@@ -69,6 +73,7 @@ fgemm::groupedConfigurationSet(GroupedLayout layout) {
       {128, 128, true, 0},
       {128, 96, false, 16},
       {64, 128, false, 0},
+      {64, 128, true, 0},
       {64, 64, false, 0}};
   // Unpadded: persistent only (its tile count is known on the GPU only).
   static const std::vector<DenseConfiguration> unpadded = {{128, 192, true, 0},

@@ -1974,8 +1974,7 @@ LogicalResult KernelLowering::lowerFindRowTileGroup(FindRowTileGroupOp op) {
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, end, tile));
       found = arith::AddIOp::create(
           b, loc, found, arith::ExtUIOp::create(b, loc, i32, passed));
-      foundStart =
-          arith::SelectOp::create(b, loc, passed, end, foundStart);
+      foundStart = arith::SelectOp::create(b, loc, passed, end, foundStart);
     }
     Value next = arith::AddIOp::create(b, loc, first, constI32(kRowFindLoads));
     scf::ConditionOp::create(b, loc, passed,
