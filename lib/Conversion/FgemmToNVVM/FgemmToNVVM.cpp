@@ -1936,57 +1936,40 @@ LogicalResult KernelLowering::lowerCountRowTiles(CountRowTilesOp op) {
 }
 
 /// Walks the groups, counting their row tiles, until the one that holds
-/// `tile` (the last group if none). It runs at every persistent tile of
-/// every role (twice for a pair), so it takes kRowFindLoads groups a step
-/// with their loads in flight together: one group a step waited out a
-/// load's latency per group before the tile could start.
+/// `tile` (the last group if none).
 LogicalResult KernelLowering::lowerFindRowTileGroup(FindRowTileGroupOp op) {
   Type i32 = b.getI32Type();
   Value groups = toI32(dims.lookup(op.getSizes().getType().getDims()[0]));
   Value last = arith::SubIOp::create(b, loc, groups, constI32(1));
   Value limit = toI32(lookup(op.getLimit()));
   Value tile = toI32(lookup(op.getTile()));
-  // State (first group of the step, row tiles of the groups before it). A
-  // group is passed while it is not the last and `tile` lies at or past its
-  // end; the passed groups of a step are a prefix of it. The condition
-  // forwards the next step's state, the group found and its first tile.
-  auto loop = scf::WhileOp::create(b, loc, TypeRange{i32, i32, i32, i32},
+  // State (g, tiles of the groups before g); the condition also forwards the
+  // tiles up to g's end, which the next step starts from.
+  auto loop = scf::WhileOp::create(b, loc, TypeRange{i32, i32, i32},
                                    ValueRange{constI32(0), constI32(0)});
   {
     OpBuilder::InsertionGuard guard(b);
     Block *before =
         b.createBlock(&loop.getBefore(), {}, {i32, i32}, {loc, loc});
-    Value first = before->getArgument(0), start = before->getArgument(1);
-    SmallVector<Value> tiles;
-    for (int64_t j = 0; j < kRowFindLoads; ++j) {
-      Value g = arith::AddIOp::create(b, loc, first, constI32(j));
-      tiles.push_back(rowTilesOf(op.getSizes(),
-                                 arith::MinUIOp::create(b, loc, g, last), limit,
-                                 op.getBlock()));
-    }
-    Value end = start, found = first, foundStart = start, passed;
-    for (int64_t j = 0; j < kRowFindLoads; ++j) {
-      Value g = arith::AddIOp::create(b, loc, first, constI32(j));
-      end = arith::AddIOp::create(b, loc, end, tiles[j]);
-      passed = arith::AndIOp::create(
-          b, loc,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, g, last),
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, end, tile));
-      found = arith::AddIOp::create(
-          b, loc, found, arith::ExtUIOp::create(b, loc, i32, passed));
-      foundStart = arith::SelectOp::create(b, loc, passed, end, foundStart);
-    }
-    Value next = arith::AddIOp::create(b, loc, first, constI32(kRowFindLoads));
-    scf::ConditionOp::create(b, loc, passed,
-                             ValueRange{next, end, found, foundStart});
-    Block *after = b.createBlock(&loop.getAfter(), {}, {i32, i32, i32, i32},
-                                 {loc, loc, loc, loc});
+    Value g = before->getArgument(0), start = before->getArgument(1);
+    Value end = arith::AddIOp::create(
+        b, loc, start, rowTilesOf(op.getSizes(), g, limit, op.getBlock()));
+    Value onward = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, g, last),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, end, tile));
+    scf::ConditionOp::create(b, loc, onward, ValueRange{g, start, end});
+    Block *after =
+        b.createBlock(&loop.getAfter(), {}, {i32, i32, i32}, {loc, loc, loc});
     scf::YieldOp::create(
-        b, loc, ValueRange{after->getArgument(0), after->getArgument(1)});
+        b, loc,
+        ValueRange{
+            arith::AddIOp::create(b, loc, after->getArgument(0), constI32(1)),
+            after->getArgument(2)});
   }
-  mapping[op.getGroup()] = toIndex(loop.getResult(2));
+  mapping[op.getGroup()] = toIndex(loop.getResult(0));
   mapping[op.getTileInGroup()] =
-      toIndex(arith::SubIOp::create(b, loc, tile, loop.getResult(3)));
+      toIndex(arith::SubIOp::create(b, loc, tile, loop.getResult(1)));
   return success();
 }
 

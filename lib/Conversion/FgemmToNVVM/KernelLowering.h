@@ -69,9 +69,6 @@ inline constexpr int64_t kMaxStraddleCopies = 4;
 /// Per-group row counts fgemm.count_row_tiles loads per step (in flight
 /// together).
 inline constexpr int64_t kRowCountLoads = 8;
-/// The same for fgemm.find_row_tile_group, which runs in every role, the
-/// producer's few registers included.
-inline constexpr int64_t kRowFindLoads = 4;
 /// Registers the overlapped math loop needs besides its accumulators.
 inline constexpr int64_t kOverlapRegisterReserve = 88;
 /// WGMMA's K for 8-bit operands, in elements (= bytes).

@@ -114,7 +114,7 @@
 // thread sums the groups' row tiles (masked_m clamped to [0, m], ceil by
 // 128), eight groups' loads per step; the tile loop runs over those row tiles
 // times the column tiles, and each role walks the groups to the one holding
-// the tile's row tile, four groups' loads per step.
+// the tile's row tile.
 // MASKED-PERSISTENT: nvvm.prefetch level = L2, %arg
 // MASKED-PERSISTENT: nvvm.mbarrier.init
 // MASKED-PERSISTENT: nvvm.barrier0
@@ -123,12 +123,12 @@
 // MASKED-PERSISTENT: scf.yield
 // MASKED-PERSISTENT: nvvm.setmaxregister decrease
 // MASKED-PERSISTENT: scf.for
-// MASKED-PERSISTENT: %[[FOUND:.*]]:4 = scf.while (%{{.*}} = %c0_i32, %{{.*}} = %c0_i32) : (i32, i32) -> (i32, i32, i32, i32) {
-// MASKED-PERSISTENT-COUNT-4: llvm.load %{{.*}} : !llvm.ptr<1> -> i32
-// MASKED-PERSISTENT-NOT: llvm.load
-// MASKED-PERSISTENT: %[[NEXT:.*]] = arith.addi %{{.*}}, %c4_i32 : i32
-// MASKED-PERSISTENT: scf.condition(%{{.*}}) %[[NEXT]], %{{.*}}, %{{.*}}, %{{.*}} : i32, i32, i32, i32
-// MASKED-PERSISTENT: arith.subi %{{.*}}, %[[FOUND]]#3 : i32
+// MASKED-PERSISTENT: %[[FOUND:.*]]:3 = scf.while
+// MASKED-PERSISTENT: llvm.load %{{.*}} : !llvm.ptr<1> -> i32
+// MASKED-PERSISTENT: arith.maxsi
+// MASKED-PERSISTENT: arith.minui
+// MASKED-PERSISTENT: arith.ceildivui %{{.*}}, %c128_i32
+// MASKED-PERSISTENT: scf.condition
 // MASKED-PERSISTENT: nvvm.setmaxregister increase
 // MASKED-PERSISTENT: scf.while
 // A tile the rows miss skips its store but still meets the math barrier:
