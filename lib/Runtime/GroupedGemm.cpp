@@ -386,7 +386,7 @@ fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
       // in a 384-row one). The persistent grid visits only the tiles with
       // rows; where the capacity holds at most twice the expected rows, the
       // plain grid was as fast or faster (0-7%; 64x128 at 20 rows per group
-      // in a 128-row capacity, 3-6%). (H100, docs/PERF.md.)
+      // in a 128-row capacity, 1-7%). (H100, docs/PERF.md.)
       int64_t gridTiles = groupsTiled * ceilDiv(p.m, meta.blockM) *
                           ceilDiv(std::max<int64_t>(p.n, 1), meta.blockN);
       bool sparse = gridTiles > 2 * tiles;

@@ -245,7 +245,7 @@ TEST(GroupedGemmConfig, MeasuredChoices) {
             "bm64_bn128_persistent");
   EXPECT_EQ(choose(problem(m, 4096, 7168, 3072, 32, 20)),
             "bm64_bn128_persistent");
-  // In a capacity of at most twice the rows, the plain grid (3-6% faster
+  // In a capacity of at most twice the rows, the plain grid (1-7% faster
   // there).
   EXPECT_EQ(choose(problem(m, 128, 4096, 2048, 32, 20)), "bm64_bn128_plain");
   EXPECT_EQ(choose(problem(m, 128, 6144, 7168, 6, 20)), "bm64_bn128_plain");
