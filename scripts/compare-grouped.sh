@@ -24,7 +24,7 @@ timeout -k 5 "${BUILD_BUDGET:-300}" bash "$root/scripts/build-deepgemm.sh" "$dgs
 export PYTHONPATH=$tmp/deepgemm:$root/python FGEMM_KERNEL_DIR=$dir/all FGEMM_LIBRARY=$dir/lib/libfgemm.so
 export DG_JIT_CACHE_DIR=$tmp/dg-jit PYTHONUNBUFFERED=1 NVCC_PREPEND_FLAGS=-ccbin=/usr/bin/g++
 [[ -d /usr/local/cuda ]] && export CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
-rows=$(python3 -c "import sys; sys.path.insert(0, '$root/scripts'); import compare_grouped as c; print(len(c.CONTIGUOUS) + 2 * len(c.MASKED))")
+rows=$(python3 -c "import sys; sys.path.insert(0, '$root/scripts'); import compare_grouped as c; print(len(c.CONTIGUOUS) + (1 if '${GROUPED_CAPACITY:-}' else 2) * len(c.MASKED))")
 say "warming DeepGEMM's JIT: $rows rows, 6 at a time"
 seq 0 $((rows - 1)) | xargs -P 6 -I{} timeout -k 5 "${WARM_BUDGET:-240}" \
   python3 "$root/scripts/compare_grouped.py" --only {} >"$out/warm.log" 2>&1

@@ -20,7 +20,8 @@ clamped to the capacity, for two capacities: 4096 rows per group (DeepGEMM's
 test) and the tight one, align(1.3 M, 128). expected_m = M for both
 libraries. TFLOPS count valid rows only (2 x valid rows x N x K / t).
 GROUPED_CONTIGUOUS / GROUPED_MASKED ("G,M,N,K;...", "" = none) replace the
-lists, e.g. for a K sweep.
+lists, e.g. for a K sweep; GROUPED_CAPACITY=C runs the masked shapes at that
+one capacity instead (with M >= C / 0.7 every group holds exactly C rows).
 """
 
 import argparse
@@ -314,7 +315,10 @@ def main():
     jobs = [lambda i=i, shape=shape: run_contiguous(fgemm, dg, torch, shape, args.reps, seed=100 + i)
             for i, shape in enumerate(CONTIGUOUS[:1] if args.quick else CONTIGUOUS)]
     for i, shape in enumerate(MASKED[:1] if args.quick else MASKED):
-        for capacity in (4096, align(int(shape[1] * 1.3) + 1, 128)):
+        capacities = (4096, align(int(shape[1] * 1.3) + 1, 128))
+        if os.environ.get("GROUPED_CAPACITY"):
+            capacities = (int(os.environ["GROUPED_CAPACITY"]),)
+        for capacity in capacities:
             jobs.append(lambda i=i, shape=shape, capacity=capacity:
                         run_masked(fgemm, dg, torch, shape, capacity, args.reps, seed=200 + i))
     if args.only is not None:
