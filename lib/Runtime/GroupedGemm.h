@@ -74,9 +74,9 @@ struct GroupedGemmProblem {
   int64_t expectedM = 0;
 };
 
-/// The configurations fgemm-precompile --set contiguous|masked compiles and
-/// scripts/gpu-prepare.sh ships (plain grids: grouped tile spaces are not
-/// scheduled persistently yet).
+/// The configurations fgemm-precompile --set contiguous|masked|... compiles
+/// and scripts/gpu-prepare.sh ships, plain and persistent grids (the choice
+/// among them: selectGroupedKernel).
 const std::vector<DenseConfiguration> &
 groupedConfigurationSet(GroupedLayout layout);
 
