@@ -210,7 +210,7 @@ static std::vector<int64_t> maskedRowTiles(const GroupedGemmProblem &p,
               : std::fmod((draw + 0.5) / kDraws + double(g) * kGoldenFraction,
                           1.0);
       auto rows = std::min<int64_t>(
-          p.m, int64_t(double(p.expectedM) * (0.7 + 0.6 * u)));
+          p.m, int64_t(double(p.expectedM) * groupRowsFactor(u)));
       tiles += ceilDiv(rows, blockM);
     }
     rowTiles.push_back(tiles);
@@ -296,7 +296,7 @@ static size_t smallerTilesInOneWave(const std::vector<KernelMeta> &kernels,
                                     const GroupedGemmProblem &p, int64_t sms,
                                     size_t chosen) {
   const int64_t mostRows =
-      std::min<int64_t>(p.m, int64_t(double(p.expectedM) * 1.3));
+      std::min<int64_t>(p.m, int64_t(double(p.expectedM) * kGroupRowsHigh));
   const KernelMeta &current = kernels[chosen];
   using Cost = std::tuple<int64_t, int64_t, int, int, size_t>;
   std::optional<Cost> best;

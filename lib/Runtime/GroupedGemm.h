@@ -48,6 +48,23 @@ namespace fgemm {
 /// get_mk_alignment_for_contiguous_layout).
 constexpr int64_t kContiguousGroupAlignment = 128;
 
+/// Rows per group as the benchmarks draw them, kGroupRowsLow-kGroupRowsHigh x
+/// the expected rows (DeepGEMM's generator; fgemm-bench's too): the spread
+/// the masked layout's configuration choice plans for.
+constexpr double kGroupRowsLow = 0.7, kGroupRowsHigh = 1.3;
+
+/// The draw at u in [0, 1] of that spread, as a factor of the expected rows.
+inline double groupRowsFactor(double u) { return kGroupRowsLow + 0.6 * u; }
+
+/// The smallest capacity (rows per group, a multiple of 128) above every
+/// row count of that spread: fgemm-bench's default, and what
+/// fgemm-precompile --shapes gives a masked shape.
+inline int64_t maskedSpreadCapacity(int64_t expectedM) {
+  int64_t most = int64_t(kGroupRowsHigh * double(expectedM)) + 1;
+  return (most + kContiguousGroupAlignment - 1) / kContiguousGroupAlignment *
+         kContiguousGroupAlignment;
+}
+
 /// Contiguous: m_indices per row; ContiguousPsum: DeepGEMM's psum form, each
 /// group's end row; Masked: masked_m per group.
 /// ContiguousUnpadded: the psum form's ends with groups starting at any row.

@@ -239,16 +239,15 @@ TEST(GroupedGemmConfig, MeasuredChoices) {
   // A few rows per group: 64-row tiles, persistent in a capacity far above
   // the rows (a plain grid's CTAs past masked_m made 32 x 20 rows in a
   // 4096-row capacity 1.5-2x slower, H100, docs/PERF.md, 2026-11-27).
-  EXPECT_EQ(choose(problem(m, 4096, 4096, 7168, 8, 16)),
-            "bm64_bn128_persistent");
-  EXPECT_EQ(choose(problem(m, 4096, 4096, 2048, 32, 20)),
-            "bm64_bn128_persistent");
-  EXPECT_EQ(choose(problem(m, 4096, 7168, 3072, 32, 20)),
-            "bm64_bn128_persistent");
   // In a capacity of at most twice the rows, the plain grid (1-7% faster
   // there).
-  EXPECT_EQ(choose(problem(m, 128, 4096, 2048, 32, 20)), "bm64_bn128_plain");
-  EXPECT_EQ(choose(problem(m, 128, 6144, 7168, 6, 20)), "bm64_bn128_plain");
+  for (auto [capacity, n, k, groups, expected, kernel] :
+       {std::tuple{4096, 4096, 7168, 8, 16, "bm64_bn128_persistent"},
+        {4096, 4096, 2048, 32, 20, "bm64_bn128_persistent"},
+        {4096, 7168, 3072, 32, 20, "bm64_bn128_persistent"},
+        {128, 4096, 2048, 32, 20, "bm64_bn128_plain"},
+        {128, 6144, 7168, 6, 20, "bm64_bn128_plain"}})
+    EXPECT_EQ(choose(problem(m, capacity, n, k, groups, expected)), kernel);
   // A kernel specialized for the call's N and K wins over the generic one
   // of its configuration (loaded first), and is skipped for other N or K.
   std::vector<KernelMeta> withSpecialized = shipped(m);

@@ -4,6 +4,8 @@
 
 #include "Inputs.h"
 
+#include "Runtime/GroupedGemm.h"
+
 #include <algorithm>
 #include <cmath>
 #include <thread>
@@ -82,15 +84,14 @@ GroupRows fgemm::bench::drawGroupRows(const GroupedShape &shape,
   auto align128 = [](int64_t x) { return (x + 127) / 128 * 128; };
   GroupRows layout;
   if (mode == GroupedMode::Masked)
-    layout.capacity =
-        capacity ? capacity : align128(int64_t(1.3 * double(shape.m)) + 1);
+    layout.capacity = capacity ? capacity : maskedSpreadCapacity(shape.m);
   const uint64_t key =
       mix64(seed ^ mix64(uint64_t(shape.groups) * 0x10001 + uint64_t(shape.m)));
   int64_t next = 0;
   for (int64_t g = 0; g < shape.groups; ++g) {
     // Uniform in [0.7, 1.3), from the counter (g) of this shape's stream.
     double u = double(mix64(key ^ mix64(uint64_t(g))) >> 11) * 0x1p-53;
-    int64_t rows = int64_t(double(shape.m) * (0.7 + 0.6 * u));
+    int64_t rows = int64_t(double(shape.m) * groupRowsFactor(u));
     if (mode == GroupedMode::Masked) {
       rows = std::min(rows, layout.capacity);
       layout.starts.push_back(g * layout.capacity);

@@ -199,10 +199,7 @@ std::string specializedJobs(StringRef text,
       int64_t rows = v[1];
       int64_t padded = fgemm::ceilDiv(rows, fgemm::kContiguousGroupAlignment) *
                        fgemm::kContiguousGroupAlignment;
-      p.m = masked ? fgemm::ceilDiv(rows + rows * 3 / 10 + 1,
-                                    fgemm::kContiguousGroupAlignment) *
-                         fgemm::kContiguousGroupAlignment
-                   : p.groups * padded;
+      p.m = masked ? fgemm::maskedSpreadCapacity(rows) : p.groups * padded;
       p.expectedM = rows;
       if (fgemm::Status status = fgemm::validateGroupedGemmShape(p);
           !status.ok())
