@@ -1936,17 +1936,30 @@ LogicalResult KernelLowering::lowerCountRowTiles(CountRowTilesOp op) {
 }
 
 /// Walks the groups, counting their row tiles, until the one that holds
-/// `tile` (the last group if none).
+/// `tile` (the last group if none). A persistent CTA's tiles mostly move
+/// forward through the groups, so the walk resumes from the group this
+/// lookup found last (kept in a stack slot that LLVM promotes to registers
+/// carried around the tile loop) unless `tile` lies before that group: with
+/// 32 groups, a walk from group 0 was up to 32 dependent loads per tile and
+/// role.
 LogicalResult KernelLowering::lowerFindRowTileGroup(FindRowTileGroupOp op) {
   Type i32 = b.getI32Type();
   Value groups = toI32(dims.lookup(op.getSizes().getType().getDims()[0]));
   Value last = arith::SubIOp::create(b, loc, groups, constI32(1));
   Value limit = toI32(lookup(op.getLimit()));
   Value tile = toI32(lookup(op.getTile()));
+  auto [groupSlot, startSlot] = newLookupCache();
+  Value cachedGroup = LLVM::LoadOp::create(b, loc, i32, groupSlot);
+  Value cachedStart = LLVM::LoadOp::create(b, loc, i32, startSlot);
+  Value resume = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, tile,
+                                       cachedStart);
   // State (g, tiles of the groups before g); the condition also forwards the
   // tiles up to g's end, which the next step starts from.
-  auto loop = scf::WhileOp::create(b, loc, TypeRange{i32, i32, i32},
-                                   ValueRange{constI32(0), constI32(0)});
+  auto loop = scf::WhileOp::create(
+      b, loc, TypeRange{i32, i32, i32},
+      ValueRange{
+          arith::SelectOp::create(b, loc, resume, cachedGroup, constI32(0)),
+          arith::SelectOp::create(b, loc, resume, cachedStart, constI32(0))});
   {
     OpBuilder::InsertionGuard guard(b);
     Block *before =
@@ -1967,10 +1980,32 @@ LogicalResult KernelLowering::lowerFindRowTileGroup(FindRowTileGroupOp op) {
             arith::AddIOp::create(b, loc, after->getArgument(0), constI32(1)),
             after->getArgument(2)});
   }
+  LLVM::StoreOp::create(b, loc, loop.getResult(0), groupSlot);
+  LLVM::StoreOp::create(b, loc, loop.getResult(1), startSlot);
   mapping[op.getGroup()] = toIndex(loop.getResult(0));
   mapping[op.getTileInGroup()] =
       toIndex(arith::SubIOp::create(b, loc, tile, loop.getResult(1)));
   return success();
+}
+
+/// Two i32 stack slots at the kernel's entry, both 0 there (group 0 starts
+/// at tile 0).
+std::pair<Value, Value> KernelLowering::newLookupCache() {
+  OpBuilder::InsertionGuard guard(b);
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
+  Value one = LLVM::ConstantOp::create(b, loc, b.getI32Type(),
+                                       b.getI32IntegerAttr(1));
+  Value zero = LLVM::ConstantOp::create(b, loc, b.getI32Type(),
+                                        b.getI32IntegerAttr(0));
+  std::pair<Value, Value> slots;
+  for (Value *slot : {&slots.first, &slots.second}) {
+    *slot = LLVM::AllocaOp::create(b, loc, ptrType, b.getI32Type(), one,
+                                   /*alignment=*/4);
+    LLVM::StoreOp::create(b, loc, zero, *slot);
+  }
+  return slots;
 }
 
 /// The index entries of this thread's accumulator rows of zero_rows `op`,

@@ -350,6 +350,8 @@ private:
   LogicalResult lowerFindPieceGroup(FindPieceGroupOp op);
   LogicalResult lowerCountRowTiles(CountRowTilesOp op);
   LogicalResult lowerFindRowTileGroup(FindRowTileGroupOp op);
+  /// A fresh (group, first tile) cache of one row-tile group lookup.
+  std::pair<Value, Value> newLookupCache();
   /// ceil(clamp(sizes[g], 0, limit) / block) (i32 values).
   Value rowTilesOf(Value sizes, Value g, Value limit, int64_t block);
   /// The first i in [lo, hi) where `past(i)` holds (hi if none), for a

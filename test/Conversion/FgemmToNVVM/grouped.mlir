@@ -114,7 +114,12 @@
 // thread sums the groups' row tiles (masked_m clamped to [0, m], ceil by
 // 128), eight groups' loads per step; the tile loop runs over those row tiles
 // times the column tiles, and each role walks the groups to the one holding
-// the tile's row tile.
+// the tile's row tile, from where its previous lookup ended (two stack slots
+// per lookup, zero at entry) unless the tile lies before it.
+// MASKED-PERSISTENT: %[[SLOT:.*]] = llvm.alloca %{{.*}} x i32
+// MASKED-PERSISTENT-NEXT: llvm.store %[[ZERO:.*]], %[[SLOT]]
+// MASKED-PERSISTENT-NEXT: %[[SLOT2:.*]] = llvm.alloca %{{.*}} x i32
+// MASKED-PERSISTENT-NEXT: llvm.store %[[ZERO]], %[[SLOT2]]
 // MASKED-PERSISTENT: nvvm.prefetch level = L2, %arg
 // MASKED-PERSISTENT: nvvm.mbarrier.init
 // MASKED-PERSISTENT: nvvm.barrier0
@@ -123,12 +128,19 @@
 // MASKED-PERSISTENT: scf.yield
 // MASKED-PERSISTENT: nvvm.setmaxregister decrease
 // MASKED-PERSISTENT: scf.for
-// MASKED-PERSISTENT: %[[FOUND:.*]]:3 = scf.while
+// MASKED-PERSISTENT: %[[LASTG:.*]] = llvm.load %[[GROUP:.*]] : !llvm.ptr -> i32
+// MASKED-PERSISTENT-NEXT: %[[LASTS:.*]] = llvm.load %[[START:.*]] : !llvm.ptr -> i32
+// MASKED-PERSISTENT-NEXT: %[[AHEAD:.*]] = arith.cmpi uge, %{{.*}}, %[[LASTS]] : i32
+// MASKED-PERSISTENT-NEXT: %[[G0:.*]] = arith.select %[[AHEAD]], %[[LASTG]], %c0_i32
+// MASKED-PERSISTENT-NEXT: %[[S0:.*]] = arith.select %[[AHEAD]], %[[LASTS]], %c0_i32
+// MASKED-PERSISTENT-NEXT: %[[FOUND:.*]]:3 = scf.while (%{{.*}} = %[[G0]], %{{.*}} = %[[S0]])
 // MASKED-PERSISTENT: llvm.load %{{.*}} : !llvm.ptr<1> -> i32
 // MASKED-PERSISTENT: arith.maxsi
 // MASKED-PERSISTENT: arith.minui
 // MASKED-PERSISTENT: arith.ceildivui %{{.*}}, %c128_i32
 // MASKED-PERSISTENT: scf.condition
+// MASKED-PERSISTENT: llvm.store %[[FOUND]]#0, %[[GROUP]]
+// MASKED-PERSISTENT-NEXT: llvm.store %[[FOUND]]#1, %[[START]]
 // MASKED-PERSISTENT: nvvm.setmaxregister increase
 // MASKED-PERSISTENT: scf.while
 // A tile the rows miss skips its store but still meets the math barrier:
