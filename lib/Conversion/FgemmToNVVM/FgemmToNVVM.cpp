@@ -1936,12 +1936,12 @@ LogicalResult KernelLowering::lowerCountRowTiles(CountRowTilesOp op) {
 }
 
 /// Walks the groups, counting their row tiles, until the one that holds
-/// `tile` (the last group if none). A persistent CTA's tiles mostly move
-/// forward through the groups, so the walk resumes from the group this
-/// lookup found last (kept in a stack slot that LLVM promotes to registers
-/// carried around the tile loop) unless `tile` lies before that group: with
-/// 32 groups, a walk from group 0 was up to 32 dependent loads per tile and
-/// role.
+/// `tile` (the last group if none). The walk starts from the group this
+/// lookup found last (kept in two stack slots that LLVM promotes to
+/// registers carried around the tile loop), first back while the tile lies
+/// before it, then forward: a persistent CTA's consecutive tiles lie in the
+/// same or nearby groups, and with 32 groups a walk from group 0 was up to
+/// 32 dependent loads per tile and role.
 LogicalResult KernelLowering::lowerFindRowTileGroup(FindRowTileGroupOp op) {
   Type i32 = b.getI32Type();
   Value groups = toI32(dims.lookup(op.getSizes().getType().getDims()[0]));
@@ -1949,17 +1949,37 @@ LogicalResult KernelLowering::lowerFindRowTileGroup(FindRowTileGroupOp op) {
   Value limit = toI32(lookup(op.getLimit()));
   Value tile = toI32(lookup(op.getTile()));
   auto [groupSlot, startSlot] = newLookupCache();
-  Value cachedGroup = LLVM::LoadOp::create(b, loc, i32, groupSlot);
-  Value cachedStart = LLVM::LoadOp::create(b, loc, i32, startSlot);
-  Value resume = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, tile,
-                                       cachedStart);
-  // State (g, tiles of the groups before g); the condition also forwards the
-  // tiles up to g's end, which the next step starts from.
-  auto loop = scf::WhileOp::create(
-      b, loc, TypeRange{i32, i32, i32},
-      ValueRange{
-          arith::SelectOp::create(b, loc, resume, cachedGroup, constI32(0)),
-          arith::SelectOp::create(b, loc, resume, cachedStart, constI32(0))});
+  // Back to the last group that starts at or before the tile (group 0
+  // starts at tile 0).
+  auto back = scf::WhileOp::create(
+      b, loc, TypeRange{i32, i32},
+      ValueRange{LLVM::LoadOp::create(b, loc, i32, groupSlot),
+                 LLVM::LoadOp::create(b, loc, i32, startSlot)});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block *before =
+        b.createBlock(&back.getBefore(), {}, {i32, i32}, {loc, loc});
+    Value g = before->getArgument(0), start = before->getArgument(1);
+    Value behind = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tile, start),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, g,
+                              constI32(0)));
+    scf::ConditionOp::create(b, loc, behind, ValueRange{g, start});
+    Block *after = b.createBlock(&back.getAfter(), {}, {i32, i32}, {loc, loc});
+    Value previous =
+        arith::SubIOp::create(b, loc, after->getArgument(0), constI32(1));
+    scf::YieldOp::create(
+        b, loc,
+        ValueRange{previous,
+                   arith::SubIOp::create(b, loc, after->getArgument(1),
+                                         rowTilesOf(op.getSizes(), previous,
+                                                    limit, op.getBlock()))});
+  }
+  // Forward: state (g, tiles of the groups before g); the condition also
+  // forwards the tiles up to g's end, which the next step starts from.
+  auto loop = scf::WhileOp::create(b, loc, TypeRange{i32, i32, i32},
+                                   back.getResults());
   {
     OpBuilder::InsertionGuard guard(b);
     Block *before =

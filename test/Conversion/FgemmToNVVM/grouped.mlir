@@ -114,8 +114,8 @@
 // thread sums the groups' row tiles (masked_m clamped to [0, m], ceil by
 // 128), eight groups' loads per step; the tile loop runs over those row tiles
 // times the column tiles, and each role walks the groups to the one holding
-// the tile's row tile, from where its previous lookup ended (two stack slots
-// per lookup, zero at entry) unless the tile lies before it.
+// the tile's row tile, from the group its previous lookup found (two stack
+// slots per lookup, zero at entry).
 // MASKED-PERSISTENT: %[[SLOT:.*]] = llvm.alloca %{{.*}} x i32
 // MASKED-PERSISTENT-NEXT: llvm.store %[[ZERO:.*]], %[[SLOT]]
 // MASKED-PERSISTENT-NEXT: %[[SLOT2:.*]] = llvm.alloca %{{.*}} x i32
@@ -130,10 +130,14 @@
 // MASKED-PERSISTENT: scf.for
 // MASKED-PERSISTENT: %[[LASTG:.*]] = llvm.load %[[GROUP:.*]] : !llvm.ptr -> i32
 // MASKED-PERSISTENT-NEXT: %[[LASTS:.*]] = llvm.load %[[START:.*]] : !llvm.ptr -> i32
-// MASKED-PERSISTENT-NEXT: %[[AHEAD:.*]] = arith.cmpi uge, %{{.*}}, %[[LASTS]] : i32
-// MASKED-PERSISTENT-NEXT: %[[G0:.*]] = arith.select %[[AHEAD]], %[[LASTG]], %c0_i32
-// MASKED-PERSISTENT-NEXT: %[[S0:.*]] = arith.select %[[AHEAD]], %[[LASTS]], %c0_i32
-// MASKED-PERSISTENT-NEXT: %[[FOUND:.*]]:3 = scf.while (%{{.*}} = %[[G0]], %{{.*}} = %[[S0]])
+// Back while the tile lies before the group's start, then forward.
+// MASKED-PERSISTENT-NEXT: %[[BACK:.*]]:2 = scf.while (%{{.*}} = %[[LASTG]], %{{.*}} = %[[LASTS]])
+// MASKED-PERSISTENT: arith.cmpi ult, %[[TILE:.*]], %
+// MASKED-PERSISTENT: scf.condition
+// MASKED-PERSISTENT: arith.subi %{{.*}}, %c1_i32
+// MASKED-PERSISTENT: llvm.load %{{.*}} : !llvm.ptr<1> -> i32
+// MASKED-PERSISTENT: arith.subi
+// MASKED-PERSISTENT: %[[FOUND:.*]]:3 = scf.while (%{{.*}} = %[[BACK]]#0, %{{.*}} = %[[BACK]]#1)
 // MASKED-PERSISTENT: llvm.load %{{.*}} : !llvm.ptr<1> -> i32
 // MASKED-PERSISTENT: arith.maxsi
 // MASKED-PERSISTENT: arith.minui
