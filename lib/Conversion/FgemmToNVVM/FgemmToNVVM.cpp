@@ -1978,8 +1978,8 @@ LogicalResult KernelLowering::lowerFindRowTileGroup(FindRowTileGroupOp op) {
   }
   // Forward: state (g, tiles of the groups before g); the condition also
   // forwards the tiles up to g's end, which the next step starts from.
-  auto loop = scf::WhileOp::create(b, loc, TypeRange{i32, i32, i32},
-                                   back.getResults());
+  auto loop =
+      scf::WhileOp::create(b, loc, TypeRange{i32, i32, i32}, back.getResults());
   {
     OpBuilder::InsertionGuard guard(b);
     Block *before =
@@ -2015,10 +2015,10 @@ std::pair<Value, Value> KernelLowering::newLookupCache() {
   Block &entry = func.getBody().front();
   b.setInsertionPointToStart(&entry);
   auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
-  Value one = LLVM::ConstantOp::create(b, loc, b.getI32Type(),
-                                       b.getI32IntegerAttr(1));
-  Value zero = LLVM::ConstantOp::create(b, loc, b.getI32Type(),
-                                        b.getI32IntegerAttr(0));
+  Value one =
+      LLVM::ConstantOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(1));
+  Value zero =
+      LLVM::ConstantOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0));
   std::pair<Value, Value> slots;
   for (Value *slot : {&slots.first, &slots.second}) {
     *slot = LLVM::AllocaOp::create(b, loc, ptrType, b.getI32Type(), one,
