@@ -177,16 +177,27 @@ int64_t fgemm::launchedTiles(const KernelMeta &meta, int64_t tilesM,
 }
 
 uint32_t fgemm::chooseRasterGroup(const KernelMeta &meta, int64_t n, int64_t k,
-                                  int64_t groups, int64_t l2Bytes) {
-  bool launchRaster =
-      std::any_of(meta.params.begin(), meta.params.end(), [](const auto &p) {
+                                  int64_t groups, int64_t rowsPerGroup,
+                                  int64_t l2Bytes) {
+  auto raster =
+      std::find_if(meta.params.begin(), meta.params.end(), [](const auto &p) {
         return p.kind == KernelParam::Kind::RasterGroup;
       });
-  if (!launchRaster || !meta.clusterAlongM() || groups != 1)
+  if (raster == meta.params.end() || !meta.clusterAlongM() || l2Bytes <= 0)
     return 0;
-  // B is FP8: N x K bytes per group; row-major while it takes at most 60%
-  // of the L2.
-  return l2Bytes > 0 && 5 * n * k <= 3 * l2Bytes ? 1 : 0;
+  // B is FP8: N x K bytes per group; it fits while it takes at most 60% of
+  // the L2.
+  bool bFits = 5 * n * k <= 3 * l2Bytes;
+  if (groups == 1)
+    return bFits ? 1 : 0;
+  if (rowsPerGroup <= 0)
+    return 0;
+  int64_t unitsPerGroup =
+      ceilDiv(rowsPerGroup, int64_t(meta.blockM) * meta.cluster);
+  // One band of the default order holds every group's pairs: keep it.
+  if (groups * unitsPerGroup <= int64_t(raster->defaultRasterGroup))
+    return 0;
+  return bFits || unitsPerGroup <= 1 ? 1 : 0;
 }
 
 Expected<size_t>
@@ -747,7 +758,8 @@ DenseGemm::prepare(const DenseGemmProblem &problem) const {
   bindings.rasterGroup =
       rasterOverride ? rasterOverride
                      : chooseRasterGroup(kernel->meta(), problem.n, problem.k,
-                                         /*groups=*/1, deviceInfo.l2Bytes);
+                                         /*groups=*/1, /*rowsPerGroup=*/0,
+                                         deviceInfo.l2Bytes);
   Expected<PreparedLaunch> launch = kernel->prepare(bindings, smLimit);
   if (!launch.ok())
     return launch.takeStatus();

@@ -175,16 +175,25 @@ inline constexpr double kKSplitShareCost = 1.45;
 inline constexpr int64_t kKSplitMinK = 4096;
 
 /// The raster group a launch of `meta` passes (KernelBindings::rasterGroup;
-/// 0 = the kernel's default, and for kernels without the parameter): pairs
-/// of row tiles sharing B walk row-major (1) when the B of one group, N x K
-/// bytes, fits in a third of the L2 (`l2Bytes`) and there is one group;
-/// otherwise the default groups of tile rows. Measured on the H100 with
-/// 128x192 pairs (docs/PERF.md, fourteenth and fifteenth sessions): row-major
-/// 1.5-2.6% faster at N = 2112, K = 7168 (B 15 MB) and on one masked group
-/// (N = 7168, K = 2048), equal at B = 22-33 MB, 3.3% slower at 44 MB; with
-/// 2-4 masked groups the default (8 pairs) 2-5% faster.
+/// 0 = the kernel's default, and for kernels without the parameter). Pairs
+/// of row tiles sharing B walk row-major (1) where measured faster on the
+/// H100 with 128x192 pairs (docs/PERF.md), else in the default groups of
+/// pair rows:
+/// - one group: while its B, N x K bytes, fits in 60% of the L2 (`l2Bytes`):
+///   row-major 1.5-2.6% faster at N = 2112, K = 7168 (B 15 MB) and on one
+///   masked group (N = 7168, K = 2048), equal at B = 22-33 MB, 3.3% slower at
+///   44 MB (fourteenth and fifteenth sessions);
+/// - several groups of `rowsPerGroup` rows each (masked: expected_m; 0 =
+///   unknown, the contiguous layouts, which keep the default): where the
+///   groups' pairs span more than one band of the default order and either
+///   a group's B fits or a group is one pair (no pairs share its B).
+///   Row-major 2.4-7.6% faster at 32 x 192 and 6 x 1024 rows (N = 4096,
+///   K = 2048; 32 x 192 at N = 6144, K = 7168), 2.3% slower at 6 x 1024,
+///   N = 6144, K = 7168, and 5-6% slower on 2-4 groups of 1-2 pairs, which
+///   one band holds (twenty-first session).
 uint32_t chooseRasterGroup(const KernelMeta &meta, int64_t n, int64_t k,
-                           int64_t groups, int64_t l2Bytes);
+                           int64_t groups, int64_t rowsPerGroup,
+                           int64_t l2Bytes);
 
 /// What a dense kernel's epilogue does at a launch, which the configuration
 /// choice weighs.

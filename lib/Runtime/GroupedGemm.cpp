@@ -53,11 +53,11 @@ fgemm::groupedConfigurationSet(GroupedLayout layout) {
   // faster then; H100, docs/PERF.md, 2026-11-26). The pairs' tile order is
   // chosen per launch
   // (chooseRasterGroup): raster groups of 8 pairs by default, row-major for
-  // one group whose B fits. 64-row tiles for a few rows per group, on a
-  // persistent grid where the capacity is far above the rows (decoding
-  // buffers): a plain grid's CTAs past masked_m cost 1.5-2x the time at
-  // 20 rows per group in a 4096-row capacity (H100, docs/PERF.md,
-  // 2026-11-27).
+  // one group whose B fits and for more groups' pairs than one band holds.
+  // 64-row tiles for a few rows per group, on a persistent grid where the
+  // capacity is far above the rows (decoding buffers): a plain grid's CTAs past
+  // masked_m cost 1.5-2x the time at 20 rows per group in a 4096-row capacity
+  // (H100, docs/PERF.md, 2026-11-27).
   static const std::vector<DenseConfiguration> masked = {
       {128, 192, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
        /*multicastB=*/true, /*kSplit=*/1, /*launchRaster=*/true},
@@ -584,10 +584,13 @@ GroupedGemm::prepare(const GroupedGemmProblem &p) const {
   bindings.argNames[4] = p.layout == GroupedLayout::Masked       ? "masked_m"
                          : p.layout == GroupedLayout::Contiguous ? "m_indices"
                                                                  : "group_ends";
-  bindings.rasterGroup = rasterOverride
-                             ? rasterOverride
-                             : chooseRasterGroup(kernel->meta(), p.n, p.k,
-                                                 p.groups, deviceInfo.l2Bytes);
+  bindings.rasterGroup =
+      rasterOverride ? rasterOverride
+                     : chooseRasterGroup(kernel->meta(), p.n, p.k, p.groups,
+                                         p.layout == GroupedLayout::Masked
+                                             ? std::min(p.expectedM, p.m)
+                                             : 0,
+                                         deviceInfo.l2Bytes);
   Expected<PreparedLaunch> launch = kernel->prepare(bindings, smLimit);
   if (!launch.ok())
     return launch.takeStatus();

@@ -415,7 +415,7 @@ TEST(GemmConfig, Fp32EpiloguesWeighPersistentGrids) {
   EXPECT_EQ(pick(16384, DenseEpilogue::kAccumulate), "plain");
 }
 
-TEST(RasterGroupChoice, PairsSharingBWalkRowMajorWhileBFitsInL2) {
+TEST(RasterGroupChoice, PairsSharingBWalkRowMajorWhereMeasuredFaster) {
   const int64_t l2 = 50 << 20; // the H100's
   DenseConfiguration pairs{128, 192, true, 8};
   pairs.cluster = 2;
@@ -427,18 +427,30 @@ TEST(RasterGroupChoice, PairsSharingBWalkRowMajorWhileBFitsInL2) {
   raster.defaultRasterGroup = 8;
   meta.params.push_back(raster);
   // B = 15 MB: row-major; 44 MB: the default groups.
-  EXPECT_EQ(chooseRasterGroup(meta, 2112, 7168, 1, l2), 1u);
-  EXPECT_EQ(chooseRasterGroup(meta, 4096, 7168, 1, l2), 1u);
-  EXPECT_EQ(chooseRasterGroup(meta, 6144, 7168, 1, l2), 0u);
-  // Several groups (grouped layouts): the default.
-  EXPECT_EQ(chooseRasterGroup(meta, 7168, 2048, 4, l2), 0u);
+  EXPECT_EQ(chooseRasterGroup(meta, 2112, 7168, 1, 0, l2), 1u);
+  EXPECT_EQ(chooseRasterGroup(meta, 4096, 7168, 1, 0, l2), 1u);
+  EXPECT_EQ(chooseRasterGroup(meta, 6144, 7168, 1, 0, l2), 0u);
+  // Several groups of unknown rows (contiguous layouts): the default.
+  EXPECT_EQ(chooseRasterGroup(meta, 4096, 2048, 32, 0, l2), 0u);
+  // Masked groups whose pairs one band of 8 holds: the default.
+  EXPECT_EQ(chooseRasterGroup(meta, 7168, 2048, 4, 256, l2), 0u);
+  EXPECT_EQ(chooseRasterGroup(meta, 7168, 2048, 2, 512, l2), 0u);
+  EXPECT_EQ(chooseRasterGroup(meta, 4096, 2048, 8, 256, l2), 0u);
+  // More: row-major where a group's B fits or a group is one pair.
+  EXPECT_EQ(chooseRasterGroup(meta, 4096, 2048, 32, 192, l2), 1u);
+  EXPECT_EQ(chooseRasterGroup(meta, 6144, 7168, 32, 192, l2), 1u);
+  EXPECT_EQ(chooseRasterGroup(meta, 4096, 2048, 6, 1024, l2), 1u);
+  EXPECT_EQ(chooseRasterGroup(meta, 6144, 7168, 6, 1024, l2), 0u);
   // An unknown L2 size: the default.
-  EXPECT_EQ(chooseRasterGroup(meta, 2112, 7168, 1, 0), 0u);
+  EXPECT_EQ(chooseRasterGroup(meta, 2112, 7168, 1, 0, 0), 0u);
+  EXPECT_EQ(chooseRasterGroup(meta, 4096, 2048, 32, 192, 0), 0u);
   // Pairs sharing A, and kernels without the parameter, keep theirs.
   KernelMeta sharingA = configurationStub(
       "a", "dense", {256, 128, true, 8, 0, 0, 2, false, 1, true});
   sharingA.params.push_back(raster);
-  EXPECT_EQ(chooseRasterGroup(sharingA, 2112, 7168, 1, l2), 0u);
+  EXPECT_EQ(chooseRasterGroup(sharingA, 2112, 7168, 1, 0, l2), 0u);
+  EXPECT_EQ(chooseRasterGroup(sharingA, 4096, 2048, 32, 192, l2), 0u);
   meta.params.pop_back();
-  EXPECT_EQ(chooseRasterGroup(meta, 2112, 7168, 1, l2), 0u);
+  EXPECT_EQ(chooseRasterGroup(meta, 2112, 7168, 1, 0, l2), 0u);
+  EXPECT_EQ(chooseRasterGroup(meta, 4096, 2048, 32, 192, l2), 0u);
 }
