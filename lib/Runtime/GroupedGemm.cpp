@@ -74,6 +74,7 @@ fgemm::groupedConfigurationSet(GroupedLayout layout) {
       {128, 96, false, 16},
       {64, 128, false, 0},
       {64, 128, true, 0},
+      {64, 96, true, 0},
       {64, 64, false, 0}};
   // Unpadded: persistent only (its tile count is known on the GPU only).
   static const std::vector<DenseConfiguration> unpadded = {{128, 192, true, 0},
@@ -242,18 +243,19 @@ static bool isRowPair(const KernelMeta &meta) {
   return meta.persistent() && meta.cluster == 2 && meta.clusterAlongM();
 }
 
-/// A narrower pair kernel in place of `chosen` (a pair kernel) where it runs
-/// no more whole waves for any of the row counts maskedWaves draws: then its
-/// narrower tiles make every wave shorter. On the H100 128x160 pairs ran
-/// 7-10% faster than 128x192 ones at equal waves, but 25-60% slower on
-/// draws where they needed one wave more, which the expected time over the
-/// draws did not foresee well enough to choose by it (docs/PERF.md,
-/// 2026-11-26). Among such kernels: the least mean time, then the wider,
-/// deeper, specialized one.
-static size_t
-narrowerPairWithNoMoreWaves(const std::vector<KernelMeta> &kernels,
-                            const GroupedGemmProblem &p, int64_t sms,
-                            size_t chosen) {
+/// A narrower kernel of `chosen`'s kind (persistent, same block_m and
+/// cluster) in place of it where it runs no more whole waves for any of the
+/// row counts maskedWaves draws: then its narrower tiles make every wave
+/// shorter. On the H100 128x160 pairs ran 7-10% faster than 128x192 ones at
+/// equal waves, but 25-60% slower on draws where they needed one wave more,
+/// which the expected time over the draws did not foresee well enough to
+/// choose by it (docs/PERF.md, 2026-11-26); 64x96 tiles 0.92x the time of
+/// 64x128 ones at 6 x 20 rows, N = 6144, K = 7168 (three waves each; H100,
+/// docs/PERF.md, 2026-11-27). Among such kernels: the least mean time, then
+/// the wider, deeper, specialized one.
+static size_t narrowerWithNoMoreWaves(const std::vector<KernelMeta> &kernels,
+                                      const GroupedGemmProblem &p, int64_t sms,
+                                      size_t chosen) {
   const KernelMeta &wide = kernels[chosen];
   const std::vector<int64_t> rowTiles = maskedRowTiles(p, wide.blockM);
   std::vector<int64_t> wideWaves = maskedWaves(wide, rowTiles, p, sms);
@@ -261,7 +263,8 @@ narrowerPairWithNoMoreWaves(const std::vector<KernelMeta> &kernels,
   std::optional<Cost> best;
   for (size_t i = 0; i < kernels.size(); ++i) {
     const KernelMeta &meta = kernels[i];
-    if (!runsProblem(meta, wide.variant, p) || !isRowPair(meta) ||
+    if (!runsProblem(meta, wide.variant, p) || !meta.persistent() ||
+        isRowPair(meta) != isRowPair(wide) || meta.cluster != wide.cluster ||
         meta.blockM != wide.blockM || meta.blockN > wide.blockN)
       continue;
     std::vector<int64_t> waves = maskedWaves(meta, rowTiles, p, sms);
@@ -333,7 +336,7 @@ fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
   std::optional<Cost> best;
   const std::string variant = groupedVariant(p.layout);
   // Masked pair kernels narrower than the widest are candidates only on
-  // whole waves (narrowerPairWithNoMoreWaves): the model below, on
+  // whole waves (narrowerWithNoMoreWaves): the model below, on
   // fractional waves, would take them where they need more waves (128x128
   // pairs 14-16% slower than 128x192 ones at 32x256 rows, N = 1024, H100,
   // docs/PERF.md, 2026-11-26).
@@ -409,8 +412,8 @@ fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
                          " kernel accepts N = " + number(p.n) +
                          ", K = " + number(p.k));
   size_t chosen = std::get<5>(*best);
-  if (masked && isRowPair(kernels[chosen]))
-    chosen = narrowerPairWithNoMoreWaves(kernels, p, sms, chosen);
+  if (masked && kernels[chosen].persistent())
+    chosen = narrowerWithNoMoreWaves(kernels, p, sms, chosen);
   if (masked)
     chosen = smallerTilesInOneWave(kernels, p, sms, chosen);
   return chosen;

@@ -248,6 +248,15 @@ TEST(GroupedGemmConfig, MeasuredChoices) {
         {128, 4096, 2048, 32, 20, "bm64_bn128_plain"},
         {128, 6144, 7168, 6, 20, "bm64_bn128_plain"}})
     EXPECT_EQ(choose(problem(m, capacity, n, k, groups, expected)), kernel);
+  // Narrower persistent 64-row tiles where they run no more whole waves:
+  // 64x96 0.92x / 0.95x the time of 64x128 at 6 x 20 rows, N = 6144,
+  // K = 7168 and N = 4096, K = 2048 (three and two waves each; H100,
+  // docs/PERF.md, 2026-11-27); not at 32 x 20 rows (more waves).
+  for (auto [capacity, n, k, groups, expected, kernel] :
+       {std::tuple{4096, 6144, 7168, 6, 20, "bm64_bn96_persistent"},
+        {4096, 4096, 2048, 6, 20, "bm64_bn96_persistent"},
+        {4096, 6144, 7168, 32, 20, "bm64_bn128_persistent"}})
+    EXPECT_EQ(choose(problem(m, capacity, n, k, groups, expected)), kernel);
   // A kernel specialized for the call's N and K wins over the generic one
   // of its configuration (loaded first), and is skipped for other N or K.
   std::vector<KernelMeta> withSpecialized = shipped(m);
