@@ -10,6 +10,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <tuple>
 
 using namespace fgemm;
@@ -57,7 +58,8 @@ fgemm::groupedConfigurationSet(GroupedLayout layout) {
   // 64-row tiles for a few rows per group, on a persistent grid where the
   // capacity is far above the rows (decoding buffers): a plain grid's CTAs past
   // masked_m cost 1.5-2x the time at 20 rows per group in a 4096-row capacity
-  // (H100, docs/PERF.md, 2026-11-27).
+  // (H100, docs/PERF.md, 2026-11-27); persistent 64x96 where it runs no
+  // more waves than 64x128 (0.91-0.99x the time there, same page).
   static const std::vector<DenseConfiguration> masked = {
       {128, 192, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
        /*multicastB=*/true, /*kSplit=*/1, /*launchRaster=*/true},
@@ -301,16 +303,27 @@ static size_t smallerTilesInOneWave(const std::vector<KernelMeta> &kernels,
   const int64_t mostRows =
       std::min<int64_t>(p.m, int64_t(double(p.expectedM) * kGroupRowsHigh));
   const KernelMeta &current = kernels[chosen];
+  auto fitsOneWave = [&](const KernelMeta &meta) {
+    int64_t rowTiles =
+        p.groups * ceilDiv(meta.persistent() ? mostRows : p.m, meta.blockM);
+    return rowTiles * ceilDiv(std::max<int64_t>(p.n, 1), meta.blockN) <= sms;
+  };
+  // A plain grid that fits keeps persistent ones of its block_m out: they
+  // pay the tile loop and the group walk for nothing there (64x96
+  // persistent in place of a fitting plain 64x128 grid: 1.02-1.08x the time
+  // at 1 x 20 and 1 x 256 rows; H100, docs/PERF.md, 2026-11-27).
+  std::set<uint32_t> plainFits; // block_m
+  for (const KernelMeta &meta : kernels)
+    if (runsProblem(meta, current.variant, p) && meta.cluster == 1 &&
+        meta.kSplit == 1 && !meta.persistent() && fitsOneWave(meta))
+      plainFits.insert(meta.blockM);
   using Cost = std::tuple<int64_t, int64_t, int, int, size_t>;
   std::optional<Cost> best;
   for (size_t i = 0; i < kernels.size(); ++i) {
     const KernelMeta &meta = kernels[i];
     if (!runsProblem(meta, current.variant, p) || meta.cluster != 1 ||
-        meta.kSplit != 1)
-      continue;
-    int64_t rowTiles =
-        p.groups * ceilDiv(meta.persistent() ? mostRows : p.m, meta.blockM);
-    if (rowTiles * ceilDiv(std::max<int64_t>(p.n, 1), meta.blockN) > sms)
+        meta.kSplit != 1 || !fitsOneWave(meta) ||
+        (meta.persistent() && plainFits.count(meta.blockM)))
       continue;
     Cost cost{int64_t(meta.blockM) * meta.blockN, -int64_t(meta.blockM),
               meta.persistent() ? 1 : 0, meta.genericDims(), i};
@@ -414,8 +427,14 @@ fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
   size_t chosen = std::get<5>(*best);
   if (masked && kernels[chosen].persistent())
     chosen = narrowerWithNoMoreWaves(kernels, p, sms, chosen);
-  if (masked)
-    chosen = smallerTilesInOneWave(kernels, p, sms, chosen);
+  if (masked) {
+    // The one-wave choice may take a persistent kernel of another block_m:
+    // then its narrower kind in turn.
+    size_t oneWave = smallerTilesInOneWave(kernels, p, sms, chosen);
+    if (oneWave != chosen && kernels[oneWave].persistent())
+      oneWave = narrowerWithNoMoreWaves(kernels, p, sms, oneWave);
+    chosen = oneWave;
+  }
   return chosen;
 }
 

@@ -255,7 +255,15 @@ TEST(GroupedGemmConfig, MeasuredChoices) {
   for (auto [capacity, n, k, groups, expected, kernel] :
        {std::tuple{4096, 6144, 7168, 6, 20, "bm64_bn96_persistent"},
         {4096, 4096, 2048, 6, 20, "bm64_bn96_persistent"},
-        {4096, 6144, 7168, 32, 20, "bm64_bn128_persistent"}})
+        {4096, 6144, 7168, 32, 20, "bm64_bn128_persistent"},
+        // In one wave as well (0.96x at 2 x 32 rows, N = 6144, K = 2048), and
+        // for 128-row persistent grids (0.98x at 4 x 96 rows, N = 7168).
+        {128, 6144, 2048, 2, 32, "bm64_bn96_persistent"},
+        {4096, 7168, 2048, 4, 96, "bm128_bn128_persistent"},
+        // Not in place of a plain grid that fits one wave (64x96 persistent
+        // 1.075x the plain 64x128 grid's time at 1 x 256 rows).
+        {384, 2048, 2048, 1, 256, "bm64_bn128_plain"},
+        {128, 7168, 7168, 1, 20, "bm64_bn128_plain"}})
     EXPECT_EQ(choose(problem(m, capacity, n, k, groups, expected)), kernel);
   // A kernel specialized for the call's N and K wins over the generic one
   // of its configuration (loaded first), and is skipped for other N or K.
