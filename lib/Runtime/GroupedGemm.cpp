@@ -52,14 +52,14 @@ fgemm::groupedConfigurationSet(GroupedLayout layout) {
   // on every masked shape measured (H100, docs/PERF.md, 2026-11-25); 128x160,
   // 128x128 and 128x96 pairs where they run no more whole waves (7-26%
   // faster then; H100, docs/PERF.md, 2026-11-26). The pairs' tile order is
-  // chosen per launch
-  // (chooseRasterGroup): raster groups of 8 pairs by default, row-major for
-  // one group whose B fits and for more groups' pairs than one band holds.
-  // 64-row tiles for a few rows per group, on a persistent grid where the
-  // capacity is far above the rows (decoding buffers): a plain grid's CTAs past
-  // masked_m cost 1.5-2x the time at 20 rows per group in a 4096-row capacity
-  // (H100, docs/PERF.md, 2026-11-27); persistent 64x96 where it runs no
-  // more waves than 64x128 (0.91-0.99x the time there, same page).
+  // chosen per launch (chooseRasterGroup): raster groups of 8 pairs by
+  // default, row-major for one group whose B fits and for more groups' pairs
+  // than one band holds. 64-row tiles for a few rows per group, on a
+  // persistent grid where the capacity is far above the rows (decoding
+  // buffers): a plain grid's CTAs past masked_m cost 1.5-2x the time at 20
+  // rows per group in a 4096-row capacity (H100, docs/PERF.md, 2026-11-27);
+  // persistent 64x96 where it runs no more waves than 64x128 (0.91-0.99x the
+  // time there, same page).
   static const std::vector<DenseConfiguration> masked = {
       {128, 192, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
        /*multicastB=*/true, /*kSplit=*/1, /*launchRaster=*/true},
@@ -251,7 +251,7 @@ static bool isRowPair(const KernelMeta &meta) {
 /// shorter. On the H100 128x160 pairs ran 7-10% faster than 128x192 ones at
 /// equal waves, but 25-60% slower on draws where they needed one wave more,
 /// which the expected time over the draws did not foresee well enough to
-/// choose by it (docs/PERF.md, 2026-11-26); 64x96 tiles 0.92x the time of
+/// choose by it (docs/PERF.md, 2026-11-26); 64x96 tiles 0.91x the time of
 /// 64x128 ones at 6 x 20 rows, N = 6144, K = 7168 (three waves each; H100,
 /// docs/PERF.md, 2026-11-27). Among such kernels: the least mean time, then
 /// the wider, deeper, specialized one.

@@ -249,7 +249,7 @@ TEST(GroupedGemmConfig, MeasuredChoices) {
         {128, 6144, 7168, 6, 20, "bm64_bn128_plain"}})
     EXPECT_EQ(choose(problem(m, capacity, n, k, groups, expected)), kernel);
   // Narrower persistent 64-row tiles where they run no more whole waves:
-  // 64x96 0.92x / 0.95x the time of 64x128 at 6 x 20 rows, N = 6144,
+  // 64x96 0.91x / 0.99x the time of 64x128 at 6 x 20 rows, N = 6144,
   // K = 7168 and N = 4096, K = 2048 (three and two waves each; H100,
   // docs/PERF.md, 2026-11-27); not at 32 x 20 rows (more waves).
   for (auto [capacity, n, k, groups, expected, kernel] :
