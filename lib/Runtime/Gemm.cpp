@@ -3,6 +3,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Runtime/Gemm.h"
+#include "Runtime/Tuning.h"
 
 #include <algorithm>
 #include <chrono>
@@ -485,12 +486,56 @@ Expected<DenseGemm> DenseGemm::create(const std::string &directory,
       return kernel.takeStatus();
     gemm.metas.push_back(std::move(*meta));
     gemm.loaded.emplace_back(std::move(*kernel));
+    gemm.stems.push_back(stem);
   }
   if (gemm.loaded.empty())
     return Status::error("no " + variant + " kernels in '" + directory + "' (" +
                          std::to_string(gemm.skippedFiles.size()) +
                          " kernel(s) of other variants)");
+  std::string tuningPath = (fs::path(directory) / kTuningFileName).string();
+  Expected<TunedChoices> tuning = TunedChoices::read(tuningPath);
+  if (!tuning.ok())
+    return tuning.takeStatus();
+  for (const auto &[key, kernel] : tuning->entries()) {
+    const auto &[entryVariant, m, n, k] = key;
+    if (entryVariant != variant)
+      continue; // another kind of kernel's entry
+    Status applied = gemm.setTunedKernel(m, n, k, kernel);
+    if (!applied.ok())
+      return std::move(applied).withContext(
+          tuningPath + ": " + entryVariant + " " + std::to_string(m) + " " +
+          std::to_string(n) + " " + std::to_string(k) + " " + kernel);
+  }
   return gemm;
+}
+
+Status DenseGemm::setTunedKernel(int64_t m, int64_t n, int64_t k,
+                                 const std::string &kernel) {
+  auto shape = std::make_tuple(m, n, k);
+  if (kernel.empty()) {
+    tuned.erase(shape);
+  } else {
+    auto found = std::find(stems.begin(), stems.end(), kernel);
+    if (found == stems.end())
+      return Status::error(std::string("no loaded ") +
+                           denseVariant(recipeServed) + " kernel is named '" +
+                           kernel +
+                           "' (a tuned choice names the NAME of a NAME.cubin "
+                           "of the kernel directory)");
+    size_t index = size_t(found - stems.begin());
+    const KernelMeta &meta = metas[index];
+    if ((meta.fixedN && meta.fixedN != n) || (meta.fixedK && meta.fixedK != k))
+      return Status::error(
+          "kernel '" + kernel +
+          "' is compiled for N = " + std::to_string(meta.fixedN) +
+          ", K = " + std::to_string(meta.fixedK) + " (0: any) and " +
+          "cannot run N = " + std::to_string(n) + ", K = " + std::to_string(k));
+    tuned[shape] = index;
+  }
+  // Launches prepared before were prepared for the old choice.
+  std::lock_guard<std::mutex> guard(recent->mutex);
+  recent->entries.clear();
+  return Status::success();
 }
 
 Expected<DenseGemm>
@@ -508,6 +553,7 @@ DenseGemm::createOnDemand(std::vector<DenseConfiguration> configs,
     gemm.metas.push_back(
         configurationStub(config.stem(), denseVariant(recipe), config));
     gemm.loaded.emplace_back();
+    gemm.stems.push_back(config.stem());
   }
   gemm.onDemand = std::make_unique<OnDemand>();
   gemm.onDemand->configs = std::move(configs);
@@ -734,8 +780,13 @@ DenseGemm::prepare(const DenseGemmProblem &problem) const {
       recipeServed != DenseRecipe::k1D1D ? DenseEpilogue::kStore
       : problem.c == problem.d           ? DenseEpilogue::kAccumulate
                                          : DenseEpilogue::kReadAddend;
-  Expected<size_t> index = selectDenseKernel(metas, problem.m, problem.n,
-                                             problem.k, smCount(), epilogue);
+  auto tunedChoice =
+      tuned.find(std::make_tuple(problem.m, problem.n, problem.k));
+  Expected<size_t> index =
+      tunedChoice != tuned.end()
+          ? Expected<size_t>(tunedChoice->second)
+          : selectDenseKernel(metas, problem.m, problem.n, problem.k, smCount(),
+                              epilogue);
   if (!index.ok())
     return index.takeStatus();
   prepared.kernel = *index;

@@ -34,6 +34,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace fgemm {
@@ -365,6 +366,16 @@ public:
   /// (1 = row-major) instead of chooseRasterGroup's choice; 0 restores the
   /// choice. For tuning and benchmarks (fgemm-bench --raster-group).
   void setRasterGroup(uint32_t group);
+  /// Problems of exactly M x N x K run kernel `kernel` (the NAME of its
+  /// NAME.cubin; on-demand contexts: the configuration's stem) instead of
+  /// the configuration choice's; "" restores the choice. create() applies
+  /// the entries of the directory's fgemm-tuning.txt (Runtime/Tuning.h) for
+  /// the context's variant; fgemm-bench --autotune writes them. Refused for
+  /// a kernel not loaded or compiled for another N or K.
+  Status setTunedKernel(int64_t m, int64_t n, int64_t k,
+                        const std::string &kernel);
+  /// The name setTunedKernel takes for kernels()[index].
+  const std::string &kernelName(size_t index) const { return stems[index]; }
 
 private:
   DenseGemm(DeviceInfo device, DenseRecipe recipe)
@@ -401,6 +412,11 @@ private:
   std::unique_ptr<OnDemand> onDemand;
   std::vector<std::string> skippedFiles;
   std::unique_ptr<RecentLaunches> recent;
+  /// The NAME of each kernel's NAME.cubin (on-demand: the configuration's
+  /// stem), parallel to `metas`.
+  std::vector<std::string> stems;
+  /// setTunedKernel's choices: (M, N, K) -> index into `metas`.
+  std::map<std::tuple<int64_t, int64_t, int64_t>, size_t> tuned;
 };
 
 } // namespace fgemm

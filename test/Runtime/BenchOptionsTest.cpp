@@ -291,3 +291,23 @@ TEST(BenchInputs, PerTensorQuantizationHasOneScale) {
                 y.quantized.scales[0];
   EXPECT_NEAR(e.value, expected, 1e-9 * std::fabs(expected) + 1e-12);
 }
+
+TEST(BenchOptions, Autotune) {
+  Expected<Options> tune =
+      parse({"--kernels", "k", "--shapes", "sweep", "--autotune", "t.txt"});
+  ASSERT_TRUE(tune.ok()) << tune.status().message();
+  EXPECT_EQ(tune->autotune, "t.txt");
+  EXPECT_TRUE(tune->time); // even the sweep: tuning times every candidate
+  EXPECT_NE(errorOf({"--kernels", "k", "--autotune", "t.txt", "--no-time"})
+                .find("--no-time and --warm-l2 are not allowed"),
+            std::string::npos);
+  EXPECT_NE(errorOf({"--kernels", "k", "--autotune", "t.txt", "--warm-l2"})
+                .find("--no-time and --warm-l2 are not allowed"),
+            std::string::npos);
+  EXPECT_NE(
+      errorOf({"--kernels", "k", "--grouped", "masked", "--autotune", "t.txt"})
+          .find("--autotune tunes dense shapes"),
+      std::string::npos);
+  EXPECT_EQ(errorOf({"--kernels", "k", "--autotune"}),
+            "option '--autotune' needs a value");
+}

@@ -15,6 +15,7 @@
 #include "Runtime/Device.h"
 #include "Runtime/Driver.h"
 #include "Runtime/Gemm.h"
+#include "Runtime/Tuning.h"
 
 #include "TestDirectory.h"
 
@@ -735,4 +736,56 @@ TEST_F(DenseGemmMock, TheRasterGroupIsChosenPerLaunch) {
   EXPECT_EQ(passed(2112), 3u);
   gemm->setRasterGroup(0);
   EXPECT_EQ(passed(2112), 1u);
+}
+
+TEST_F(DenseGemmMock, TunedChoicesOverrideTheModelForTheirShapeOnly) {
+  writeKernel(dir, "bm128", "k128", 128, 128, 165952);
+  writeKernel(dir, "bm64", "k64", 64, 64, 165952);
+  writeKernel(dir, "fixed", "kfixed", 64, 64, 165952, /*fixedN=*/4096);
+  // The model takes 128x128 tiles at 4096 x 4096 x 512; the directory's
+  // tuning file says 64x64 for that shape (and names another variant's
+  // kernel, which this context ignores).
+  std::ofstream(dir / kTuningFileName)
+      << "# tuned\ndense 4096 4096 512 bm64\ndense_1d1d 64 64 128 nothere\n";
+  Expected<DenseGemm> gemm = DenseGemm::create(dir.string());
+  ASSERT_TRUE(gemm.ok()) << gemm.status().message();
+  CUdeviceptr p = allocate(size_t(64) << 20);
+  auto launched = [&](int64_t m, int64_t n, int64_t k) -> std::string {
+    Status status = gemm->run(p, p, p, p, p, m, n, k, nullptr);
+    EXPECT_TRUE(status.ok()) << status.message();
+    return fgemmMockLastLaunch()->function;
+  };
+  EXPECT_EQ(launched(4096, 4096, 512), "k64");
+  EXPECT_EQ(launched(4096, 4096, 1024), "k128"); // another shape: the model
+  // setTunedKernel replaces it (and the launch prepared for the old one).
+  ASSERT_TRUE(gemm->setTunedKernel(4096, 4096, 512, "fixed").ok());
+  EXPECT_EQ(launched(4096, 4096, 512), "kfixed");
+  ASSERT_TRUE(gemm->setTunedKernel(4096, 4096, 512, "").ok());
+  EXPECT_EQ(launched(4096, 4096, 512), "k128");
+  size_t index = 0;
+  while (gemm->kernelName(index) != "bm64")
+    ++index;
+  EXPECT_EQ(gemm->kernels()[index].kernel, "k64");
+  // Refused: a kernel not loaded, one compiled for another N.
+  Status unknown = gemm->setTunedKernel(64, 64, 128, "bm32");
+  EXPECT_EQ(unknown.message(),
+            "no loaded dense kernel is named 'bm32' (a tuned choice names the "
+            "NAME of a NAME.cubin of the kernel directory)");
+  Status otherN = gemm->setTunedKernel(64, 2112, 128, "fixed");
+  EXPECT_EQ(otherN.message(), "kernel 'fixed' is compiled for N = 4096, "
+                              "K = 0 (0: any) and cannot run N = 2112, "
+                              "K = 128");
+}
+
+TEST_F(DenseGemmMock, TuningFileErrorsNameTheFileAndEntry) {
+  writeKernel(dir, "bm128", "k128", 128, 128, 165952);
+  std::string path = (dir / kTuningFileName).string();
+  std::ofstream(path) << "dense 64 64\n";
+  EXPECT_EQ(createError().find(path + ":1: expected 5 fields"), 0u)
+      << createError();
+  std::ofstream(path) << "dense 64 64 128 bm64\n";
+  EXPECT_EQ(createError(), path + ": dense 64 64 128 bm64: no loaded dense "
+                                  "kernel is named 'bm64' (a tuned choice "
+                                  "names the NAME of a NAME.cubin of the "
+                                  "kernel directory)");
 }

@@ -20,7 +20,7 @@ std::string fgemm::bench::usage() {
          "                   [--no-check] [--no-time] [--time] [--warm-l2]\n"
          "                   [--checksum] [--host-latency] "
          "[--recipe 1d2d|1d1d|bias|per-tensor|e5m2-a|e5m2-b]\n"
-         "                   [--c-in-place]\n"
+         "                   [--c-in-place] [--autotune FILE]\n"
          "       fgemm-bench --kernels DIR --grouped contiguous|psum|masked\n"
          "                   [--shapes grouped|G,M,N,K;...] [--capacity C]\n"
          "                   [--iters N] [--seed S] [--device N] [--sms N]\n"
@@ -53,6 +53,11 @@ std::string fgemm::bench::usage() {
          "                   (dense_e5m2_e4m3 / dense_e4m3_e5m2)\n"
          "  --c-in-place     1d1d: C and D are one tensor (accumulate in "
          "place)\n"
+         "  --autotune FILE  dense: run and time every loaded kernel that\n"
+         "                   accepts each shape (checked unless --no-check),\n"
+         "                   then record the fastest that passed in FILE\n"
+         "                   (merged into its entries); the runtime takes\n"
+         "                   DIR/fgemm-tuning.txt's choices over its model\n"
          "  --grouped L      the M-grouped kernels of layout L: contiguous\n"
          "                   (m_indices), psum (group ends) or masked\n"
          "                   (masked_m); --shapes then lists G groups of\n"
@@ -297,6 +302,10 @@ fgemm::bench::parseOptions(const std::vector<std::string> &args) {
         return Status::error("--capacity needs a positive row count, got '" +
                              value + "'");
       options.capacity = number;
+    } else if (flag == "--autotune") {
+      if (!takeValue())
+        return needsValue();
+      options.autotune = value;
     } else if (flag == "--c-in-place") {
       FGEMM_RETURN_IF_ERROR(noValue());
       options.cInPlace = true;
@@ -333,6 +342,12 @@ fgemm::bench::parseOptions(const std::vector<std::string> &args) {
     return options;
   if (options.kernels.empty())
     return Status::error("--kernels DIR is required");
+  if (!options.autotune.empty() && options.grouped != GroupedMode::None)
+    return Status::error("--autotune tunes dense shapes (the grouped "
+                         "layouts' choice is not tunable yet)");
+  if (!options.autotune.empty() && (noTime || options.warmL2))
+    return Status::error("--autotune times the candidates: --no-time and "
+                         "--warm-l2 are not allowed with it");
   if (options.capacity && options.grouped != GroupedMode::Masked)
     return Status::error("--capacity is for --grouped masked");
   if (options.grouped != GroupedMode::None) {
@@ -355,7 +370,8 @@ fgemm::bench::parseOptions(const std::vector<std::string> &args) {
   if (!shapes.ok())
     return shapes.takeStatus();
   options.shapes = std::move(*shapes);
-  options.time = timeGiven || (!noTime && options.shapeSpec != "sweep");
+  options.time = timeGiven || (!noTime && options.shapeSpec != "sweep") ||
+                 !options.autotune.empty();
   return options;
 }
 

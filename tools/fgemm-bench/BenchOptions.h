@@ -62,7 +62,10 @@ struct Options {
   /// D = C + A B^T; bias: bf16 D = A B^T + bias; per-tensor).
   DenseRecipe recipe = DenseRecipe::k1D2D;
   bool cInPlace = false; ///< --c-in-place: C is D (1d1d)
-  bool help = false;     ///< --help
+  /// --autotune FILE: time every kernel that accepts each dense shape and
+  /// record the fastest that passed in FILE (Runtime/Tuning.h).
+  std::string autotune;
+  bool help = false; ///< --help
   /// --grouped contiguous|psum|masked: the M-grouped kernels, on
   /// groupedShapes (--shapes 'grouped' or G,M,N,K;...).
   GroupedMode grouped = GroupedMode::None;

@@ -30,6 +30,7 @@
 #include "Runtime/Gemm.h"
 #include "Runtime/Module.h"
 #include "Runtime/Numerics.h"
+#include "Runtime/Tuning.h"
 
 #include <algorithm>
 #include <chrono>
@@ -256,6 +257,9 @@ Status Bench::runShape(const Shape &shape, ShapeResult &result) {
   Expected<DenseGemm::Prepared> prepared = gemm.prepare(problem);
   if (!prepared.ok())
     return prepared.takeStatus();
+  // The kernel that runs: a tuned choice (setTunedKernel) overrides the
+  // model's.
+  result.kernel = describeKernel(gemm.kernels()[prepared->kernel]);
   FGEMM_RETURN_IF_ERROR(gemm.launch(*prepared, stream.get()));
   FGEMM_RETURN_IF_ERROR(
       stream.synchronize().withContext("running " + result.kernel));
@@ -569,6 +573,83 @@ int fail(const Status &status) {
   return 1;
 }
 
+/// --autotune: per shape, the runtime's own choice, then every kernel that
+/// accepts the shape run through DenseGemm::setTunedKernel, each checked and
+/// timed like any row; the fastest that passed is merged into the tuning
+/// file. A shape no kernel passed on counts as failed.
+int autotuneShapes(const Driver &cu, DenseGemm &gemm, const Options &options,
+                   Bench &bench) {
+  Expected<TunedChoices> table = TunedChoices::read(options.autotune);
+  if (!table.ok())
+    return fail(table.status());
+  const std::string variant = denseVariant(options.recipe);
+  int tuned = 0, failed = 0;
+  // Runs one row; false once the CUDA context is unusable.
+  auto runRow = [&](const Shape &shape, ShapeResult &result,
+                    const std::string &note) {
+    Status status = bench.runShape(shape, result);
+    if (!status.ok()) {
+      result.passed = false;
+      result.notes.push_back("error: " + status.message());
+    }
+    result.notes.push_back(note);
+    printRow(shape, result);
+    return status.ok() || cu.cuCtxSynchronize() == CUDA_SUCCESS;
+  };
+  for (const Shape &shape : options.shapes) {
+    if (shape.m == 0 || shape.n == 0)
+      continue; // nothing is launched: nothing to tune
+    Status cleared = gemm.setTunedKernel(shape.m, shape.n, shape.k, "");
+    if (!cleared.ok())
+      return fail(cleared);
+    ShapeResult model;
+    if (!runRow(shape, model, "the runtime's model"))
+      return fail(Status::error("the CUDA context is unusable"));
+    std::optional<std::pair<double, size_t>> best;
+    for (size_t i = 0; i < gemm.kernels().size(); ++i) {
+      const KernelMeta &meta = gemm.kernels()[i];
+      if ((meta.fixedN && meta.fixedN != shape.n) ||
+          (meta.fixedK && meta.fixedK != shape.k))
+        continue;
+      Status chosen =
+          gemm.setTunedKernel(shape.m, shape.n, shape.k, gemm.kernelName(i));
+      if (!chosen.ok())
+        return fail(chosen);
+      ShapeResult result;
+      if (!runRow(shape, result, "candidate " + gemm.kernelName(i)))
+        return fail(Status::error("the CUDA context is unusable"));
+      if (result.passed && result.timeUs &&
+          (!best || *result.timeUs < best->first))
+        best = std::make_pair(*result.timeUs, i);
+    }
+    Status restored = gemm.setTunedKernel(shape.m, shape.n, shape.k, "");
+    if (!restored.ok())
+      return fail(restored);
+    std::string name = std::to_string(shape.m) + "x" + std::to_string(shape.n) +
+                       "x" + std::to_string(shape.k);
+    if (!best) {
+      std::printf("autotune %s: no kernel passed\n", name.c_str());
+      ++failed;
+      continue;
+    }
+    table->set(variant, shape.m, shape.n, shape.k,
+               gemm.kernelName(best->second));
+    char modelTime[32] = "-";
+    if (model.timeUs)
+      std::snprintf(modelTime, sizeof modelTime, "%.1f", *model.timeUs);
+    std::printf("autotune %s: %s %.1f us (the runtime's model: %s %s us)\n",
+                name.c_str(), gemm.kernelName(best->second).c_str(),
+                best->first, model.kernel.c_str(), modelTime);
+    ++tuned;
+  }
+  if (Status written = table->write(options.autotune); !written.ok())
+    return fail(written);
+  std::printf("fgemm-bench: %zu tuned choice(s) in %s\n",
+              table->entries().size(), options.autotune.c_str());
+  std::printf("%d passed, %d failed\n", tuned, failed);
+  return failed ? 1 : 0;
+}
+
 int benchMain(const Options &options) {
   Expected<const Driver *> driver = Driver::get();
   if (!driver.ok())
@@ -625,6 +706,8 @@ int benchMain(const Options &options) {
 
   Bench bench(cu, *gemm, options, std::move(*reference), *refGemm, *refCheck,
               std::move(*stream), std::move(*flush));
+  if (!options.autotune.empty())
+    return autotuneShapes(cu, *gemm, options, bench);
   return runShapes(cu, options.shapes.size(), [&](size_t i) {
     const Shape &shape = options.shapes[i];
     ShapeResult result;
