@@ -57,8 +57,9 @@ TEST(TunedChoices, Errors) {
             "f.txt:1: expected 5 fields, got 3 (VARIANT M N K KERNEL (M >= 1, "
             "N >= 1, K >= 1; KERNEL the NAME of a NAME.cubin in the kernel "
             "directory))");
-  EXPECT_NE(errorOf("\ndense 64 x 128 k\n").find("f.txt:2: N = 'x' is not an "
-                                                 "integer in [1, 2^31-1]"),
+  EXPECT_NE(errorOf("\ndense 64 x 128 k\n")
+                .find("f.txt:2: N = 'x' is not an "
+                      "integer in [1, 2^31-1]"),
             std::string::npos);
   EXPECT_NE(errorOf("dense 0 64 128 k\n").find("M = '0'"), std::string::npos);
   EXPECT_NE(errorOf("dense 64 64 -128 k\n").find("K = '-128'"),
