@@ -371,7 +371,8 @@ public:
   /// the configuration choice's; "" restores the choice. create() applies
   /// the entries of the directory's fgemm-tuning.txt (Runtime/Tuning.h) for
   /// the context's variant; fgemm-bench --autotune writes them. Refused for
-  /// a kernel not loaded or compiled for another N or K.
+  /// a kernel not loaded or compiled for another N or K. Not to be called
+  /// while another thread runs a GEMM on the context.
   Status setTunedKernel(int64_t m, int64_t n, int64_t k,
                         const std::string &kernel);
   /// The name setTunedKernel takes for kernels()[index].
