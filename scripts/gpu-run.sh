@@ -7,7 +7,9 @@
 #      variants), checked;
 #   3. each configuration alone on six shapes, timed;
 #   4. each SASS policy on six shapes, timed, with a checksum of D (a patched
-#      cubin must give bit-identical output).
+#      cubin must give bit-identical output);
+#   5. fgemm-bench --autotune on two shapes, then a run that reads the tuning
+#      file it wrote (beside links to the kernels).
 # Logs go to $OUT (or ./gpu-logs); the summary is printed last.
 set -uo pipefail
 dir=$(cd "${1:-.device/fgemm}" && pwd)
@@ -68,6 +70,17 @@ for policy in $(ls -d "$dir"/sass_* 2>/dev/null); do
   "$bench" --kernels "$policy" --shapes "$six" --checksum --iters 30 >>"$out/sass.txt" 2>&1
 done
 
+# Autotune: every kernel that accepts each shape, checked and timed; the
+# runtime then takes the tuning file's choices.
+tuned=$(mktemp -d)
+ln -s "$dir"/all/* "$tuned"/
+tuneShapes="128,4096,7168;4096,2112,7168"
+"$bench" --kernels "$tuned" --shapes "$tuneShapes" --iters 10 \
+  --autotune "$tuned/fgemm-tuning.txt" >"$out/autotune.txt" 2>&1; autotune=$?
+{ cat "$tuned/fgemm-tuning.txt"
+  "$bench" --kernels "$tuned" --shapes "$tuneShapes"; } >>"$out/autotune.txt" 2>&1 || autotune=1
+rm -rf "$tuned"
+
 # The commands of test/Integration/GPU/runtime-errors.test (the GPU machine has
 # no lit/FileCheck): bad shapes are refused, an empty problem launches nothing.
 {
@@ -86,3 +99,4 @@ echo "== sweep 1d1d (exit $sweep1d1d)"; grep -E "FAIL|passed" "$out/sweep-1d1d.t
 echo "== bias, per-tensor, e5m2 (exit $variants)"; grep -E "FAIL|passed|^ +[0-9]" "$out/variants.txt"
 echo "== configs"; grep -E "^==|^ +[0-9]" "$out/configs.txt"
 echo "== sass"; grep -E "^==|^ +[0-9]|checksum" "$out/sass.txt"
+echo "== autotune (exit $autotune)"; grep -E "^autotune|^dense|passed|FAIL|error" "$out/autotune.txt"
