@@ -25,6 +25,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <optional>
 #include <thread>
 
@@ -150,11 +151,17 @@ TEST_F(GroupedGemmMock, OnDemandKernelsSpecializedPerShape) {
 TEST_F(GroupedGemmMock, OnDemandKernelsSpecializedInTheBackground) {
   // The provider runs on another thread for the specialized kernel: the
   // first call launches the generic kernel, a later one the specialized.
+  // The specialized compile is held until the first call has returned (else
+  // a fast provider on a loaded machine could finish it first).
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
   std::atomic<int> asks{0};
   Expected<GroupedGemm> gemm = GroupedGemm::createOnDemand(
-      [&](GroupedLayout layout,
-          const DenseConfiguration &config) -> Expected<std::string> {
+      [&, released](GroupedLayout layout,
+                    const DenseConfiguration &config) -> Expected<std::string> {
         ++asks;
+        if (config.fixedK)
+          released.wait();
         std::string stem =
             std::string(groupedVariant(layout)) + "_" + config.stem();
         fgemm::test::writeMaskedKernel(dir, stem, int(config.blockM),
@@ -166,6 +173,7 @@ TEST_F(GroupedGemmMock, OnDemandKernelsSpecializedInTheBackground) {
   ASSERT_TRUE(gemm->specializeShapes(true, /*background=*/true).ok());
   GroupedGemmProblem p = masked(3, 200, 256, 512);
   Expected<GroupedGemm::Prepared> first = gemm->prepare(p);
+  release.set_value();
   ASSERT_TRUE(first.ok()) << first.status().message();
   EXPECT_EQ(first->specialized, nullptr); // the generic kernel stands in
   const Kernel *specialized = nullptr;
