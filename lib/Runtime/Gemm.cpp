@@ -215,7 +215,7 @@ fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
   Cost best;
   for (size_t i = 0; i < kernels.size(); ++i) {
     const KernelMeta &meta = kernels[i];
-    if ((meta.fixedN && meta.fixedN != n) || (meta.fixedK && meta.fixedK != k))
+    if (!meta.runsNK(n, k))
       continue;
     // A tile at least half empty computes the empty rows while streaming the
     // same B: for M <= 64 the 64-row kernels measured faster than the
@@ -524,7 +524,7 @@ Status DenseGemm::setTunedKernel(int64_t m, int64_t n, int64_t k,
                            "of the kernel directory)");
     size_t index = size_t(found - stems.begin());
     const KernelMeta &meta = metas[index];
-    if ((meta.fixedN && meta.fixedN != n) || (meta.fixedK && meta.fixedK != k))
+    if (!meta.runsNK(n, k))
       return Status::error(
           "kernel '" + kernel +
           "' is compiled for N = " + std::to_string(meta.fixedN) +

@@ -236,8 +236,7 @@ static std::vector<int64_t> maskedWaves(const KernelMeta &meta,
 /// Whether `meta` is a kernel of `variant` that runs the problem's N and K.
 static bool runsProblem(const KernelMeta &meta, const std::string &variant,
                         const GroupedGemmProblem &p) {
-  return meta.variant == variant && (!meta.fixedN || meta.fixedN == p.n) &&
-         (!meta.fixedK || meta.fixedK == p.k);
+  return meta.variant == variant && meta.runsNK(p.n, p.k);
 }
 
 /// Persistent pairs of row tiles sharing B (cluster 2 along M).

@@ -124,6 +124,11 @@ struct KernelMeta {
   /// How many of N and K the kernel takes at launch (0-2): the configuration
   /// choices prefer, among equals, a kernel specialized for the call.
   int genericDims() const { return (fixedN ? 0 : 1) + (fixedK ? 0 : 1); }
+  /// Whether the kernel runs a call's N and K (one compiled for a fixed N
+  /// or K runs only that).
+  bool runsNK(int64_t n, int64_t k) const {
+    return (!fixedN || fixedN == n) && (!fixedK || fixedK == k);
+  }
   std::vector<std::string> dims; ///< dimension symbols (`dims`)
   std::vector<KernelArg> args;
   std::vector<KernelParam> params;

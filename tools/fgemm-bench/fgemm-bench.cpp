@@ -607,9 +607,7 @@ int autotuneShapes(const Driver &cu, DenseGemm &gemm, const Options &options,
       return fail(Status::error("the CUDA context is unusable"));
     std::optional<std::pair<double, size_t>> best;
     for (size_t i = 0; i < gemm.kernels().size(); ++i) {
-      const KernelMeta &meta = gemm.kernels()[i];
-      if ((meta.fixedN && meta.fixedN != shape.n) ||
-          (meta.fixedK && meta.fixedK != shape.k))
+      if (!gemm.kernels()[i].runsNK(shape.n, shape.k))
         continue;
       Status chosen =
           gemm.setTunedKernel(shape.m, shape.n, shape.k, gemm.kernelName(i));
