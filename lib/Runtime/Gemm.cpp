@@ -190,7 +190,7 @@ uint32_t fgemm::chooseRasterGroup(const KernelMeta &meta, int64_t n, int64_t k,
   // the L2.
   bool bFits = 5 * n * k <= 3 * l2Bytes;
   if (groups == 1)
-    return bFits ? 1 : 0;
+    return bFits && n <= kRowMajorMaxN ? 1 : 0;
   if (rowsPerGroup <= 0)
     return 0;
   int64_t unitsPerGroup =

@@ -180,10 +180,13 @@ inline constexpr int64_t kKSplitMinK = 4096;
 /// of row tiles sharing B walk row-major (1) where measured faster on the
 /// H100 with 128x192 pairs (docs/PERF.md), else in the default groups of
 /// pair rows:
-/// - one group: while its B, N x K bytes, fits in 60% of the L2 (`l2Bytes`):
-///   row-major 1.5-2.6% faster at N = 2112, K = 7168 (B 15 MB) and on one
-///   masked group (N = 7168, K = 2048), equal at B = 22-33 MB, 3.3% slower at
-///   44 MB (fourteenth and fifteenth sessions);
+/// - one group: while its B, N x K bytes, fits in 60% of the L2 (`l2Bytes`)
+///   and N is at most kRowMajorMaxN: row-major 1.5-2.6% faster at N = 2112,
+///   K = 7168 (B 15 MB), equal at B = 22-33 MB, 3.3% slower at 44 MB on a
+///   clean L2 (fourteenth session); after a memset (dirty L2, the grouped
+///   benchmark's condition) 0.6-1.4% faster at N = 2112 and 2.6% at one
+///   masked group of N = 4096, K = 2048, but 1.1-2.6% slower on one masked
+///   group of N = 7168, K = 2048 (twenty-second session);
 /// - several groups of `rowsPerGroup` rows each (masked: expected_m; 0 =
 ///   unknown, the contiguous layouts, which keep the default): where the
 ///   groups' pairs span more than one band of the default order and either
@@ -191,7 +194,16 @@ inline constexpr int64_t kKSplitMinK = 4096;
 ///   Row-major 2.4-7.6% faster at 32 x 192 and 6 x 1024 rows (N = 4096,
 ///   K = 2048; 32 x 192 at N = 6144, K = 7168), 2.3% slower at 6 x 1024,
 ///   N = 6144, K = 7168, and 5-6% slower on 2-4 groups of 1-2 pairs, which
-///   one band holds (twenty-first session).
+///   one band holds (twenty-first session, clean L2; after a memset the
+///   same: row-major 2.1-7.2% faster on those rows and at 8 x 512, N = 4096,
+///   2.8% slower at 6 x 1024, N = 6144, K = 7168, twenty-second session).
+/// Row-major's first round of tiles streams all of B from DRAM, N x 128
+/// bytes per 128-deep K block; at N = 7168, with the L2 writing back the
+/// dirty lines it evicts, more than the DRAM gives, while groups of 8 pair
+/// rows stream a third of it per round. Measured bounds: 4096 row-major
+/// faster, 7168 slower (H100, twenty-second session).
+inline constexpr int64_t kRowMajorMaxN = 4096;
+
 uint32_t chooseRasterGroup(const KernelMeta &meta, int64_t n, int64_t k,
                            int64_t groups, int64_t rowsPerGroup,
                            int64_t l2Bytes);

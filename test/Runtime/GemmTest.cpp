@@ -430,6 +430,10 @@ TEST(RasterGroupChoice, PairsSharingBWalkRowMajorWhereMeasuredFaster) {
   EXPECT_EQ(chooseRasterGroup(meta, 2112, 7168, 1, 0, l2), 1u);
   EXPECT_EQ(chooseRasterGroup(meta, 4096, 7168, 1, 0, l2), 1u);
   EXPECT_EQ(chooseRasterGroup(meta, 6144, 7168, 1, 0, l2), 0u);
+  // B fits, but row-major's first round would stream all 7168 columns of it.
+  EXPECT_EQ(chooseRasterGroup(meta, 4096, 2048, 1, 0, l2), 1u);
+  EXPECT_EQ(chooseRasterGroup(meta, 7168, 2048, 1, 1024, l2), 0u);
+  EXPECT_EQ(chooseRasterGroup(meta, 7168, 1024, 1, 0, l2), 0u);
   // Several groups of unknown rows (contiguous layouts): the default.
   EXPECT_EQ(chooseRasterGroup(meta, 4096, 2048, 32, 0, l2), 0u);
   // Masked groups whose pairs one band of 8 holds: the default.
