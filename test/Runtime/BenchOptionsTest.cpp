@@ -230,6 +230,33 @@ TEST(BenchInputs, GroupRows) {
       drawGroupRows({4, 256, 4096, 7168}, GroupedMode::Masked, 200, 0);
   for (int64_t rows : tight.rows)
     EXPECT_LE(rows, 200);
+  // Given rows replace the drawn ones (masked: clamped to the capacity).
+  GroupRows given = drawGroupRows({3, 1024, 6144, 7168}, GroupedMode::Masked,
+                                  1408, 0, {888, 0, 1500});
+  EXPECT_EQ(given.rows, (std::vector<int64_t>{888, 0, 1408}));
+  EXPECT_EQ(given.starts, (std::vector<int64_t>{0, 1408, 2816}));
+  GroupRows packed = drawGroupRows({2, 512, 4096, 2048},
+                                   GroupedMode::Contiguous, 0, 0, {386, 617});
+  EXPECT_EQ(packed.rows, (std::vector<int64_t>{386, 617}));
+  EXPECT_EQ(packed.starts, (std::vector<int64_t>{0, 512}));
+  EXPECT_EQ(packed.totalRows, 512 + 640);
+}
+
+TEST(BenchOptions, GroupRows) {
+  Expected<Options> options =
+      parseOptions({"--kernels", "k", "--grouped", "masked", "--shapes",
+                    "2,512,7168,2048", "--group-rows", "386,617"});
+  ASSERT_TRUE(options.ok()) << options.status().message();
+  EXPECT_EQ(options->groupRows, (std::vector<int64_t>{386, 617}));
+  EXPECT_EQ(errorOf({"--kernels", "k", "--grouped", "masked", "--shapes",
+                     "4,256,7168,2048", "--group-rows", "386,617"}),
+            "--group-rows gives 2 group(s), but shape 4x256,7168,2048 has 4");
+  EXPECT_EQ(errorOf({"--kernels", "k", "--grouped", "masked", "--group-rows",
+                     "386,-1"}),
+            "--group-rows needs row counts (>= 0) separated by commas, got "
+            "'386,-1'");
+  EXPECT_EQ(errorOf({"--kernels", "k", "--group-rows", "386"}),
+            "--group-rows is for --grouped runs");
 }
 
 TEST(BenchInputs, DeterministicNormalBf16) {

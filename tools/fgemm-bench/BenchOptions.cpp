@@ -23,6 +23,7 @@ std::string fgemm::bench::usage() {
          "                   [--c-in-place] [--autotune FILE]\n"
          "       fgemm-bench --kernels DIR --grouped contiguous|psum|masked\n"
          "                   [--shapes grouped|G,M,N,K;...] [--capacity C]\n"
+         "                   [--group-rows R,R,...]\n"
          "                   [--iters N] [--seed S] [--device N] [--sms N]\n"
          "                   [--raster-group G] [--no-check] [--no-time]\n"
          "       fgemm-bench --list-devices\n"
@@ -69,6 +70,10 @@ std::string fgemm::bench::usage() {
          "                   untouched\n"
          "  --capacity C     masked: rows per group of A and D (default\n"
          "                   align(1.3 M, 128); the rows drawn are clamped)\n"
+         "  --group-rows R,.. each group's rows instead of drawn ones (every\n"
+         "                   shape has that many groups; masked: clamped\n"
+         "                   to the capacity), e.g. to rerun the rows of\n"
+         "                   scripts/compare_grouped.py's draws\n"
          "  --no-check       skip the accuracy checks\n"
          "  --host-latency   print the host time of one DenseGemm::run call,\n"
          "                   first (prepares) and warm (reuses the prepared\n"
@@ -302,6 +307,25 @@ fgemm::bench::parseOptions(const std::vector<std::string> &args) {
         return Status::error("--capacity needs a positive row count, got '" +
                              value + "'");
       options.capacity = number;
+    } else if (flag == "--group-rows") {
+      if (!takeValue())
+        return needsValue();
+      options.groupRows.clear();
+      size_t start = 0;
+      while (true) {
+        size_t comma = value.find(',', start);
+        std::string item =
+            value.substr(start, comma == std::string::npos ? std::string::npos
+                                                           : comma - start);
+        if (!parseInteger(item, 0, int64_t(1) << 31, number))
+          return Status::error("--group-rows needs row counts (>= 0) "
+                               "separated by commas, got '" +
+                               value + "'");
+        options.groupRows.push_back(number);
+        if (comma == std::string::npos)
+          break;
+        start = comma + 1;
+      }
     } else if (flag == "--autotune") {
       if (!takeValue())
         return needsValue();
@@ -350,6 +374,8 @@ fgemm::bench::parseOptions(const std::vector<std::string> &args) {
                          "--warm-l2 are not allowed with it");
   if (options.capacity && options.grouped != GroupedMode::Masked)
     return Status::error("--capacity is for --grouped masked");
+  if (!options.groupRows.empty() && options.grouped == GroupedMode::None)
+    return Status::error("--group-rows is for --grouped runs");
   if (options.grouped != GroupedMode::None) {
     if (options.recipe != DenseRecipe::k1D2D || options.cInPlace ||
         options.checksum || options.hostLatency)
@@ -363,6 +389,14 @@ fgemm::bench::parseOptions(const std::vector<std::string> &args) {
     if (!grouped.ok())
       return grouped.takeStatus();
     options.groupedShapes = std::move(*grouped);
+    for (const GroupedShape &shape : options.groupedShapes)
+      if (!options.groupRows.empty() &&
+          shape.groups != int64_t(options.groupRows.size()))
+        return Status::error(
+            "--group-rows gives " + std::to_string(options.groupRows.size()) +
+            " group(s), but shape " + std::to_string(shape.groups) + "x" +
+            std::to_string(shape.m) + "," + std::to_string(shape.n) + "," +
+            std::to_string(shape.k) + " has " + std::to_string(shape.groups));
     options.time = timeGiven || !noTime;
     return options;
   }

@@ -72,6 +72,9 @@ struct Options {
   std::vector<GroupedShape> groupedShapes;
   /// --capacity: the masked layout's rows per group (0: align(1.3 M, 128)).
   int64_t capacity = 0;
+  /// --group-rows: each group's rows, in place of the drawn ones (empty:
+  /// drawn); every grouped shape then has as many groups.
+  std::vector<int64_t> groupRows;
 };
 
 /// The usage text printed by --help and after flag errors.

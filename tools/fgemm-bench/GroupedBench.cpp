@@ -90,8 +90,8 @@ private:
 Status GroupedBench::makeInputs(const GroupedShape &shape, GroupedInputs &in) {
   const int64_t g = shape.groups, n = shape.n, k = shape.k;
   const bool masked = options.grouped == GroupedMode::Masked;
-  in.rows =
-      drawGroupRows(shape, options.grouped, options.capacity, options.seed);
+  in.rows = drawGroupRows(shape, options.grouped, options.capacity,
+                          options.seed, options.groupRows);
   const int64_t total = in.rows.totalRows, kBlocks = scaleBlocks(k);
   // A: every row (padding rows too) random and quantized per token; SFA's
   // padding rows (past align(rows, 4)) NaN, so a kernel that stores a value

@@ -80,7 +80,8 @@ OperandData fgemm::bench::makeOperand(uint64_t seed, Operand operand,
 
 GroupRows fgemm::bench::drawGroupRows(const GroupedShape &shape,
                                       GroupedMode mode, int64_t capacity,
-                                      uint64_t seed) {
+                                      uint64_t seed,
+                                      const std::vector<int64_t> &given) {
   auto align128 = [](int64_t x) { return (x + 127) / 128 * 128; };
   GroupRows layout;
   if (mode == GroupedMode::Masked)
@@ -91,7 +92,8 @@ GroupRows fgemm::bench::drawGroupRows(const GroupedShape &shape,
   for (int64_t g = 0; g < shape.groups; ++g) {
     // Uniform in [0.7, 1.3), from the counter (g) of this shape's stream.
     double u = double(mix64(key ^ mix64(uint64_t(g))) >> 11) * 0x1p-53;
-    int64_t rows = int64_t(double(shape.m) * groupRowsFactor(u));
+    int64_t rows = given.empty() ? int64_t(double(shape.m) * groupRowsFactor(u))
+                                 : given[size_t(g)];
     if (mode == GroupedMode::Masked) {
       rows = std::min(rows, layout.capacity);
       layout.starts.push_back(g * layout.capacity);
