@@ -221,6 +221,18 @@ static std::vector<int64_t> maskedRowTiles(const GroupedGemmProblem &p,
   return rowTiles;
 }
 
+/// `meta`'s whole waves for each of maskedRowTiles' draws.
+static std::vector<int64_t> maskedWaves(const KernelMeta &meta,
+                                        const std::vector<int64_t> &rowTiles,
+                                        const GroupedGemmProblem &p,
+                                        int64_t sms) {
+  const int64_t columnTiles = ceilDiv(std::max<int64_t>(p.n, 1), meta.blockN);
+  std::vector<int64_t> waves;
+  for (int64_t tiles : rowTiles)
+    waves.push_back(ceilDiv(launchedTiles(meta, tiles, columnTiles), sms));
+  return waves;
+}
+
 /// Whether `meta` is a kernel of `variant` that runs the problem's N and K.
 static bool runsProblem(const KernelMeta &meta, const std::string &variant,
                         const GroupedGemmProblem &p) {
@@ -230,30 +242,6 @@ static bool runsProblem(const KernelMeta &meta, const std::string &variant,
 /// Persistent pairs of row tiles sharing B (cluster 2 along M).
 static bool isRowPair(const KernelMeta &meta) {
   return meta.persistent() && meta.cluster == 2 && meta.clusterAlongM();
-}
-
-/// The CTA slots a masked launch of `meta` takes for `rowTiles` row tiles
-/// (all groups') of `columnTiles` columns: masked pairs split an odd last
-/// row tile along N (fgemm-schedule-tiles), others as launchedTiles.
-static int64_t maskedLaunchedTiles(const KernelMeta &meta, int64_t rowTiles,
-                                   int64_t columnTiles) {
-  if (!isRowPair(meta))
-    return launchedTiles(meta, rowTiles, columnTiles);
-  return 2 * ((rowTiles / 2) * columnTiles +
-              (rowTiles % 2) * ceilDiv(columnTiles, int64_t(2)));
-}
-
-/// `meta`'s whole waves for each of maskedRowTiles' draws.
-static std::vector<int64_t> maskedWaves(const KernelMeta &meta,
-                                        const std::vector<int64_t> &rowTiles,
-                                        const GroupedGemmProblem &p,
-                                        int64_t sms) {
-  const int64_t columnTiles = ceilDiv(std::max<int64_t>(p.n, 1), meta.blockN);
-  std::vector<int64_t> waves;
-  for (int64_t tiles : rowTiles)
-    waves.push_back(
-        ceilDiv(maskedLaunchedTiles(meta, tiles, columnTiles), sms));
-  return waves;
 }
 
 /// A narrower kernel of `chosen`'s kind (persistent, same block_m and

