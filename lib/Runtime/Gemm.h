@@ -184,7 +184,7 @@ inline constexpr int64_t kKSplitMinK = 4096;
 ///   and N is at most kRowMajorMaxN: row-major 1.5-2.6% faster at N = 2112,
 ///   K = 7168 (B 15 MB), equal at B = 22-33 MB, 3.3% slower at 44 MB on a
 ///   clean L2 (fourteenth session); after a memset (dirty L2, the grouped
-///   benchmark's condition) 0.6-1.4% faster at N = 2112 and 2.6% at one
+///   benchmark's condition) 0.4-1.4% faster at N = 2112 and 2.6% at one
 ///   masked group of N = 4096, K = 2048, but 1.1-2.6% slower on one masked
 ///   group of N = 7168, K = 2048 (twenty-second session);
 /// - several groups of `rowsPerGroup` rows each (masked: expected_m; 0 =
