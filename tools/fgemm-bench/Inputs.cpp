@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <thread>
 
 using namespace fgemm;
@@ -83,6 +84,8 @@ GroupRows fgemm::bench::drawGroupRows(const GroupedShape &shape,
                                       uint64_t seed,
                                       const std::vector<int64_t> &given) {
   auto align128 = [](int64_t x) { return (x + 127) / 128 * 128; };
+  if (!given.empty() && int64_t(given.size()) != shape.groups)
+    std::abort(); // a caller's bug: parseOptions refuses such a list
   GroupRows layout;
   if (mode == GroupedMode::Masked)
     layout.capacity = capacity ? capacity : maskedSpreadCapacity(shape.m);

@@ -63,9 +63,9 @@ struct GroupRows {
 };
 
 /// The rows of `shape`'s groups, drawn from 0.7-1.3 M with `seed`
-/// (DeepGEMM's test generator), or `given` (one count per group) when not
-/// empty; masked: clamped to the capacity, `capacity` or
-/// align(1.3 M + 1, 128) when 0.
+/// (DeepGEMM's test generator), or `given` when not empty (one count per
+/// group: parseOptions checks it; another size aborts); masked: clamped to
+/// the capacity, `capacity` or align(1.3 M + 1, 128) when 0.
 GroupRows drawGroupRows(const GroupedShape &shape, GroupedMode mode,
                         int64_t capacity, uint64_t seed,
                         const std::vector<int64_t> &given = {});
