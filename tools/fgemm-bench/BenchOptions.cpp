@@ -311,20 +311,12 @@ fgemm::bench::parseOptions(const std::vector<std::string> &args) {
       if (!takeValue())
         return needsValue();
       options.groupRows.clear();
-      size_t start = 0;
-      while (true) {
-        size_t comma = value.find(',', start);
-        std::string item =
-            value.substr(start, comma == std::string::npos ? std::string::npos
-                                                           : comma - start);
+      for (const std::string &item : split(value, ',')) {
         if (!parseInteger(item, 0, int64_t(1) << 31, number))
           return Status::error("--group-rows needs row counts (>= 0) "
                                "separated by commas, got '" +
                                value + "'");
         options.groupRows.push_back(number);
-        if (comma == std::string::npos)
-          break;
-        start = comma + 1;
       }
     } else if (flag == "--autotune") {
       if (!takeValue())
@@ -389,9 +381,9 @@ fgemm::bench::parseOptions(const std::vector<std::string> &args) {
     if (!grouped.ok())
       return grouped.takeStatus();
     options.groupedShapes = std::move(*grouped);
+    const auto givenGroups = int64_t(options.groupRows.size());
     for (const GroupedShape &shape : options.groupedShapes)
-      if (!options.groupRows.empty() &&
-          shape.groups != int64_t(options.groupRows.size()))
+      if (givenGroups && shape.groups != givenGroups)
         return Status::error(
             "--group-rows gives " + std::to_string(options.groupRows.size()) +
             " group(s), but shape " + std::to_string(shape.groups) + "x" +
