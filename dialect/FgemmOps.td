@@ -515,6 +515,19 @@ def Fgemm_ProgramIdOp : Fgemm_Op<"program_id", [Pure]> {
   let assemblyFormat = "$dim attr-dict";
 }
 
+def Fgemm_NumProgramsOp : Fgemm_Op<"num_programs", [Pure]> {
+  let summary = "the number of CTAs of a persistent launch";
+  let description = [{
+    Created by `fgemm-schedule-tiles`: the `P` of `fgemm.tile_loop` (its
+    CTAs run tiles `p, p + P, ...`), for a tile order that depends on how
+    many rounds the launch runs. Lowers to `%nctaid.x`.
+
+    Example: `%p = fgemm.num_programs`
+  }];
+  let results = (outs Index:$result);
+  let assemblyFormat = "attr-dict";
+}
+
 def Fgemm_TileLoopOp : Fgemm_Op<"tile_loop", [RecursiveMemoryEffects, SingleBlock]> {
   let summary = "a persistent CTA's loop over the output tiles it owns";
   let description = [{

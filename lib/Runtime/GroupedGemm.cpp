@@ -221,18 +221,6 @@ static std::vector<int64_t> maskedRowTiles(const GroupedGemmProblem &p,
   return rowTiles;
 }
 
-/// `meta`'s whole waves for each of maskedRowTiles' draws.
-static std::vector<int64_t> maskedWaves(const KernelMeta &meta,
-                                        const std::vector<int64_t> &rowTiles,
-                                        const GroupedGemmProblem &p,
-                                        int64_t sms) {
-  const int64_t columnTiles = ceilDiv(std::max<int64_t>(p.n, 1), meta.blockN);
-  std::vector<int64_t> waves;
-  for (int64_t tiles : rowTiles)
-    waves.push_back(ceilDiv(launchedTiles(meta, tiles, columnTiles), sms));
-  return waves;
-}
-
 /// Whether `meta` is a kernel of `variant` that runs the problem's N and K.
 static bool runsProblem(const KernelMeta &meta, const std::string &variant,
                         const GroupedGemmProblem &p) {
@@ -242,6 +230,33 @@ static bool runsProblem(const KernelMeta &meta, const std::string &variant,
 /// Persistent pairs of row tiles sharing B (cluster 2 along M).
 static bool isRowPair(const KernelMeta &meta) {
   return meta.persistent() && meta.cluster == 2 && meta.clusterAlongM();
+}
+
+/// The whole waves of `sms` CTAs a masked launch of `meta` runs for
+/// `rowTiles` row tiles (all groups') of `columnTiles` columns: masked pairs
+/// split an odd last row tile along N where that saves a wave
+/// (fgemm-schedule-tiles).
+static int64_t maskedWavesOf(const KernelMeta &meta, int64_t rowTiles,
+                             int64_t columnTiles, int64_t sms) {
+  int64_t waves = ceilDiv(launchedTiles(meta, rowTiles, columnTiles), sms);
+  if (isRowPair(meta) && rowTiles % 2 == 1) {
+    int64_t split =
+        2 * ((rowTiles / 2) * columnTiles + ceilDiv(columnTiles, int64_t(2)));
+    waves = std::min(waves, ceilDiv(split, sms));
+  }
+  return waves;
+}
+
+/// `meta`'s whole waves for each of maskedRowTiles' draws.
+static std::vector<int64_t> maskedWaves(const KernelMeta &meta,
+                                        const std::vector<int64_t> &rowTiles,
+                                        const GroupedGemmProblem &p,
+                                        int64_t sms) {
+  const int64_t columnTiles = ceilDiv(std::max<int64_t>(p.n, 1), meta.blockN);
+  std::vector<int64_t> waves;
+  for (int64_t tiles : rowTiles)
+    waves.push_back(maskedWavesOf(meta, tiles, columnTiles, sms));
+  return waves;
 }
 
 /// A narrower kernel of `chosen`'s kind (persistent, same block_m and

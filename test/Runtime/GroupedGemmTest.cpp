@@ -196,18 +196,22 @@ TEST(GroupedGemmConfig, MeasuredChoices) {
     EXPECT_EQ(choose(problem(m, capacity, n, k, groups, expected)),
               "bm128_bn192_persistent_cluster2b");
   // Narrower pairs where they run no more whole waves than 128x192 ones for
-  // any rows of 0.7-1.3x expected_m (2026-11-26): 128x160 up to 11% faster at
-  // N = 5120. Not at N = 4096, where one group of 717-768 rows fits in one
-  // wave of 128x192 pairs but not of 128x160 ones, nor at N = 7168; not
-  // 128x128 pairs at 32 x 256 rows, N = 1024 (one more wave: 14-16% slower).
-  // And where every tile fits in one wave, the smallest tiles of a grid
-  // without clusters: 9-18% faster than those pairs at N <= 1536 (a plain
-  // grid only where its CTAs for the whole capacity fit in one wave; else
-  // the persistent 64x128 grid, 0.66x the 128x192 pairs' time at 1 x 1024
-  // rows, N = 768, against 0.78x for 128x96 pairs).
+  // any rows of 0.7-1.3x expected_m (2026-11-26): 128x160 was up to 11%
+  // faster at N = 5120 while an odd last row tile took a pair in every
+  // column; split along N where that saves a wave (twenty-second session),
+  // 128x192 pairs run one wave fewer than 128x160 ones at 9 row tiles (244
+  // CTA slots against 288), so 128x192 at N = 5120 too (unmeasured since). Not
+  // at N = 4096, where one group of 717-768 rows fits in one wave of 128x192
+  // pairs but not of 128x160 ones, nor at N = 7168; not 128x128 pairs at 32 x
+  // 256 rows, N = 1024 (one more wave: 14-16% slower). And where every tile
+  // fits in one wave, the smallest tiles of a grid without clusters: 9-18%
+  // faster than those pairs at N <= 1536 (a plain grid only where its CTAs for
+  // the whole capacity fit in one wave; else the persistent 64x128 grid, 0.66x
+  // the 128x192 pairs' time at 1 x 1024 rows, N = 768, against 0.78x for 128x96
+  // pairs).
   for (auto [capacity, n, k, groups, expected, kernel] :
-       {std::tuple{384, 5120, 7168, 4, 256, "bm128_bn160_persistent_cluster2b"},
-        {4096, 5120, 2048, 1, 1024, "bm128_bn160_persistent_cluster2b"},
+       {std::tuple{384, 5120, 7168, 4, 256, "bm128_bn192_persistent_cluster2b"},
+        {4096, 5120, 2048, 1, 1024, "bm128_bn192_persistent_cluster2b"},
         {384, 1024, 2048, 32, 256, "bm128_bn192_persistent_cluster2b"},
         {4096, 768, 2048, 1, 1024, "bm64_bn128_persistent"},
         {1408, 768, 2048, 1, 1024, "bm64_bn128_plain"},

@@ -448,6 +448,10 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
         mapping[r] = rasterGroup;
         return success();
       })
+      .Case([&](NumProgramsOp n) {
+        mapping[n] = toIndex(NVVM::GridDimXOp::create(b, loc, b.getI32Type()));
+        return success();
+      })
       .Case([&](DimOp d) -> LogicalResult {
         Value value = dims.lookup(d.getDim());
         if (!value)

@@ -5,6 +5,7 @@
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_unpadded_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=UNPADDED
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_masked_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=MASKED-PERSISTENT
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent cluster=2 multicast=b" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=PAIRS
+// RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_masked_1d2d.mlir --fgemm-specialize="block-m=128 block-n=192 stages=4 schedule=persistent cluster=2 multicast=b" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=MASKED-PAIRS
 // convert-fgemm-to-nvvm on the grouped kernels: group coordinates on the
 // TMA copies, the layout tensor read by every thread, per-group SFB offsets,
 // a store cut by rows copied out by the math threads, padding rows zeroed.
@@ -172,3 +173,11 @@
 // PAIRS: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg1, %{{.*}}, box[{{.*}}] {isCTAOnly = true}
 // PAIRS: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg1, %{{.*}}, box[{{.*}}] {isCTAOnly = true}
 // PAIRS-NEXT: }
+
+// fgemm.num_programs is the launch's CTA count: whether splitting an odd
+// last row tile of masked pairs saves a round compares rounds of it.
+// MASKED-PAIRS: %[[P32:.*]] = nvvm.read.ptx.sreg.nctaid.x : i32
+// MASKED-PAIRS: %[[P:.*]] = arith.index_castui %[[P32]] : i32 to index
+// MASKED-PAIRS: %[[PAIRED:.*]] = arith.ceildivui %{{.*}}, %[[P]] : index
+// MASKED-PAIRS: %[[SPLIT:.*]] = arith.ceildivui %{{.*}}, %[[P]] : index
+// MASKED-PAIRS: arith.cmpi ult, %[[SPLIT]], %[[PAIRED]] : index
