@@ -198,9 +198,10 @@ TEST(GroupedGemmConfig, MeasuredChoices) {
   // Narrower pairs where they run no more whole waves than 128x192 ones for
   // any rows of 0.7-1.3x expected_m (2026-11-26): 128x160 was up to 11%
   // faster at N = 5120 while an odd last row tile took a pair in every
-  // column; split along N where that saves a wave (twenty-second session),
-  // 128x192 pairs run one wave fewer than 128x160 ones at 9 row tiles (244
-  // CTA slots against 288), so 128x192 at N = 5120 too (unmeasured since). Not
+  // column; split along N where that saves a wave, 128x192 pairs run one
+  // wave fewer than 128x160 ones at 9 row tiles (244 CTA slots against 288),
+  // so 128x192 at N = 5120 too: 0.955x 128x160's time over eight draws
+  // (2026-11-27: 0.81-0.88x where it saves a wave, 1.07-1.13x where not). Not
   // at N = 4096, where one group of 717-768 rows fits in one wave of 128x192
   // pairs but not of 128x160 ones, nor at N = 7168; not 128x128 pairs at 32 x
   // 256 rows, N = 1024 (one more wave: 14-16% slower). And where every tile
