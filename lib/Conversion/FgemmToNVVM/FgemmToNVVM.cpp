@@ -1786,80 +1786,48 @@ void KernelLowering::copyOutRows(StoreOp op, Value rowsBegin, Value rowsEnd) {
   int64_t e = outputElementBytes(op);
   int64_t pieceColumns = 16 / e, piecesPerRow = bn / pieceColumns;
   int64_t threads = 128 * config.getMathWarpgroups();
-  int64_t pieces = bm * piecesPerRow;
+  auto forOp =
+      scf::ForOp::create(b, loc, toIndex(mathTid),
+                         constIndex(bm * piecesPerRow), constIndex(threads));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(forOp.getBody()->getTerminator());
+  Value piece = toI32(forOp.getInductionVar());
+  Value row = arith::DivUIOp::create(b, loc, piece, constI32(piecesPerRow));
+  Value col =
+      mulI32(arith::RemUIOp::create(b, loc, piece, constI32(piecesPerRow)),
+             pieceColumns);
+  Value globalRow = arith::AddIOp::create(b, loc, firstRow, row);
+  Value globalCol = arith::AddIOp::create(b, loc, firstCol, col);
   auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) {
     return arith::CmpIOp::create(b, loc, p, x, y);
   };
+  Value inside = arith::AndIOp::create(
+      b, loc,
+      arith::AndIOp::create(
+          b, loc, cmp(arith::CmpIPredicate::ule, rowsBegin, globalRow),
+          cmp(arith::CmpIPredicate::ult, globalRow, end)),
+      cmp(arith::CmpIPredicate::ult, globalCol, colsN));
+  auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  auto v4i32 = VectorType::get({4}, b.getI32Type());
+  Value staged = smemAt(arith::AddIOp::create(b, loc, constI32(outputOffset),
+                                              stagedOffset(row, col, e)));
+  Value data = LLVM::LoadOp::create(b, loc, v4i32, staged, /*alignment=*/16);
   // Element offsets in 64 bits: G x M x N can pass 2^31.
   auto wide = [&](Value v) {
     return arith::ExtUIOp::create(b, loc, b.getI64Type(), v);
   };
-  // Four pieces a thread per iteration, their shared-memory loads before
-  // their stores: the copy waits for shared memory once per four pieces
-  // instead of once per piece (12 load-store round trips a thread at 128x192,
-  // on the path to the next tile). A loop, not straight-line code, so that
-  // LLVM does not hoist each piece's tile-invariant addresses out of the tile
-  // loop, where they spill. A piece past the tile (where the threads do not
-  // divide the pieces) loads the last piece and stores nothing.
-  constexpr int64_t kBatch = 4;
-  auto v4i32 = VectorType::get({4}, b.getI32Type());
-  auto forOp = scf::ForOp::create(b, loc, constIndex(0), constIndex(pieces),
-                                  constIndex(kBatch * threads));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(forOp.getBody()->getTerminator());
-  Value batch = toI32(forOp.getInductionVar());
-  SmallVector<std::tuple<Value, Value, Value, Value>> loaded;
-  for (int64_t j = 0; j < kBatch; ++j) {
-    Value piece = arith::AddIOp::create(
-        b, loc, batch,
-        arith::AddIOp::create(b, loc, mathTid, constI32(j * threads)));
-    Value inTile;
-    if (pieces % (kBatch * threads) != 0) {
-      inTile = cmp(arith::CmpIPredicate::ult, piece, constI32(pieces));
-      piece = arith::MinUIOp::create(b, loc, piece, constI32(pieces - 1));
-    }
-    Value row = arith::DivUIOp::create(b, loc, piece, constI32(piecesPerRow));
-    Value col =
-        mulI32(arith::RemUIOp::create(b, loc, piece, constI32(piecesPerRow)),
-               pieceColumns);
-    Value staged = smemAt(arith::AddIOp::create(
-        b, loc, constI32(outputOffset), stagedOffset(row, col, e)));
-    loaded.emplace_back(
-        LLVM::LoadOp::create(b, loc, v4i32, staged, /*alignment=*/16), row,
-        col, inTile);
-  }
-  for (auto [data, row, col, inTile] : loaded) {
-    Value globalRow = arith::AddIOp::create(b, loc, firstRow, row);
-    Value globalCol = arith::AddIOp::create(b, loc, firstCol, col);
-    Value inside = arith::AndIOp::create(
-        b, loc,
-        arith::AndIOp::create(
-            b, loc, cmp(arith::CmpIPredicate::ule, rowsBegin, globalRow),
-            cmp(arith::CmpIPredicate::ult, globalRow, end)),
-        cmp(arith::CmpIPredicate::ult, globalCol, colsN));
-    if (inTile)
-      inside = arith::AndIOp::create(b, loc, inside, inTile);
-    Value element = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(
-            b, loc, wide(arith::AddIOp::create(b, loc, groupRows, globalRow)),
-            wide(colsN)),
-        wide(globalCol));
-    Value target = LLVM::GEPOp::create(
-        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1),
-        op.getDest().getType().getElementType(),
-        argPointers.lookup(op.getDest()), ValueRange{element});
-    // A predicated store, not a branch around one: LLVM would sink the load
-    // into the branch, back behind the previous piece's store.
-    SmallVector<Value> operands = {
-        arith::ExtUIOp::create(b, loc, b.getI32Type(), inside), target};
-    for (int64_t w = 0; w < 4; ++w)
-      operands.push_back(
-          LLVM::ExtractElementOp::create(b, loc, data, constI32(w)));
-    emitAsm("{ .reg .pred p; setp.ne.b32 p, $0, 0; "
-            "@p st.global.v4.b32 [$1], {$2, $3, $4, $5}; }",
-            "r,l,r,r,r,r", operands);
-  }
+  Value element = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(
+          b, loc, wide(arith::AddIOp::create(b, loc, groupRows, globalRow)),
+          wide(colsN)),
+      wide(globalCol));
+  Value target = LLVM::GEPOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1),
+      op.getDest().getType().getElementType(), argPointers.lookup(op.getDest()),
+      ValueRange{element});
+  LLVM::StoreOp::create(b, loc, data, target, /*alignment=*/16);
 }
 
 /// The first i in [lo, hi) with `past(i)` (hi if none), for a `past` that

@@ -47,19 +47,15 @@
 // MASKED: llvm.fmul
 // MASKED: scf.for %{{.*}} = %c0 to %{{.*}} step %c4 iter_args(
 // A tile inside the rows: TMA store at (n, m, group); else 16-byte pieces
-// of the rows inside, by all math threads: four a thread at a time (64 x 64
-// bf16: 512 pieces, 128 threads, so one batch), their loads first, then
-// predicated stores (no branch for LLVM to sink a load into).
+// of the rows inside, by all math threads.
 // MASKED: scf.if
 // MASKED: nvvm.cp.async.bulk.tensor.global.shared.cta %arg3, %{{.*}}, box[%{{.*}}, %{{.*}}, %[[GC]]]
 // MASKED: } else {
-// MASKED-NOT: scf.for
-// MASKED-COUNT-4: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
-// MASKED-NOT: llvm.load
+// MASKED: scf.for %{{.*}} = %{{.*}} to %c512 step %c128 {
+// MASKED: scf.if
+// MASKED: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
 // MASKED: llvm.getelementptr %arg6[%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, bf16
-// MASKED-COUNT-4: llvm.inline_asm has_side_effects "{ .reg .pred p; setp.ne.b32 p, $0, 0; @p st.global.v4.b32 [$1], {$2, $3, $4, $5}; }", "r,l,r,r,r,r"
-// MASKED-NOT: llvm.store %{{.*}} : vector<4xi32>, !llvm.ptr<1>
-// MASKED: }
+// MASKED: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<1>
 
 // Contiguous: m_indices of the tile's first row picks B; A is 2-D. Each math
 // thread reads m_indices of its two rows before the math loop (their latency
@@ -156,9 +152,8 @@
 // every store ends with one, so the next tile stages its B scales with no
 // barrier before.
 // MASKED-PERSISTENT: nvvm.cp.async.bulk.commit.group
-// 128 x 128 bf16: 2048 pieces, 256 threads, batches of four a thread.
-// MASKED-PERSISTENT: scf.for %{{.*}} = %c0 to %c2048 step %c1024 {
-// MASKED-PERSISTENT-COUNT-4: st.global.v4.b32 [$1], {$2, $3, $4, $5}; }", "r,l,r,r,r,r"
+// MASKED-PERSISTENT: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<1>
+// MASKED-PERSISTENT-NEXT: }
 // MASKED-PERSISTENT-NEXT: }
 // MASKED-PERSISTENT-NEXT: }
 // MASKED-PERSISTENT-NEXT: } else {
