@@ -354,6 +354,8 @@ def Fgemm_CountRowTilesOp : Fgemm_Op<"count_row_tiles", [MemoryEffects<[MemRead]
     The sum over the groups g of `ceil(clamp(sizes[g], 0, limit) / block)`:
     the `block`-row tiles that hold rows when group g has `sizes[g]` rows
     (masked_m), a bad count clamped so that it reaches no row past `limit`.
+    Directly in the kernel's body: every thread of a CTA computes it (a
+    warp's lanes load 32 groups at once and sum them across the warp).
     Example: `%n = fgemm.count_row_tiles %masked_m limit %m {block = 128} : !fgemm.tensor<[g], i32>`
   }];
   let arguments = (ins Fgemm_TensorType:$sizes, Index:$limit, I64Attr:$block);

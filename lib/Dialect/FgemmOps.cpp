@@ -556,6 +556,10 @@ static LogicalResult verifyRowCounts(Operation *op, GlobalTensorType sizes,
 }
 
 LogicalResult CountRowTilesOp::verify() {
+  // Lowered to a warp-wide sum, which needs every thread of the CTA.
+  if (!isa<KernelOp>((*this)->getParentOp()))
+    return emitOpError("must be directly in the kernel's body (every thread "
+                       "of a CTA runs it: it sums the groups across a warp)");
   return verifyRowCounts(*this, getSizes().getType(), getBlock());
 }
 

@@ -66,9 +66,8 @@ inline constexpr int64_t kMathBarrierId = 1;
 /// The most copies of the K loop emitted for tiles that straddle scale
 /// blocks, one per offset of the tile inside a block (lowerKLoop).
 inline constexpr int64_t kMaxStraddleCopies = 4;
-/// Per-group row counts fgemm.count_row_tiles loads per step (in flight
-/// together).
-inline constexpr int64_t kRowCountLoads = 8;
+/// Threads of a warp: fgemm.count_row_tiles sums this many groups per step.
+inline constexpr int64_t kWarpSize = 32;
 /// Registers the overlapped math loop needs besides its accumulators.
 inline constexpr int64_t kOverlapRegisterReserve = 88;
 /// WGMMA's K for 8-bit operands, in elements (= bytes).

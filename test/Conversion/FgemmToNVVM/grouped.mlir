@@ -124,9 +124,20 @@
 // MASKED-PERSISTENT: nvvm.prefetch level = L2, %arg
 // MASKED-PERSISTENT: nvvm.mbarrier.init
 // MASKED-PERSISTENT: nvvm.barrier0
-// MASKED-PERSISTENT: %[[COUNT:.*]] = scf.for %{{.*}} = %c0 to %{{.*}} step %c8 iter_args(%{{.*}} = %c0_i32) -> (i32) {
-// MASKED-PERSISTENT-COUNT-8: llvm.load %{{.*}} : !llvm.ptr<1> -> i32
-// MASKED-PERSISTENT: scf.yield
+// The row-tile count: each lane loads one group's masked_m (32 a step),
+// clamps it and the warp sums the lanes' row tiles.
+// MASKED-PERSISTENT: %[[LANE:.*]] = nvvm.read.ptx.sreg.laneid : i32
+// MASKED-PERSISTENT: %[[COUNT:.*]] = scf.for %[[FIRST:.*]] = %c0 to %{{.*}} step %c32 iter_args(%[[SUM:.*]] = %c0_i32) -> (i32) {
+// MASKED-PERSISTENT: %[[G:.*]] = arith.addi %{{.*}}, %[[LANE]] : i32
+// MASKED-PERSISTENT: llvm.load %{{.*}} : !llvm.ptr<1> -> i32
+// MASKED-PERSISTENT-NOT: llvm.load
+// MASKED-PERSISTENT: arith.maxsi
+// MASKED-PERSISTENT: arith.minui
+// MASKED-PERSISTENT: arith.ceildivui %{{.*}}, %c128_i32
+// MASKED-PERSISTENT: %[[MINE:.*]] = arith.select
+// MASKED-PERSISTENT: %[[WARP:.*]] = nvvm.redux.sync  add %[[MINE]], %c-1_i32 : i32 -> i32
+// MASKED-PERSISTENT: %[[NEXT:.*]] = arith.addi %[[SUM]], %[[WARP]]
+// MASKED-PERSISTENT: scf.yield %[[NEXT]]
 // MASKED-PERSISTENT: nvvm.setmaxregister decrease
 // MASKED-PERSISTENT: scf.for
 // MASKED-PERSISTENT: %[[LASTG:.*]] = llvm.load %[[GROUP:.*]] : !llvm.ptr -> i32

@@ -195,6 +195,19 @@ fgemm.kernel @count_row_tiles_block(%sizes: !fgemm.tensor<[g], i32>) attributes 
 
 // -----
 
+fgemm.kernel @count_row_tiles_nested(%sizes: !fgemm.tensor<[g], i32>) attributes {dims = ["g", "m"]} {
+  %m = fgemm.dim "m"
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %m step %c1 {
+    // expected-error @below {{must be directly in the kernel's body (every thread of a CTA runs it: it sums the groups across a warp)}}
+    %n = fgemm.count_row_tiles %sizes limit %m {block = 128 : i64} : !fgemm.tensor<[g], i32>
+  }
+  fgemm.return
+}
+
+// -----
+
 fgemm.kernel @count_row_tiles_type(%sizes: !fgemm.tensor<[g, m], bf16>) attributes {dims = ["g", "m"]} {
   %m = fgemm.dim "m"
   // expected-error @below {{reads per-group row counts from a 1-D i32 tensor; got '!fgemm.tensor<[g, m], bf16>'}}
