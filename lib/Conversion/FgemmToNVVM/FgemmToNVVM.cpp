@@ -186,11 +186,11 @@ LogicalResult KernelLowering::buildFunction() {
         box = {extent(scales.getResult().getType().getDims()[0]), 1};
       } else if (auto store = dyn_cast<StoreOp>(op);
                  store && store.getDest() == v) {
-        // One TMA copy per staged slab (OutputStaging).
+        // One TMA copy per staged slab (OutputStaging) and wave.
         ArrayRef<StringAttr> d = store.getValue().getType().getDims();
         OutputStaging staging =
             getOutputStaging(extent(d[1]), outputElementBytes(store));
-        box = {staging.columns, extent(d[0])};
+        box = {staging.columns, kWaveRows};
         swizzle = staging.swizzleBytes;
       }
     });
@@ -1047,8 +1047,7 @@ void KernelLowering::waitForLastStore(TileLoopOp op) {
   if (op.getBody()
           .walk([](StoreOp) { return WalkResult::interrupt(); })
           .wasInterrupted())
-    waitForOutputRead(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                            mathTid, constI32(0)));
+    waitForOutputRead();
 }
 
 /// The staged scales' tile indices of tile `tile` are recomputed from the
@@ -1548,17 +1547,18 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
     }
     b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
   }
-  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                        mathTid, constI32(0));
-  // In a persistent loop the staging tile is reused: the thread that stored
-  // the previous tile waits until TMA has read it (the wait sits here, not
-  // after the store, so the copy overlaps the next tile's main loop), and
-  // the barrier holds the other threads until it has.
+  // Each math warpgroup stages, stores and (where rows cut the tile) copies
+  // out the rows of its own waves. In a persistent loop the staging tile is
+  // reused: the warpgroup's leader, which stored its rows of the previous
+  // tile, waits until TMA has read them (here, not after the store, so the
+  // copy overlaps the next tile's main loop), and the warpgroup's barrier
+  // holds its other threads until it has. The warpgroups do not wait for
+  // each other: the one whose last wgmmas finished first stages while the
+  // other's still run (with one barrier of all math threads here, the
+  // 128x192 pairs had run 1-3% slower, docs/PERF.md).
   if (persistent) {
-    waitForOutputRead(isFirst);
-    NVVM::BarrierOp::create(b, loc, Type(), constI32(kMathBarrierId),
-                            constI32(128 * config.getMathWarpgroups()), nullptr,
-                            Value());
+    waitForOutputRead();
+    warpgroupBarrier();
   }
   int64_t e = outputElementBytes(op);
   OutputStaging staging = getOutputStaging(bn, e);
@@ -1593,16 +1593,23 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
     copyOutRows(op, begin, end);
     b.setInsertionPointToStart(&cut.getThenRegion().front());
   }
-  auto ifOp = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
+  auto ifOp = scf::IfOp::create(b, loc, isWarpgroupLeader(),
+                                /*withElseRegion=*/false);
   b.setInsertionPointToStart(ifOp.thenBlock());
-  // Slab by slab; accumulating into the buffer C came from, by reduce-add.
+  // Wave by wave, slab by slab (kWaveRows x w each); accumulating into the
+  // buffer C came from, by reduce-add.
   auto storeSlabs = [&](bool reduce) {
+    for (int64_t wave = 0; wave < config.getWaves(); ++wave)
     for (int64_t slab = 0; slab < bn / w; ++slab) {
+      Value waveRow = mulI32(waveBlock(wave), kWaveRows);
       SmallVector<Value> coords = {
-          arith::AddIOp::create(b, loc, coordN, constI32(slab * w)), coordM};
+          arith::AddIOp::create(b, loc, coordN, constI32(slab * w)),
+          arith::AddIOp::create(b, loc, coordM, waveRow)};
       if (Value group = op.getGroup())
         coords.push_back(toI32(lookup(group)));
-      Value source = smemAt(outputOffset + slab * bm * w * e);
+      Value source = smemAt(arith::AddIOp::create(
+          b, loc, constI32(outputOffset + slab * bm * w * e),
+          mulI32(waveRow, w * e)));
       auto mode = NVVM::TMAStoreModeAttr::get(ctx, NVVM::TMAStoreMode::TILE);
       if (reduce)
         NVVM::CpAsyncBulkTensorReduceOp::create(
@@ -1758,20 +1765,29 @@ void KernelLowering::stageF32Tile(Value acc, int64_t w) {
   }
 }
 
-void KernelLowering::waitForOutputRead(Value isFirst) {
+void KernelLowering::waitForOutputRead() {
   OpBuilder::InsertionGuard guard(b);
-  auto ifOp = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
+  auto ifOp =
+      scf::IfOp::create(b, loc, isWarpgroupLeader(), /*withElseRegion=*/false);
   b.setInsertionPointToStart(ifOp.thenBlock());
   NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0),
                                        b.getUnitAttr());
 }
 
-/// The staged tile (bm x bn at outputOffset, OutputStaging) goes out in
-/// 16-byte pieces (8 bf16 or 4 f32), each math thread taking every
-/// (128 x warpgroups)-th piece: rows outside [rowsBegin, rowsEnd) and the
-/// tensor, and columns past N, are skipped. (N is a multiple of 8, which D's
-/// tensor map needs anyway, so a piece never straddles the end of a row.)
+/// This warpgroup's waves of the staged tile (bm x bn at outputOffset,
+/// OutputStaging) go out in 16-byte pieces (8 bf16 or 4 f32), each of its
+/// threads taking every 128th piece of a wave: rows outside [rowsBegin,
+/// rowsEnd) and the tensor, and columns past N, are skipped. (N is a
+/// multiple of 8, which D's tensor map needs anyway, so a piece never
+/// straddles the end of a row.) The warpgroup reads only the rows it staged:
+/// its own barrier orders the reads before its next staging.
 void KernelLowering::copyOutRows(StoreOp op, Value rowsBegin, Value rowsEnd) {
+  for (int64_t wave = 0; wave < config.getWaves(); ++wave)
+    copyOutWaveRows(op, wave, rowsBegin, rowsEnd);
+}
+
+void KernelLowering::copyOutWaveRows(StoreOp op, int64_t wave, Value rowsBegin,
+                                     Value rowsEnd) {
   int64_t bm = config.getBlockM(), bn = config.getBlockN();
   ArrayRef<StringAttr> destDims = op.getDest().getType().getDims();
   Value rowsM = toI32(dims.lookup(destDims.take_back(2)[0]));
@@ -1785,14 +1801,16 @@ void KernelLowering::copyOutRows(StoreOp op, Value rowsBegin, Value rowsEnd) {
     groupRows = arith::MulIOp::create(b, loc, toI32(lookup(group)), rowsM);
   int64_t e = outputElementBytes(op);
   int64_t pieceColumns = 16 / e, piecesPerRow = bn / pieceColumns;
-  int64_t threads = 128 * config.getMathWarpgroups();
-  auto forOp =
-      scf::ForOp::create(b, loc, toIndex(mathTid),
-                         constIndex(bm * piecesPerRow), constIndex(threads));
+  Value inWarpgroup = arith::AddIOp::create(b, loc, mulI32(warpInWg, 32), lane);
+  auto forOp = scf::ForOp::create(b, loc, toIndex(inWarpgroup),
+                                  constIndex(kWaveRows * piecesPerRow),
+                                  constIndex(128));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(forOp.getBody()->getTerminator());
   Value piece = toI32(forOp.getInductionVar());
-  Value row = arith::DivUIOp::create(b, loc, piece, constI32(piecesPerRow));
+  Value row = arith::AddIOp::create(
+      b, loc, mulI32(waveBlock(wave), kWaveRows),
+      arith::DivUIOp::create(b, loc, piece, constI32(piecesPerRow)));
   Value col =
       mulI32(arith::RemUIOp::create(b, loc, piece, constI32(piecesPerRow)),
              pieceColumns);

@@ -63,6 +63,11 @@ inline int64_t entryMaxRegisters(int64_t threads) {
 inline constexpr int64_t kTryWaitTicks = 0x989680;
 /// Named barrier the math warpgroups use among themselves (0 is __syncthreads).
 inline constexpr int64_t kMathBarrierId = 1;
+/// Named barrier of math warpgroup g alone: kMathBarrierId + 1 + g.
+inline constexpr int64_t kWarpgroupBarrierBase = kMathBarrierId + 1;
+/// Rows of a wave: one wgmma m64 accumulator, and the rows of one TMA store
+/// of the epilogue (each math warpgroup stores its own waves' rows).
+inline constexpr int64_t kWaveRows = 64;
 /// The most copies of the K loop emitted for tiles that straddle scale
 /// blocks, one per offset of the tile inside a block (lowerKLoop).
 inline constexpr int64_t kMaxStraddleCopies = 4;
@@ -303,6 +308,23 @@ private:
                             constI32(128 * config.getMathWarpgroups()), nullptr,
                             Value());
   }
+  /// bar.sync of this thread's math warpgroup only.
+  void warpgroupBarrier() {
+    NVVM::BarrierOp::create(
+        b, loc, Type(),
+        arith::AddIOp::create(b, loc, mathWg, constI32(kWarpgroupBarrierBase)),
+        constI32(128), nullptr, Value());
+  }
+  /// Whether this thread is its math warpgroup's first (i1): the one that
+  /// issues, and waits for, the warpgroup's TMA stores.
+  Value isWarpgroupLeader() {
+    return arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, warpInWg,
+                              constI32(0)),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                              constI32(0)));
+  }
   LogicalResult lowerScaledDot(ScaledDotOp op, RingReleaseOp fusedRelease);
   FailureOr<Value> issueDot(ScaledDotOp op, int64_t wave, Value previous);
   FailureOr<std::pair<Value, Value>> loadRowScales(ScaledDotOp op,
@@ -330,12 +352,15 @@ private:
   /// fgemm.add / fgemm.mul, field by field (a vector rhs broadcast).
   LogicalResult lowerElementwise(Operation *op, Value lhs, Value rhs,
                                  bool multiply);
-  /// Thread 0 of the math warpgroups (`isFirst`) waits until TMA has read
-  /// the staged output tile of its last store.
-  void waitForOutputRead(Value isFirst);
-  /// Copies the staged output tile to global memory row by row, writing only
-  /// the rows in [rowsBegin, rowsEnd) (a store cut by `rows`).
+  /// Each math warpgroup's leader waits until TMA has read the rows its last
+  /// stores took from the staged output tile.
+  void waitForOutputRead();
+  /// Copies this warpgroup's waves of the staged output tile to global
+  /// memory row by row, writing only the rows in [rowsBegin, rowsEnd) (a
+  /// store cut by `rows`).
   void copyOutRows(StoreOp op, Value rowsBegin, Value rowsEnd);
+  void copyOutWaveRows(StoreOp op, int64_t wave, Value rowsBegin,
+                       Value rowsEnd);
   LogicalResult lowerZeroRows(ZeroRowsOp op);
   /// The index entries of the thread's rows of `op` per (wave, half).
   SmallVector<Value> loadZeroRowEntries(ZeroRowsOp op);

@@ -12,7 +12,7 @@
 // with C).
 // CHECK-LABEL: llvm.func @sm90_fp8_gemm_1d1d(
 // CHECK-SAME: %[[C:arg5]]: !llvm.ptr<1>, %[[D:arg6]]: !llvm.ptr<1> {llvm.noalias}, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32)
-// CHECK-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 64], swizzle = 128>, #fgemm.tensor_map_param<arg = 2, box = [128, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 3, box = [64, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 5, box = [32, 128], swizzle = 128>, #fgemm.pointer_param<arg = 4>, #fgemm.pointer_param<arg = 5>, #fgemm.dim_param<"m">, #fgemm.dim_param<"n">, #fgemm.dim_param<"k">]
+// CHECK-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 64], swizzle = 128>, #fgemm.tensor_map_param<arg = 2, box = [128, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 3, box = [64, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 5, box = [32, 64], swizzle = 128>, #fgemm.pointer_param<arg = 4>, #fgemm.pointer_param<arg = 5>, #fgemm.dim_param<"m">, #fgemm.dim_param<"n">, #fgemm.dim_param<"k">]
 // CHECK-SAME: fgemm.variant = "dense_1d1d"
 
 // A plain grid brings this thread's lines of the C tile into L2 before the
@@ -136,7 +136,7 @@
 // by their product.
 // PERTENSOR-LABEL: llvm.func @sm90_fp8_gemm_per_tensor(
 // PERTENSOR-SAME: %[[SA:arg3]]: !llvm.ptr<1> {llvm.noalias}, %[[SB:arg4]]: !llvm.ptr<1> {llvm.noalias}
-// PERTENSOR-SAME: #fgemm.tensor_map_param<arg = 4, box = [64, 128], swizzle = 128>, #fgemm.pointer_param<arg = 2>, #fgemm.pointer_param<arg = 3>
+// PERTENSOR-SAME: #fgemm.tensor_map_param<arg = 4, box = [64, 64], swizzle = 128>, #fgemm.pointer_param<arg = 2>, #fgemm.pointer_param<arg = 3>
 // PERTENSOR-SAME: fgemm.variant = "dense_per_tensor"
 // PERTENSOR: %[[VA:.*]] = llvm.load %[[SA]] invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
 // PERTENSOR-NEXT: %[[VB:.*]] = llvm.load %[[SB]] invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32

@@ -20,7 +20,7 @@
 // CHECK-SAME: %[[TMA_D:arg[0-9]+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant},
 // CHECK-SAME: %[[SFB:arg[0-9]+]]: !llvm.ptr<1> {llvm.noalias}, %[[M:arg[0-9]+]]: i32, %[[N:arg[0-9]+]]: i32, %[[K:arg[0-9]+]]: i32)
 // The parameter list as the kernel description states it (docs/ABI.md).
-// CHECK-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 2, box = [128, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 4, box = [64, 128], swizzle = 128>, #fgemm.pointer_param<arg = 3>, #fgemm.dim_param<"m">, #fgemm.dim_param<"n">, #fgemm.dim_param<"k">]
+// CHECK-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 2, box = [128, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 4, box = [64, 64], swizzle = 128>, #fgemm.pointer_param<arg = 3>, #fgemm.dim_param<"m">, #fgemm.dim_param<"n">, #fgemm.dim_param<"k">]
 // CHECK-SAME: fgemm.smem_bytes = 166464
 // CHECK-SAME: nvvm.kernel, nvvm.maxnreg = 168 : i32, nvvm.reqntid = array<i32: 384, 1, 1>
 
@@ -97,16 +97,27 @@
 // CHECK: scf.yield
 
 // Epilogue: bf16 pairs into shared memory (two swizzled 64-column slabs),
-// proxy fence, math-only barrier, one TMA store per slab (the second at
-// column + 64, from 128 x 128 bytes past the staging tile at 133120);
-// without a tile loop the store is waited for at once.
+// proxy fence, math-only barrier; then each math warpgroup's first thread
+// stores its wave's 64 rows, one TMA store per slab (rows at 64 x the
+// warpgroup, 64 x 64 x 2 bytes into each slab; the second slab at column +
+// 64, 128 x 128 bytes past the staging tile at 133120); without a tile loop
+// the store is waited for at once.
 // CHECK-COUNT-32: llvm.fptrunc %{{.*}} : vector<2xf32> to vector<2xbf16>
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
-// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %[[TMA_D]]
+// CHECK: %[[LANE0:.*]] = arith.cmpi eq, %{{.*}}, %c0_i32 : i32
+// CHECK: %[[WARP0:.*]] = arith.cmpi eq, %{{.*}}, %c0_i32 : i32
+// CHECK: %[[LEADER:.*]] = arith.andi %[[WARP0]], %[[LANE0]] : i1
+// CHECK: scf.if %[[LEADER]] {
+// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK: %[[WAVE_BYTES:.*]] = arith.muli %{{.*}}, %c8192_i32 : i32
+// CHECK: %[[OFF0:.*]] = arith.addi %[[WAVE_BYTES]], %c133120_i32 : i32
+// CHECK: %[[SRC0:.*]] = llvm.getelementptr %{{.*}}[%[[OFF0]]]
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %[[TMA_D]], %[[SRC0]], box[%{{.*}}, %[[ROW]]]
 // CHECK: %[[SLAB1:.*]] = arith.addi %{{.*}}, %c64_i32
-// CHECK: %[[SRC1:.*]] = llvm.getelementptr %{{.*}}[149504]
-// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %[[TMA_D]], %[[SRC1]], box[%[[SLAB1]], %{{.*}}]
+// CHECK: %[[OFF1:.*]] = arith.addi %[[WAVE_BYTES]], %c149504_i32 : i32
+// CHECK: %[[SRC1:.*]] = llvm.getelementptr %{{.*}}[%[[OFF1]]]
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %[[TMA_D]], %[[SRC1]], box[%[[SLAB1]], %[[ROW]]]
 // CHECK: nvvm.cp.async.bulk.commit.group
 // CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
 
@@ -155,10 +166,12 @@
 // STRADDLE-NOT: arith.select
 // STRADDLE: scf.yield
 
-// Persistent: CTA p of P loops over tiles p, p + P, ... (grid x). The thread
-// that stores waits for TMA to have read the previous tile's staging only when
-// the next epilogue begins (the copy overlaps the main loop), the others at
-// the barrier after it; the last store is waited for after the loop.
+// Persistent: CTA p of P loops over tiles p, p + P, ... (grid x). Each math
+// warpgroup's first thread, which stored its rows, waits for TMA to have read
+// them from the previous tile's staging only when the next epilogue begins
+// (the copy overlaps the main loop), the warpgroup's other threads at its own
+// barrier (id 2 + warpgroup, 128 threads) after it; the last stores are
+// waited for after the loop.
 // PERSIST: llvm.func @sm90_fp8_gemm_1d2d
 // PERSIST: nvvm.read.ptx.sreg.ctaid.x
 // PERSIST: nvvm.read.ptx.sreg.nctaid.x
@@ -182,13 +195,17 @@
 // PERSIST: nvvm.wgmma.mma_async
 // PERSIST: nvvm.cp.async.bulk.wait_group 0 {read}
 // PERSIST-NEXT: }
-// PERSIST-NEXT: nvvm.barrier id = %{{.*}} number_of_threads = %c256_i32
+// PERSIST-NEXT: %[[WG_BARRIER:.*]] = arith.addi %{{.*}}, %c2_i32 : i32
+// PERSIST-NEXT: nvvm.barrier id = %[[WG_BARRIER]] number_of_threads = %c128_i32
 // PERSIST: llvm.fptrunc
+// PERSIST: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
 // PERSIST: nvvm.cp.async.bulk.commit.group
 // PERSIST-NEXT: }
 // PERSIST-NEXT: }
-// PERSIST-NEXT: %[[LAST:.*]] = arith.cmpi eq, %{{.*}}, %c0_i32
-// PERSIST-NEXT: scf.if %[[LAST]] {
+// PERSIST-NEXT: %[[LANE0:.*]] = arith.cmpi eq, %{{.*}}, %c0_i32
+// PERSIST-NEXT: %[[WARP0:.*]] = arith.cmpi eq, %{{.*}}, %c0_i32
+// PERSIST-NEXT: %[[LEADER:.*]] = arith.andi %[[WARP0]], %[[LANE0]] : i1
+// PERSIST-NEXT: scf.if %[[LEADER]] {
 // PERSIST-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
 
 // block_n 64: the accumulators of two K blocks fit, so the math loop runs the

@@ -9,7 +9,7 @@
 // A's and D's boxes are 256 rows; the slot holds 32 KiB of A + 16 KiB of B +
 // 1 KiB of A scales (50176 bytes a stage).
 // CHECK-LABEL: llvm.func @sm90_fp8_gemm_1d2d(
-// CHECK-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 256], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 2, box = [256, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 4, box = [64, 256], swizzle = 128>
+// CHECK-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 256], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 2, box = [256, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 4, box = [64, 64], swizzle = 128>
 // The low word of a descriptor of the shared base (start address >> 4 |
 // leading offset 1), once per kernel.
 // CHECK: %[[BASE_LOW:.*]] = arith.ori %{{.*}}, %c65536_i32 : i32
