@@ -1600,27 +1600,27 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
   // buffer C came from, by reduce-add.
   auto storeSlabs = [&](bool reduce) {
     for (int64_t wave = 0; wave < config.getWaves(); ++wave)
-    for (int64_t slab = 0; slab < bn / w; ++slab) {
-      Value waveRow = mulI32(waveBlock(wave), kWaveRows);
-      SmallVector<Value> coords = {
-          arith::AddIOp::create(b, loc, coordN, constI32(slab * w)),
-          arith::AddIOp::create(b, loc, coordM, waveRow)};
-      if (Value group = op.getGroup())
-        coords.push_back(toI32(lookup(group)));
-      Value source = smemAt(arith::AddIOp::create(
-          b, loc, constI32(outputOffset + slab * bm * w * e),
-          mulI32(waveRow, w * e)));
-      auto mode = NVVM::TMAStoreModeAttr::get(ctx, NVVM::TMAStoreMode::TILE);
-      if (reduce)
-        NVVM::CpAsyncBulkTensorReduceOp::create(
-            b, loc, argParams.lookup(op.getDest()), source,
-            NVVM::TMAReduxKindAttr::get(ctx, NVVM::TMAReduxKind::ADD), mode,
-            coords, /*l2CacheHint=*/Value());
-      else
-        NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-            b, loc, argParams.lookup(op.getDest()), source, coords,
-            /*l2CacheHint=*/Value(), mode, /*predicate=*/Value());
-    }
+      for (int64_t slab = 0; slab < bn / w; ++slab) {
+        Value waveRow = mulI32(waveBlock(wave), kWaveRows);
+        SmallVector<Value> coords = {
+            arith::AddIOp::create(b, loc, coordN, constI32(slab * w)),
+            arith::AddIOp::create(b, loc, coordM, waveRow)};
+        if (Value group = op.getGroup())
+          coords.push_back(toI32(lookup(group)));
+        Value source = smemAt(arith::AddIOp::create(
+            b, loc, constI32(outputOffset + slab * bm * w * e),
+            mulI32(waveRow, w * e)));
+        auto mode = NVVM::TMAStoreModeAttr::get(ctx, NVVM::TMAStoreMode::TILE);
+        if (reduce)
+          NVVM::CpAsyncBulkTensorReduceOp::create(
+              b, loc, argParams.lookup(op.getDest()), source,
+              NVVM::TMAReduxKindAttr::get(ctx, NVVM::TMAReduxKind::ADD), mode,
+              coords, /*l2CacheHint=*/Value());
+        else
+          NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+              b, loc, argParams.lookup(op.getDest()), source, coords,
+              /*l2CacheHint=*/Value(), mode, /*predicate=*/Value());
+      }
   };
   if (Value aliased = accumulatingStores.lookup(op)) {
     auto choice = scf::IfOp::create(b, loc, aliased, /*withElseRegion=*/true);
@@ -1802,9 +1802,9 @@ void KernelLowering::copyOutWaveRows(StoreOp op, int64_t wave, Value rowsBegin,
   int64_t e = outputElementBytes(op);
   int64_t pieceColumns = 16 / e, piecesPerRow = bn / pieceColumns;
   Value inWarpgroup = arith::AddIOp::create(b, loc, mulI32(warpInWg, 32), lane);
-  auto forOp = scf::ForOp::create(b, loc, toIndex(inWarpgroup),
-                                  constIndex(kWaveRows * piecesPerRow),
-                                  constIndex(128));
+  auto forOp =
+      scf::ForOp::create(b, loc, toIndex(inWarpgroup),
+                         constIndex(kWaveRows * piecesPerRow), constIndex(128));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(forOp.getBody()->getTerminator());
   Value piece = toI32(forOp.getInductionVar());
