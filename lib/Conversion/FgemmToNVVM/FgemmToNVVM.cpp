@@ -1765,6 +1765,28 @@ void KernelLowering::stageF32Tile(Value acc, int64_t w) {
   }
 }
 
+void KernelLowering::warpgroupBarrier() {
+  auto barrier = [&](int64_t warpgroup) {
+    NVVM::BarrierOp::create(b, loc, Type(),
+                            constI32(kWarpgroupBarrierBase + warpgroup),
+                            constI32(128), nullptr, Value());
+  };
+  if (config.getMathWarpgroups() == 1)
+    return barrier(0);
+  OpBuilder::InsertionGuard guard(b);
+  SmallVector<int64_t> cases =
+      llvm::to_vector(llvm::seq<int64_t>(0, config.getMathWarpgroups() - 1));
+  auto switchOp = scf::IndexSwitchOp::create(
+      b, loc, TypeRange{}, toIndex(mathWg), cases, cases.size());
+  for (int64_t g = 0; g < config.getMathWarpgroups(); ++g) {
+    Region &region = g < int64_t(cases.size()) ? switchOp.getCaseRegions()[g]
+                                               : switchOp.getDefaultRegion();
+    b.setInsertionPointToStart(&region.emplaceBlock());
+    barrier(g);
+    scf::YieldOp::create(b, loc);
+  }
+}
+
 void KernelLowering::waitForOutputRead() {
   OpBuilder::InsertionGuard guard(b);
   auto ifOp =

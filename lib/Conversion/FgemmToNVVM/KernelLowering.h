@@ -308,13 +308,10 @@ private:
                             constI32(128 * config.getMathWarpgroups()), nullptr,
                             Value());
   }
-  /// bar.sync of this thread's math warpgroup only.
-  void warpgroupBarrier() {
-    NVVM::BarrierOp::create(
-        b, loc, Type(),
-        arith::AddIOp::create(b, loc, mathWg, constI32(kWarpgroupBarrierBase)),
-        constI32(128), nullptr, Value());
-  }
+  /// bar.sync of this thread's math warpgroup only. The id is a constant
+  /// on each path (with an id in a register, ptxas reserves all 16 named
+  /// barriers).
+  void warpgroupBarrier();
   /// Whether this thread is its math warpgroup's first (i1): the one that
   /// issues, and waits for, the warpgroup's TMA stores.
   Value isWarpgroupLeader() {

@@ -170,8 +170,8 @@
 // warpgroup's first thread, which stored its rows, waits for TMA to have read
 // them from the previous tile's staging only when the next epilogue begins
 // (the copy overlaps the main loop), the warpgroup's other threads at its own
-// barrier (id 2 + warpgroup, 128 threads) after it; the last stores are
-// waited for after the loop.
+// barrier (id 2 + warpgroup, 128 threads; constant ids, one case each) after
+// it; the last stores are waited for after the loop.
 // PERSIST: llvm.func @sm90_fp8_gemm_1d2d
 // PERSIST: nvvm.read.ptx.sreg.ctaid.x
 // PERSIST: nvvm.read.ptx.sreg.nctaid.x
@@ -195,8 +195,12 @@
 // PERSIST: nvvm.wgmma.mma_async
 // PERSIST: nvvm.cp.async.bulk.wait_group 0 {read}
 // PERSIST-NEXT: }
-// PERSIST-NEXT: %[[WG_BARRIER:.*]] = arith.addi %{{.*}}, %c2_i32 : i32
-// PERSIST-NEXT: nvvm.barrier id = %[[WG_BARRIER]] number_of_threads = %c128_i32
+// PERSIST-NEXT: %[[WG:.*]] = arith.index_castui
+// PERSIST-NEXT: scf.index_switch %[[WG]]
+// PERSIST-NEXT: case 0 {
+// PERSIST-NEXT: nvvm.barrier id = %c2_i32 number_of_threads = %c128_i32
+// PERSIST: default {
+// PERSIST-NEXT: nvvm.barrier id = %c3_i32 number_of_threads = %c128_i32
 // PERSIST: llvm.fptrunc
 // PERSIST: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
 // PERSIST: nvvm.cp.async.bulk.commit.group
