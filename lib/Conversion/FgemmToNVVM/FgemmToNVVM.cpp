@@ -1598,18 +1598,24 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
   b.setInsertionPointToStart(ifOp.thenBlock());
   // Wave by wave, slab by slab (kWaveRows x w each); accumulating into the
   // buffer C came from, by reduce-add.
+  // The warpgroup's first row is pinned: hoisted out of a persistent tile
+  // loop, the addresses derived from it stayed live across the main loop
+  // (ptxas spilled the 256x128 kernels specialized for N and K).
   auto storeSlabs = [&](bool reduce) {
+    Value firstRow = pinned(mulI32(mathWg, kWaveRows));
+    Value rowBase = arith::AddIOp::create(b, loc, coordM, firstRow);
+    Value byteBase = mulI32(firstRow, w * e);
     for (int64_t wave = 0; wave < config.getWaves(); ++wave)
       for (int64_t slab = 0; slab < bn / w; ++slab) {
-        Value waveRow = mulI32(waveBlock(wave), kWaveRows);
+        int64_t waveRow = wave * config.getMathWarpgroups() * kWaveRows;
         SmallVector<Value> coords = {
             arith::AddIOp::create(b, loc, coordN, constI32(slab * w)),
-            arith::AddIOp::create(b, loc, coordM, waveRow)};
+            arith::AddIOp::create(b, loc, rowBase, constI32(waveRow))};
         if (Value group = op.getGroup())
           coords.push_back(toI32(lookup(group)));
         Value source = smemAt(arith::AddIOp::create(
-            b, loc, constI32(outputOffset + slab * bm * w * e),
-            mulI32(waveRow, w * e)));
+            b, loc, byteBase,
+            constI32(outputOffset + slab * bm * w * e + waveRow * w * e)));
         auto mode = NVVM::TMAStoreModeAttr::get(ctx, NVVM::TMAStoreMode::TILE);
         if (reduce)
           NVVM::CpAsyncBulkTensorReduceOp::create(
@@ -1766,25 +1772,10 @@ void KernelLowering::stageF32Tile(Value acc, int64_t w) {
 }
 
 void KernelLowering::warpgroupBarrier() {
-  auto barrier = [&](int64_t warpgroup) {
-    NVVM::BarrierOp::create(b, loc, Type(),
-                            constI32(kWarpgroupBarrierBase + warpgroup),
-                            constI32(128), nullptr, Value());
-  };
-  if (config.getMathWarpgroups() == 1)
-    return barrier(0);
-  OpBuilder::InsertionGuard guard(b);
-  SmallVector<int64_t> cases =
-      llvm::to_vector(llvm::seq<int64_t>(0, config.getMathWarpgroups() - 1));
-  auto switchOp = scf::IndexSwitchOp::create(
-      b, loc, TypeRange{}, toIndex(mathWg), cases, cases.size());
-  for (int64_t g = 0; g < config.getMathWarpgroups(); ++g) {
-    Region &region = g < int64_t(cases.size()) ? switchOp.getCaseRegions()[g]
-                                               : switchOp.getDefaultRegion();
-    b.setInsertionPointToStart(&region.emplaceBlock());
-    barrier(g);
-    scf::YieldOp::create(b, loc);
-  }
+  Value id = constI32(kWarpgroupBarrierBase);
+  if (config.getMathWarpgroups() > 1)
+    id = arith::AddIOp::create(b, loc, mathWg, id);
+  NVVM::BarrierOp::create(b, loc, Type(), id, constI32(128), nullptr, Value());
 }
 
 void KernelLowering::waitForOutputRead() {

@@ -308,9 +308,11 @@ private:
                             constI32(128 * config.getMathWarpgroups()), nullptr,
                             Value());
   }
-  /// bar.sync of this thread's math warpgroup only. The id is a constant
-  /// on each path (with an id in a register, ptxas reserves all 16 named
-  /// barriers).
+  /// bar.sync of this thread's math warpgroup only. With two warpgroups
+  /// the id is in a register (ptxas then reserves all 16 named barriers,
+  /// which a persistent CTA, alone on its SM, can spare): a branch per
+  /// warpgroup with constant ids had made ptxas spill the 256x128 pairs
+  /// specialized for N and K.
   void warpgroupBarrier();
   /// Whether this thread is its math warpgroup's first (i1): the one that
   /// issues, and waits for, the warpgroup's TMA stores.

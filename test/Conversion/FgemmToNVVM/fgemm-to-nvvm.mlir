@@ -98,10 +98,10 @@
 
 // Epilogue: bf16 pairs into shared memory (two swizzled 64-column slabs),
 // proxy fence, math-only barrier; then each math warpgroup's first thread
-// stores its wave's 64 rows, one TMA store per slab (rows at 64 x the
-// warpgroup, 64 x 64 x 2 bytes into each slab; the second slab at column +
-// 64, 128 x 128 bytes past the staging tile at 133120); without a tile loop
-// the store is waited for at once.
+// stores its wave's 64 rows, one TMA store per slab (rows from 64 x the
+// warpgroup, a pinned value, 128 bytes a row into each slab; the second
+// slab at column + 64, 128 x 128 bytes past the staging tile at 133120);
+// without a tile loop the store is waited for at once.
 // CHECK-COUNT-32: llvm.fptrunc %{{.*}} : vector<2xf32> to vector<2xbf16>
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
@@ -109,9 +109,10 @@
 // CHECK: %[[WARP0:.*]] = arith.cmpi eq, %{{.*}}, %c0_i32 : i32
 // CHECK: %[[LEADER:.*]] = arith.andi %[[WARP0]], %[[LANE0]] : i1
 // CHECK: scf.if %[[LEADER]] {
-// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %{{.*}} : i32
-// CHECK: %[[WAVE_BYTES:.*]] = arith.muli %{{.*}}, %c8192_i32 : i32
-// CHECK: %[[OFF0:.*]] = arith.addi %[[WAVE_BYTES]], %c133120_i32 : i32
+// CHECK-NEXT: %[[FIRST:.*]] = llvm.inline_asm has_side_effects "mov.b32 $0, $1;"
+// CHECK-NEXT: %[[ROW:.*]] = arith.addi %{{.*}}, %[[FIRST]] : i32
+// CHECK-NEXT: %[[WAVE_BYTES:.*]] = arith.muli %[[FIRST]], %c128_i32 : i32
+// CHECK-NEXT: %[[OFF0:.*]] = arith.addi %[[WAVE_BYTES]], %c133120_i32 : i32
 // CHECK: %[[SRC0:.*]] = llvm.getelementptr %{{.*}}[%[[OFF0]]]
 // CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %[[TMA_D]], %[[SRC0]], box[%{{.*}}, %[[ROW]]]
 // CHECK: %[[SLAB1:.*]] = arith.addi %{{.*}}, %c64_i32
@@ -170,8 +171,8 @@
 // warpgroup's first thread, which stored its rows, waits for TMA to have read
 // them from the previous tile's staging only when the next epilogue begins
 // (the copy overlaps the main loop), the warpgroup's other threads at its own
-// barrier (id 2 + warpgroup, 128 threads; constant ids, one case each) after
-// it; the last stores are waited for after the loop.
+// barrier (id 2 + warpgroup, 128 threads) after it; the last stores are
+// waited for after the loop.
 // PERSIST: llvm.func @sm90_fp8_gemm_1d2d
 // PERSIST: nvvm.read.ptx.sreg.ctaid.x
 // PERSIST: nvvm.read.ptx.sreg.nctaid.x
@@ -195,12 +196,8 @@
 // PERSIST: nvvm.wgmma.mma_async
 // PERSIST: nvvm.cp.async.bulk.wait_group 0 {read}
 // PERSIST-NEXT: }
-// PERSIST-NEXT: %[[WG:.*]] = arith.index_castui
-// PERSIST-NEXT: scf.index_switch %[[WG]]
-// PERSIST-NEXT: case 0 {
-// PERSIST-NEXT: nvvm.barrier id = %c2_i32 number_of_threads = %c128_i32
-// PERSIST: default {
-// PERSIST-NEXT: nvvm.barrier id = %c3_i32 number_of_threads = %c128_i32
+// PERSIST-NEXT: %[[WG_BARRIER:.*]] = arith.addi %{{.*}}, %c2_i32 : i32
+// PERSIST-NEXT: nvvm.barrier id = %[[WG_BARRIER]] number_of_threads = %c128_i32
 // PERSIST: llvm.fptrunc
 // PERSIST: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
 // PERSIST: nvvm.cp.async.bulk.commit.group

@@ -12,8 +12,8 @@
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: scf.if %[[PENDING]] {
 // CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
-// CHECK: nvvm.barrier id = %c2_i32 number_of_threads = %c128_i32
-// CHECK: nvvm.barrier id = %c3_i32 number_of_threads = %c128_i32
+// CHECK: %[[WG_BARRIER:.*]] = arith.addi %{{.*}}, %c2_i32 : i32
+// CHECK-NEXT: nvvm.barrier id = %[[WG_BARRIER]] number_of_threads = %c128_i32
 // CHECK-COUNT-8: nvvm.stmatrix
 // CHECK: nvvm.fence.proxy
 // CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta
