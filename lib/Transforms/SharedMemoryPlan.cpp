@@ -112,10 +112,13 @@ mlir::fgemm::planSharedMemory(ArrayRef<TileType> slotTypes, TileType outputTile,
   offset = llvm::alignTo(offset, 8);
   plan.barrierOffset = offset;
   offset += 2 * 8 * config.getStages() + (config.getKSplit() > 1 ? 16 : 0);
-  // Staged per-block scales: [word][chunk block] f32.
+  // Staged per-block scales: [math warpgroup][word][chunk block] f32 (each
+  // warpgroup stages and reads its own copy, so that neither waits for the
+  // other to have read the previous chunk).
   offset = llvm::alignTo(offset, 16);
   plan.scaleOffset = offset;
-  plan.scaleBytes = scaleWords * kScaleChunkBlocks * 4;
+  plan.scaleBytes =
+      scaleWords * kScaleChunkBlocks * 4 * config.getMathWarpgroups();
   offset += plan.scaleBytes;
   // Staged epilogue vectors.
   offset = llvm::alignTo(offset, 16);

@@ -37,7 +37,8 @@ int64_t getEpilogueVectorBytes(Operation *kernel, ConfigAttr config);
 
 /// Lays out `stages` slots of every type in `slotTypes`, then the epilogue
 /// tile of `outputTile`'s shape in `outputElement`, then the mbarriers, then
-/// kScaleChunkBlocks K blocks of `scaleWords` staged f32 scales, then
+/// kScaleChunkBlocks K blocks of `scaleWords` staged f32 scales per math
+/// warpgroup, then
 /// `vectorBytes` of staged epilogue vectors (16-byte aligned; the ring plan
 /// attribute records them as the bytes past its scales).
 SharedMemoryPlan planSharedMemory(ArrayRef<TileType> slotTypes,

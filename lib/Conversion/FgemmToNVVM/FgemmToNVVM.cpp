@@ -494,6 +494,7 @@ LogicalResult KernelLowering::lowerRingCreate(RingCreateOp op) {
   barrierOffset = plan.getBarriers();
   outputOffset = plan.getOutputOffset();
   scaleOffset = plan.getScales();
+  warpgroupScaleBytes = plan.getScaleBytes() / config.getMathWarpgroups();
   smemBytes = plan.getSmemBytes();
   // Epilogue vectors are staged past the scales, where the plan left room
   // (planSharedMemory).
@@ -864,7 +865,7 @@ KernelLowering::emitKBlock(KLoopOp op, Value kb, Value inLoop, ValueRange args,
         OpBuilder::InsertionGuard inner(b);
         b.setInsertionPointToStart(ifOp.thenBlock());
         if (!(firstKBlock && firstStagingOrdered))
-          mathBarrier();
+          stagingBarrier();
         Value chunkStart = arith::SubIOp::create(b, loc, toI32(kb), chunkBlock);
         int64_t word = 0;
         // The tile's first chunk may have been loaded during the previous
@@ -880,7 +881,7 @@ KernelLowering::emitKBlock(KLoopOp op, Value kb, Value inLoop, ValueRange args,
           word += getScaleBlocksSpanned(
               extent(scales.getResult().getType().getDims()[0]));
         }
-        mathBarrier();
+        stagingBarrier();
       }
       int64_t word = 0;
       for (LoadScalesOp scales : staged) {
@@ -1236,6 +1237,17 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
   }
   if (countsBlocks)
     mapping[body.getArgument(2)] = forOp.getRegionIterArgs()[0];
+  // The body's math role needs no barrier of all math warpgroups where
+  // nothing they share is staged per tile but the scales (each warpgroup
+  // has its own copy) and the output (each stores its own rows).
+  bool sharesStaging =
+      op.getBody()
+          .walk([](ReadTileOp) { return WalkResult::interrupt(); })
+          .wasInterrupted();
+  bool savedDecoupled = decoupledWarpgroups;
+  decoupledWarpgroups = !deferred && !sharesStaging &&
+                        config.getKSplit() == 1 &&
+                        config.getMathWarpgroups() > 1;
   if (deferred) {
     ValueRange pending = forOp.getRegionIterArgs().drop_front(pendingAt);
     deferredStore = deferred;
@@ -1245,6 +1257,7 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
     };
   }
   LogicalResult lowered = lowerBlock(body);
+  decoupledWarpgroups = savedDecoupled;
   firstBlockHook = nullptr;
   deferredStore = StoreOp();
   carriedTileScales.clear();
@@ -1537,13 +1550,13 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
         toI32(lookup(op.getRowsEnd())));
     Value meets =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lo, hi);
-    // In a tile loop the skip meets the math barrier too: every store ends
-    // with one, which orders this tile's reads of the staged scales before
-    // the next tile stages its own (isFirstStagingOrdered).
+    // In a tile loop the skip meets the staging barrier too: every store
+    // ends with one, which orders this tile's reads of the staged scales
+    // before the next tile stages its own (isFirstStagingOrdered).
     auto ifOp = scf::IfOp::create(b, loc, meets, /*withElseRegion=*/persistent);
     if (persistent) {
       b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-      mathBarrier();
+      stagingBarrier();
     }
     b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
   }
@@ -1568,12 +1581,13 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
   else
     stageBf16Tile(acc, w);
   // Generic-proxy stores must be visible to the TMA engine before it reads.
+  // The barrier also orders this tile's reads of the staged scales before
+  // the next tile stages its own: the math warpgroups' barrier, or with
+  // decoupledWarpgroups (each its own copy of the scales) the warpgroup's.
   NVVM::FenceProxyOp::create(
       b, loc, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
       NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-  NVVM::BarrierOp::create(b, loc, Type(), constI32(kMathBarrierId),
-                          constI32(128 * config.getMathWarpgroups()), nullptr,
-                          Value());
+  stagingBarrier();
   OpBuilder::InsertionGuard guard(b);
   Value coordN = mulI32(toI32(lookup(op.getCol())), bn);
   Value coordM = mulI32(toI32(lookup(op.getRow())), bm);

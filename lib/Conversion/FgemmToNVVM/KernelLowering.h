@@ -308,6 +308,8 @@ private:
                             constI32(128 * config.getMathWarpgroups()), nullptr,
                             Value());
   }
+  /// This warpgroup's copy of the staged scales (shared-memory offset, i32).
+  Value warpgroupScales();
   /// bar.sync of this thread's math warpgroup only. With two warpgroups
   /// the id is in a register (ptxas then reserves all 16 named barriers,
   /// which a persistent CTA, alone on its SM, can spare): a branch per
@@ -444,10 +446,27 @@ private:
   /// scales, loaded during the previous tile (prefetchTileScales), per
   /// staged op; empty: the first staging loads them.
   SmallVector<SmallVector<Value>> carriedTileScales;
-  /// Set in tile loops: the scale staging leaves out the math warp that
-  /// issues the TMA stores (mathTid 0's), whose loads would otherwise start
+  /// Set in tile loops: the scale staging leaves out each math warpgroup's
+  /// warp that issues its TMA stores, whose loads would otherwise start
   /// after the previous tile's stores (DeepGEMM leaves it out too).
   bool stagingSkipsStoreWarp = false;
+  /// Set while a persistent math tile loop's body is lowered where nothing
+  /// the math warpgroups share needs them to meet (no staged epilogue
+  /// vectors, no k_split shares, no stream-K pieces, no deferred store): the
+  /// scale staging and the epilogue then use each warpgroup's own barrier,
+  /// and a warpgroup runs into its next tile while the other still finishes
+  /// this one (the ring bounds how far).
+  bool decoupledWarpgroups = false;
+  /// Bytes of one math warpgroup's copy of the staged scales.
+  int64_t warpgroupScaleBytes = 0;
+  /// The barrier that orders the scale staging and the epilogue: the math
+  /// warpgroups' (mathBarrier), or this warpgroup's (decoupledWarpgroups).
+  void stagingBarrier() {
+    if (decoupledWarpgroups)
+      warpgroupBarrier();
+    else
+      mathBarrier();
+  }
   /// overlap_epilogue: while a persistent math tile loop's body is lowered,
   /// emits the previous tile's store (and then the first block's scale
   /// staging, which the store's barriers order after the previous tile's

@@ -261,12 +261,13 @@ LogicalResult KernelLowering::lowerLoadScales(LoadScalesOp op) {
   return success();
 }
 
-/// Staged word w, chunk block c at scaleOffset + (w x chunk + c) x 4. Each
-/// math thread copies every stagers()-th entry (the store warp's 32 threads
-/// take no part where stagingSkipsStoreWarp); entries past the tensor's K
-/// blocks are left as they are (no K block reads them).
+/// Staged word w, chunk block c of math warpgroup g at scaleOffset + g x
+/// warpgroupScaleBytes + (w x chunk + c) x 4. Each thread of a warpgroup
+/// copies every stagers()-th entry into the warpgroup's copy (the store
+/// warp's 32 threads take no part where stagingSkipsStoreWarp); entries
+/// past the tensor's K blocks are left as they are (no K block reads them).
 int64_t KernelLowering::stagers() const {
-  return 128 * config.getMathWarpgroups() - (stagingSkipsStoreWarp ? 32 : 0);
+  return 128 - (stagingSkipsStoreWarp ? 32 : 0);
 }
 
 int64_t KernelLowering::prefetchedEntries(LoadScalesOp op) {
@@ -278,9 +279,10 @@ void KernelLowering::forEachStagedEntry(
     int64_t entries, Value chunkStart, Value kBlocks,
     function_ref<void(Value inside, Value j, Value c, Value kb)> forEntry) {
   int64_t skipped = stagingSkipsStoreWarp ? 32 : 0;
-  Value stager = arith::SubIOp::create(b, loc, mathTid, constI32(skipped));
+  Value inWarpgroup = arith::AddIOp::create(b, loc, mulI32(warpInWg, 32), lane);
+  Value stager = arith::SubIOp::create(b, loc, inWarpgroup, constI32(skipped));
   Value takesPart = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                                          mathTid, constI32(skipped));
+                                          inWarpgroup, constI32(skipped));
   // Unrolled, so that the loads of one thread are in flight together.
   for (int64_t first = 0; first < entries; first += stagers()) {
     Value entry = arith::AddIOp::create(b, loc, stager, constI32(first));
@@ -306,7 +308,12 @@ Value KernelLowering::stagedScaleAddress(Value j, Value c, int64_t word) {
       b, loc, mulI32(j, kScaleChunkBlocks),
       arith::AddIOp::create(b, loc, c, constI32(word * kScaleChunkBlocks)));
   return smemAt(
-      arith::AddIOp::create(b, loc, constI32(scaleOffset), mulI32(slot, 4)));
+      arith::AddIOp::create(b, loc, warpgroupScales(), mulI32(slot, 4)));
+}
+
+Value KernelLowering::warpgroupScales() {
+  return arith::AddIOp::create(b, loc, constI32(scaleOffset),
+                               mulI32(mathWg, warpgroupScaleBytes));
 }
 
 void KernelLowering::stageBlockScales(LoadScalesOp op, Value chunkStart,
@@ -377,11 +384,11 @@ void KernelLowering::readStagedScales(LoadScalesOp op, Value chunkBlock,
   for (int64_t j = 0; j < source->numBlocks; ++j) {
     Value slot = arith::AddIOp::create(
         b, loc, chunkBlock, constI32((word + j) * kScaleChunkBlocks));
-    scales.values.push_back(LLVM::LoadOp::create(
-        b, loc, b.getF32Type(),
-        smemAt(arith::AddIOp::create(b, loc, constI32(scaleOffset),
-                                     mulI32(slot, 4))),
-        /*alignment=*/4));
+    scales.values.push_back(
+        LLVM::LoadOp::create(b, loc, b.getF32Type(),
+                             smemAt(arith::AddIOp::create(
+                                 b, loc, warpgroupScales(), mulI32(slot, 4))),
+                             /*alignment=*/4));
   }
   mapping[op] = scales.values.front();
   blockScales[op.getResult()] = scales;
