@@ -1171,6 +1171,17 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
                     .walk([](RingPutOp) { return WalkResult::interrupt(); })
                     .wasInterrupted();
   StoreOp deferred = getDeferredStore(op);
+  // The body's math role needs no barrier of all math warpgroups where
+  // nothing they share is staged per tile but the scales (each warpgroup
+  // has its own copy) and the output (each stores its own rows).
+  bool sharesStaging =
+      op.getBody()
+          .walk([](ReadTileOp) { return WalkResult::interrupt(); })
+          .wasInterrupted();
+  bool savedDecoupled = decoupledWarpgroups;
+  decoupledWarpgroups = !deferred && !sharesStaging &&
+                        config.getKSplit() == 1 &&
+                        config.getMathWarpgroups() > 1;
   SmallVector<Value> carried;
   if (countsBlocks || drains)
     carried.push_back(constIndex(0));
@@ -1237,17 +1248,6 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
   }
   if (countsBlocks)
     mapping[body.getArgument(2)] = forOp.getRegionIterArgs()[0];
-  // The body's math role needs no barrier of all math warpgroups where
-  // nothing they share is staged per tile but the scales (each warpgroup
-  // has its own copy) and the output (each stores its own rows).
-  bool sharesStaging =
-      op.getBody()
-          .walk([](ReadTileOp) { return WalkResult::interrupt(); })
-          .wasInterrupted();
-  bool savedDecoupled = decoupledWarpgroups;
-  decoupledWarpgroups = !deferred && !sharesStaging &&
-                        config.getKSplit() == 1 &&
-                        config.getMathWarpgroups() > 1;
   if (deferred) {
     ValueRange pending = forOp.getRegionIterArgs().drop_front(pendingAt);
     deferredStore = deferred;

@@ -308,7 +308,8 @@ private:
                             constI32(128 * config.getMathWarpgroups()), nullptr,
                             Value());
   }
-  /// This warpgroup's copy of the staged scales (shared-memory offset, i32).
+  /// The staged scales this thread reads (shared-memory offset, i32): the
+  /// math warpgroups' one copy, or with decoupledWarpgroups its own.
   Value warpgroupScales();
   /// bar.sync of this thread's math warpgroup only. With two warpgroups
   /// the id is in a register (ptxas then reserves all 16 named barriers,

@@ -261,13 +261,16 @@ LogicalResult KernelLowering::lowerLoadScales(LoadScalesOp op) {
   return success();
 }
 
-/// Staged word w, chunk block c of math warpgroup g at scaleOffset + g x
-/// warpgroupScaleBytes + (w x chunk + c) x 4. Each thread of a warpgroup
-/// copies every stagers()-th entry into the warpgroup's copy (the store
-/// warp's 32 threads take no part where stagingSkipsStoreWarp); entries
-/// past the tensor's K blocks are left as they are (no K block reads them).
+/// Staged word w, chunk block c at warpgroupScales() + (w x chunk + c) x 4.
+/// Each stager copies every stagers()-th entry: every math thread into one
+/// copy, or with decoupledWarpgroups each warpgroup's threads into its own
+/// (a store warp's 32 threads take no part where stagingSkipsStoreWarp);
+/// entries past the tensor's K blocks are left as they are (no K block reads
+/// them).
 int64_t KernelLowering::stagers() const {
-  return 128 - (stagingSkipsStoreWarp ? 32 : 0);
+  int64_t threads =
+      decoupledWarpgroups ? 128 : 128 * config.getMathWarpgroups();
+  return threads - (stagingSkipsStoreWarp ? 32 : 0);
 }
 
 int64_t KernelLowering::prefetchedEntries(LoadScalesOp op) {
@@ -279,10 +282,12 @@ void KernelLowering::forEachStagedEntry(
     int64_t entries, Value chunkStart, Value kBlocks,
     function_ref<void(Value inside, Value j, Value c, Value kb)> forEntry) {
   int64_t skipped = stagingSkipsStoreWarp ? 32 : 0;
-  Value inWarpgroup = arith::AddIOp::create(b, loc, mulI32(warpInWg, 32), lane);
-  Value stager = arith::SubIOp::create(b, loc, inWarpgroup, constI32(skipped));
+  Value thread = decoupledWarpgroups
+                     ? arith::AddIOp::create(b, loc, mulI32(warpInWg, 32), lane)
+                     : mathTid;
+  Value stager = arith::SubIOp::create(b, loc, thread, constI32(skipped));
   Value takesPart = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                                          inWarpgroup, constI32(skipped));
+                                          thread, constI32(skipped));
   // Unrolled, so that the loads of one thread are in flight together.
   for (int64_t first = 0; first < entries; first += stagers()) {
     Value entry = arith::AddIOp::create(b, loc, stager, constI32(first));
@@ -312,6 +317,8 @@ Value KernelLowering::stagedScaleAddress(Value j, Value c, int64_t word) {
 }
 
 Value KernelLowering::warpgroupScales() {
+  if (!decoupledWarpgroups)
+    return constI32(scaleOffset);
   return arith::AddIOp::create(b, loc, constI32(scaleOffset),
                                mulI32(mathWg, warpgroupScaleBytes));
 }
