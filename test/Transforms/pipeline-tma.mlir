@@ -5,10 +5,11 @@
 // of every access.
 
 // Slots: A at 0 (4 x 16 KiB), B at 64 KiB (4 x 16 KiB), A scales at 128 KiB
-// (4 x 512 B); epilogue tile at 133120 (1024-aligned); 8 barriers after it.
+// (4 x 512 B); epilogue tile at 133120 (1024-aligned); 8 barriers after it;
+// the staged B scales, one 512-byte copy per math warpgroup.
 // With block 64x64 and 6 stages the A scales end at 99840, so the epilogue
 // tile starts at 100352.
-// CHECK: %[[RING:.*]] = fgemm.ring.create {plan = #fgemm.ring_plan<stages = 4, offsets = [0, 65536, 131072], slot_strides = [16384, 16384, 512], slot_bytes = [16384, 16384, 512], output_offset = 133120, barriers = 165888, scales = 165952, scale_bytes = 512, smem_bytes = 166464>}
+// CHECK: %[[RING:.*]] = fgemm.ring.create {plan = #fgemm.ring_plan<stages = 4, offsets = [0, 65536, 131072], slot_strides = [16384, 16384, 512], slot_bytes = [16384, 16384, 512], output_offset = 133120, barriers = 165888, scales = 165952, scale_bytes = 1024, smem_bytes = 166976>}
 // CHECK: producer {
 // CHECK: ^bb0(%[[KB:.*]]: index):
 // CHECK-NEXT: %[[C4:.*]] = arith.constant 4 : index

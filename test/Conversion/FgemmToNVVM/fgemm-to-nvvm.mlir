@@ -21,7 +21,7 @@
 // CHECK-SAME: %[[SFB:arg[0-9]+]]: !llvm.ptr<1> {llvm.noalias}, %[[M:arg[0-9]+]]: i32, %[[N:arg[0-9]+]]: i32, %[[K:arg[0-9]+]]: i32)
 // The parameter list as the kernel description states it (docs/ABI.md).
 // CHECK-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 2, box = [128, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 4, box = [64, 64], swizzle = 128>, #fgemm.pointer_param<arg = 3>, #fgemm.dim_param<"m">, #fgemm.dim_param<"n">, #fgemm.dim_param<"k">]
-// CHECK-SAME: fgemm.smem_bytes = 166464
+// CHECK-SAME: fgemm.smem_bytes = 166976
 // CHECK-SAME: nvvm.kernel, nvvm.maxnreg = 168 : i32, nvvm.reqntid = array<i32: 384, 1, 1>
 
 // Set-up by thread 0: the four TMA descriptors prefetched (parameter
@@ -171,8 +171,9 @@
 // warpgroup's first thread, which stored its rows, waits for TMA to have read
 // them from the previous tile's staging only when the next epilogue begins
 // (the copy overlaps the main loop), the warpgroup's other threads at its own
-// barrier (id 2 + warpgroup, 128 threads) after it; the last stores are
-// waited for after the loop.
+// barrier (id 2 + warpgroup, 128 threads) after it; the barrier after the
+// staging is the warpgroup's too; the last stores are waited for after the
+// loop.
 // PERSIST: llvm.func @sm90_fp8_gemm_1d2d
 // PERSIST: nvvm.read.ptx.sreg.ctaid.x
 // PERSIST: nvvm.read.ptx.sreg.nctaid.x
@@ -180,26 +181,34 @@
 // PERSIST: nvvm.setmaxregister increase 232
 // PERSIST: scf.for
 // A tile's first staging starts with no barrier (the previous tile's store
-// ended with one) and without the store warp (math threads 0-31), which may
-// still be issuing the previous tile's TMA stores.
+// ended with one). Each math warpgroup stages its own copy of the scales
+// (512 bytes each from 165952) without its store warp (its threads 0-31,
+// thread = 32 x warp + lane), which may still be issuing the previous
+// tile's TMA stores, and meets only its own barrier after it: the
+// warpgroups of a persistent CTA never wait for each other.
 // PERSIST-NOT: nvvm.barrier
-// PERSIST: %[[STAGER:.*]] = arith.subi %{{.*}}, %c160_i32 : i32
-// PERSIST-NOT: nvvm.barrier
-// PERSIST: %[[TAKES:.*]] = arith.cmpi uge, %{{.*}}, %c32_i32 : i32
+// PERSIST: %[[WARP_BASE:.*]] = arith.muli %{{.*}}, %c32_i32 : i32
+// PERSIST-NEXT: %[[THREAD:.*]] = arith.addi %[[WARP_BASE]], %{{.*}} : i32
+// PERSIST-NEXT: %[[STAGER:.*]] = arith.subi %[[THREAD]], %c32_i32 : i32
+// PERSIST-NEXT: %[[TAKES:.*]] = arith.cmpi uge, %[[THREAD]], %c32_i32 : i32
 // PERSIST-NOT: nvvm.barrier
 // PERSIST: arith.andi %{{.*}}, %[[TAKES]] : i1
 // PERSIST-NOT: nvvm.barrier
 // PERSIST: llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// PERSIST: %[[COPY:.*]] = arith.muli %{{.*}}, %c512_i32 : i32
+// PERSIST-NEXT: arith.addi %[[COPY]], %c165952_i32 : i32
 // PERSIST: llvm.store %{{.*}} : f32, !llvm.ptr<3>
-// PERSIST-NEXT: }
-// PERSIST-NEXT: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
+// PERSIST-NOT: nvvm.barrier
+// PERSIST: %[[STAGED:.*]] = arith.addi %{{.*}}, %c2_i32 : i32
+// PERSIST-NEXT: nvvm.barrier id = %[[STAGED]] number_of_threads = %c128_i32
 // PERSIST: nvvm.wgmma.mma_async
 // PERSIST: nvvm.cp.async.bulk.wait_group 0 {read}
 // PERSIST-NEXT: }
-// PERSIST-NEXT: %[[WG_BARRIER:.*]] = arith.addi %{{.*}}, %c2_i32 : i32
-// PERSIST-NEXT: nvvm.barrier id = %[[WG_BARRIER]] number_of_threads = %c128_i32
+// PERSIST-NEXT: nvvm.barrier id = %[[STAGED]] number_of_threads = %c128_i32
 // PERSIST: llvm.fptrunc
-// PERSIST: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
+// PERSIST: nvvm.fence.proxy
+// PERSIST-NEXT: nvvm.barrier id = %[[STAGED]] number_of_threads = %c128_i32
+// PERSIST-NOT: nvvm.barrier
 // PERSIST: nvvm.cp.async.bulk.commit.group
 // PERSIST-NEXT: }
 // PERSIST-NEXT: }

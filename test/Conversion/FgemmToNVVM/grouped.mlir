@@ -159,7 +159,8 @@
 // MASKED-PERSISTENT-NEXT: llvm.store %[[FOUND]]#1, %[[START]]
 // MASKED-PERSISTENT: nvvm.setmaxregister increase
 // MASKED-PERSISTENT: scf.while
-// A tile the rows miss skips its store but still meets the math barrier:
+// A tile the rows miss skips its store but still meets the staging barrier
+// (in a persistent loop the warpgroup's: id 2 + warpgroup, 128 threads):
 // every store ends with one, so the next tile stages its B scales with no
 // barrier before.
 // MASKED-PERSISTENT: nvvm.cp.async.bulk.commit.group
@@ -168,7 +169,8 @@
 // MASKED-PERSISTENT-NEXT: }
 // MASKED-PERSISTENT-NEXT: }
 // MASKED-PERSISTENT-NEXT: } else {
-// MASKED-PERSISTENT-NEXT: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
+// MASKED-PERSISTENT-NEXT: %[[WG_BARRIER:.*]] = arith.addi %{{.*}}, %c2_i32 : i32
+// MASKED-PERSISTENT-NEXT: nvvm.barrier id = %[[WG_BARRIER]] number_of_threads = %c128_i32
 // MASKED-PERSISTENT-NEXT: }
 // MASKED-PERSISTENT-NEXT: arith.addi
 // MASKED-PERSISTENT-NEXT: scf.yield
