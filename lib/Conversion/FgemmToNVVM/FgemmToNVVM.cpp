@@ -812,8 +812,10 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
 /// Whether no math thread can still read staged scales when the threads
 /// stage the first chunk of `op`'s tile: `op` is the only math loop of its
 /// tile, and the CTA runs one tile, or the tile's store follows the loop
-/// (every lowered store ends with a math barrier, on every path, which no
-/// thread passes before all have finished the tile's K loop).
+/// (every lowered store ends with a staging barrier, on every path, which no
+/// thread passes before all that read the same copy of the scales, the math
+/// warpgroups' or with decoupledWarpgroups its warpgroup's, have finished
+/// the tile's K loop).
 bool KernelLowering::isFirstStagingOrdered(KLoopOp op) {
   Operation *tileLoop = op->getParentOfType<TileLoopOp>();
   Operation *scope = tileLoop ? tileLoop : op->getParentOfType<KernelOp>();

@@ -447,9 +447,10 @@ private:
   /// scales, loaded during the previous tile (prefetchTileScales), per
   /// staged op; empty: the first staging loads them.
   SmallVector<SmallVector<Value>> carriedTileScales;
-  /// Set in tile loops: the scale staging leaves out each math warpgroup's
-  /// warp that issues its TMA stores, whose loads would otherwise start
-  /// after the previous tile's stores (DeepGEMM leaves it out too).
+  /// Set in tile loops: the scale staging leaves out the warp that issues
+  /// TMA stores (math threads 0-31; with decoupledWarpgroups each
+  /// warpgroup's own), whose loads would otherwise start after the previous
+  /// tile's stores (DeepGEMM leaves it out too).
   bool stagingSkipsStoreWarp = false;
   /// Set while a persistent math tile loop's body is lowered where nothing
   /// the math warpgroups share needs them to meet (no staged epilogue
