@@ -4,6 +4,7 @@
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_fp8_gemm_bias_1d2d.mlir --fgemm-specialize="block-m=128 block-n=64" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=BFB
 // RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/epilogue-cast.mlir --fgemm-specialize="block-m=64 block-n=16" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=CAST
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_fp8_gemm_per_tensor.mlir --fgemm-specialize="block-m=128 block-n=64" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=PERTENSOR
+// RUN: fgemm-opt %fgemm_src_root/kernels/sm90_fp8_gemm_bias_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 schedule=persistent" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=BIAS-PERSISTENT
 // Epilogues written in the DSL, and the 1D1D recipe's per-column B scales.
 
 // 1D1D, FP32 C and D: SFB's per-row scales come by TMA like SFA's (box
@@ -146,3 +147,16 @@
 // PERTENSOR: scf.for
 // PERTENSOR-NOT: llvm.load %[[SA]]
 // PERTENSOR: llvm.intr.fma
+
+// A persistent tile loop whose epilogue reads a staged vector (the bias) keeps
+// its math warpgroups together: the vector's staging is shared, so the scale
+// staging (one copy, at 165952, every math thread) and the epilogue meet at
+// the barrier of all math threads, not at each warpgroup's.
+// BIAS-PERSISTENT: llvm.func @sm90_fp8_gemm_bias_1d2d
+// BIAS-PERSISTENT: arith.addi %{{.*}}, %c165952_i32 : i32
+// BIAS-PERSISTENT: llvm.store %{{.*}} : f32, !llvm.ptr<3>
+// BIAS-PERSISTENT-NEXT: }
+// BIAS-PERSISTENT-NEXT: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
+// BIAS-PERSISTENT: nvvm.fence.proxy
+// BIAS-PERSISTENT-NEXT: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
+// BIAS-PERSISTENT-NOT: number_of_threads = %c128_i32
