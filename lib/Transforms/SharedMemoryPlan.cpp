@@ -112,9 +112,11 @@ mlir::fgemm::planSharedMemory(ArrayRef<TileType> slotTypes, TileType outputTile,
   offset = llvm::alignTo(offset, 8);
   plan.barrierOffset = offset;
   offset += 2 * 8 * config.getStages() + (config.getKSplit() > 1 ? 16 : 0);
-  // Staged per-block scales: [math warpgroup][word][chunk block] f32 (each
-  // warpgroup stages and reads its own copy, so that neither waits for the
-  // other to have read the previous chunk).
+  // Staged per-block scales: [math warpgroup][word][chunk block] f32. Where
+  // the lowering decouples the math warpgroups (persistent tile loops with
+  // nothing else shared per tile) each stages and reads its own copy, so
+  // that neither waits for the other to have read the previous chunk;
+  // elsewhere all of them share the first.
   offset = llvm::alignTo(offset, 16);
   plan.scaleOffset = offset;
   plan.scaleBytes =

@@ -1811,12 +1811,6 @@ void KernelLowering::waitForOutputRead() {
 /// straddles the end of a row.) The warpgroup reads only the rows it staged:
 /// its own barrier orders the reads before its next staging.
 void KernelLowering::copyOutRows(StoreOp op, Value rowsBegin, Value rowsEnd) {
-  for (int64_t wave = 0; wave < config.getWaves(); ++wave)
-    copyOutWaveRows(op, wave, rowsBegin, rowsEnd);
-}
-
-void KernelLowering::copyOutWaveRows(StoreOp op, int64_t wave, Value rowsBegin,
-                                     Value rowsEnd) {
   int64_t bm = config.getBlockM(), bn = config.getBlockN();
   ArrayRef<StringAttr> destDims = op.getDest().getType().getDims();
   Value rowsM = toI32(dims.lookup(destDims.take_back(2)[0]));
@@ -1830,51 +1824,52 @@ void KernelLowering::copyOutWaveRows(StoreOp op, int64_t wave, Value rowsBegin,
     groupRows = arith::MulIOp::create(b, loc, toI32(lookup(group)), rowsM);
   int64_t e = outputElementBytes(op);
   int64_t pieceColumns = 16 / e, piecesPerRow = bn / pieceColumns;
-  Value inWarpgroup = arith::AddIOp::create(b, loc, mulI32(warpInWg, 32), lane);
-  auto forOp =
-      scf::ForOp::create(b, loc, toIndex(inWarpgroup),
-                         constIndex(kWaveRows * piecesPerRow), constIndex(128));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(forOp.getBody()->getTerminator());
-  Value piece = toI32(forOp.getInductionVar());
-  Value row = arith::AddIOp::create(
-      b, loc, mulI32(waveBlock(wave), kWaveRows),
-      arith::DivUIOp::create(b, loc, piece, constI32(piecesPerRow)));
-  Value col =
-      mulI32(arith::RemUIOp::create(b, loc, piece, constI32(piecesPerRow)),
-             pieceColumns);
-  Value globalRow = arith::AddIOp::create(b, loc, firstRow, row);
-  Value globalCol = arith::AddIOp::create(b, loc, firstCol, col);
   auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) {
     return arith::CmpIOp::create(b, loc, p, x, y);
   };
-  Value inside = arith::AndIOp::create(
-      b, loc,
-      arith::AndIOp::create(
-          b, loc, cmp(arith::CmpIPredicate::ule, rowsBegin, globalRow),
-          cmp(arith::CmpIPredicate::ult, globalRow, end)),
-      cmp(arith::CmpIPredicate::ult, globalCol, colsN));
-  auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
-  b.setInsertionPointToStart(ifOp.thenBlock());
-  auto v4i32 = VectorType::get({4}, b.getI32Type());
-  Value staged = smemAt(arith::AddIOp::create(b, loc, constI32(outputOffset),
-                                              stagedOffset(row, col, e)));
-  Value data = LLVM::LoadOp::create(b, loc, v4i32, staged, /*alignment=*/16);
   // Element offsets in 64 bits: G x M x N can pass 2^31.
   auto wide = [&](Value v) {
     return arith::ExtUIOp::create(b, loc, b.getI64Type(), v);
   };
-  Value element = arith::AddIOp::create(
-      b, loc,
-      arith::MulIOp::create(
-          b, loc, wide(arith::AddIOp::create(b, loc, groupRows, globalRow)),
-          wide(colsN)),
-      wide(globalCol));
-  Value target = LLVM::GEPOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1),
-      op.getDest().getType().getElementType(), argPointers.lookup(op.getDest()),
-      ValueRange{element});
-  LLVM::StoreOp::create(b, loc, data, target, /*alignment=*/16);
+  auto v4i32 = VectorType::get({4}, b.getI32Type());
+  for (int64_t wave = 0; wave < config.getWaves(); ++wave) {
+    auto forOp = scf::ForOp::create(b, loc, toIndex(threadInWarpgroup()),
+                                    constIndex(kWaveRows * piecesPerRow),
+                                    constIndex(128));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(forOp.getBody()->getTerminator());
+    Value piece = toI32(forOp.getInductionVar());
+    Value row = arith::AddIOp::create(
+        b, loc, mulI32(waveBlock(wave), kWaveRows),
+        arith::DivUIOp::create(b, loc, piece, constI32(piecesPerRow)));
+    Value col =
+        mulI32(arith::RemUIOp::create(b, loc, piece, constI32(piecesPerRow)),
+               pieceColumns);
+    Value globalRow = arith::AddIOp::create(b, loc, firstRow, row);
+    Value globalCol = arith::AddIOp::create(b, loc, firstCol, col);
+    Value inside = arith::AndIOp::create(
+        b, loc,
+        arith::AndIOp::create(
+            b, loc, cmp(arith::CmpIPredicate::ule, rowsBegin, globalRow),
+            cmp(arith::CmpIPredicate::ult, globalRow, end)),
+        cmp(arith::CmpIPredicate::ult, globalCol, colsN));
+    auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    Value staged = smemAt(arith::AddIOp::create(b, loc, constI32(outputOffset),
+                                                stagedOffset(row, col, e)));
+    Value data = LLVM::LoadOp::create(b, loc, v4i32, staged, /*alignment=*/16);
+    Value element = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(
+            b, loc, wide(arith::AddIOp::create(b, loc, groupRows, globalRow)),
+            wide(colsN)),
+        wide(globalCol));
+    Value target = LLVM::GEPOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1),
+        op.getDest().getType().getElementType(),
+        argPointers.lookup(op.getDest()), ValueRange{element});
+    LLVM::StoreOp::create(b, loc, data, target, /*alignment=*/16);
+  }
 }
 
 /// The first i in [lo, hi) with `past(i)` (hi if none), for a `past` that

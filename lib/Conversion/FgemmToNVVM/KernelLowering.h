@@ -317,6 +317,10 @@ private:
   /// warpgroup with constant ids had made ptxas spill the 256x128 pairs
   /// specialized for N and K.
   void warpgroupBarrier();
+  /// This thread's index in its math warpgroup (i32, 0-127).
+  Value threadInWarpgroup() {
+    return arith::AddIOp::create(b, loc, mulI32(warpInWg, 32), lane);
+  }
   /// Whether this thread is its math warpgroup's first (i1): the one that
   /// issues, and waits for, the warpgroup's TMA stores.
   Value isWarpgroupLeader() {
@@ -361,8 +365,6 @@ private:
   /// memory row by row, writing only the rows in [rowsBegin, rowsEnd) (a
   /// store cut by `rows`).
   void copyOutRows(StoreOp op, Value rowsBegin, Value rowsEnd);
-  void copyOutWaveRows(StoreOp op, int64_t wave, Value rowsBegin,
-                       Value rowsEnd);
   LogicalResult lowerZeroRows(ZeroRowsOp op);
   /// The index entries of the thread's rows of `op` per (wave, half).
   SmallVector<Value> loadZeroRowEntries(ZeroRowsOp op);

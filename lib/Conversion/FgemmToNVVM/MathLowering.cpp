@@ -282,9 +282,7 @@ void KernelLowering::forEachStagedEntry(
     int64_t entries, Value chunkStart, Value kBlocks,
     function_ref<void(Value inside, Value j, Value c, Value kb)> forEntry) {
   int64_t skipped = stagingSkipsStoreWarp ? 32 : 0;
-  Value thread = decoupledWarpgroups
-                     ? arith::AddIOp::create(b, loc, mulI32(warpInWg, 32), lane)
-                     : mathTid;
+  Value thread = decoupledWarpgroups ? threadInWarpgroup() : mathTid;
   Value stager = arith::SubIOp::create(b, loc, thread, constI32(skipped));
   Value takesPart = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
                                           thread, constI32(skipped));
