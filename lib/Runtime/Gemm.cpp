@@ -136,12 +136,16 @@ fgemm::denseConfigurationSet(DenseRecipe recipe) {
   // The 128x128 and 64x128 persistent grids (short tiles at M <= 128) load
   // each tile's first B scales during the tile before: 4.9% and 1.0%
   // faster at 128x32768x512 and 64x32768x512 in this set's choice (H100,
-  // docs/PERF.md, fifteenth session, item 5); the pairs lost with it (the
-  // order recomputed at each tile).
+  // docs/PERF.md, fifteenth session, item 5). The 256x128 pairs too, now
+  // that the next tile's order and scales are computed under the tile's
+  // first wgmmas and carried (the order had been recomputed at each tile's
+  // top, and the pairs lost with it): 0.98-1.00x the time on the M = 4096
+  // shapes (H100, docs/PERF.md, 2026-11-27 twenty-fifth session).
   static const std::vector<DenseConfiguration> set = {
       {256, 128, false, 8},
       {256, 128, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
-       /*multicastB=*/false},
+       /*multicastB=*/false, /*kSplit=*/1, /*launchRaster=*/false,
+       /*prefetchScales=*/true},
       {128, 192, false, 16},
       {128, 192, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
        /*multicastB=*/true, /*kSplit=*/1, /*launchRaster=*/true},

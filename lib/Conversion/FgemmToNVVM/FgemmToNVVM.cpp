@@ -359,7 +359,7 @@ LogicalResult KernelLowering::lowerBlock(Block &block) {
 
 LogicalResult KernelLowering::lowerOp(Operation &op) {
   loc = op.getLoc();
-  if (&op == skipOp)
+  if (&op == skipOp || carriedOrderOps.contains(&op))
     return success();
   // Index arithmetic made by the passes (stage/phase) lowers later with arith.
   if (isa_and_nonnull<arith::ArithDialect>(op.getDialect())) {
@@ -871,7 +871,7 @@ KernelLowering::emitKBlock(KLoopOp op, Value kb, Value inLoop, ValueRange args,
         Value chunkStart = arith::SubIOp::create(b, loc, toI32(kb), chunkBlock);
         int64_t word = 0;
         // The tile's first chunk may have been loaded during the previous
-        // tile (prefetchTileScales).
+        // tile (prefetchTile).
         bool prefetched =
             firstKBlock && carriedTileScales.size() == staged.size();
         for (size_t i = 0; i < staged.size(); ++i) {
@@ -1053,102 +1053,154 @@ void KernelLowering::waitForLastStore(TileLoopOp op) {
     waitForOutputRead();
 }
 
-/// The staged scales' tile indices of tile `tile` are recomputed from the
-/// tile order (the body's ops they come from, lowered a second time with the
-/// tile loop's arguments replaced), and the math threads load what the
-/// tile's first staging copies; a tile past the loop's count loads nothing
-/// (its order could read past the layout tensors).
-FailureOr<SmallVector<SmallVector<Value>>>
-KernelLowering::prefetchTileScales(TileLoopOp op, ArrayRef<LoadScalesOp> staged,
-                                   Value iteration, Value tile) {
+/// The top-level ops of the tile loop's body that compute from the loop's
+/// tile and iteration (not the ring position) by index arithmetic and the
+/// layout tensors' lookups: the tile order, in body order.
+static llvm::SetVector<Operation *> getTileOrderOps(TileLoopOp op) {
   Block &body = op.getBody().front();
-  llvm::SetVector<Operation *> slice; // operands first
-  std::function<bool(Value)> collect = [&](Value v) -> bool {
+  llvm::SetVector<Operation *> order;
+  auto known = [&](Value v) {
     if (auto arg = dyn_cast<BlockArgument>(v))
       return arg.getOwner() == &body
-                 ? arg.getArgNumber() < 2 // not the ring position
+                 ? arg.getArgNumber() < 2
                  : !op->isAncestor(arg.getOwner()->getParentOp());
     Operation *def = v.getDefiningOp();
-    if (!op->isAncestor(def))
-      return true; // computed before the loop
-    if (slice.contains(def))
-      return true;
+    return !op->isAncestor(def) || order.contains(def);
+  };
+  for (Operation &def : body) {
     bool tileOrder =
-        isa_and_nonnull<arith::ArithDialect>(def->getDialect()) ||
+        isa_and_nonnull<arith::ArithDialect>(def.getDialect()) ||
         isa<ReadOp, FindGroupOp, FindPieceGroupOp, FindRowTileGroupOp, DimOp,
             NumBlocksOp, RasterGroupOp>(def);
-    if (def->getBlock() != &body || !tileOrder)
-      return false;
-    if (!llvm::all_of(def->getOperands(), collect))
-      return false;
-    slice.insert(def);
-    return true;
-  };
-  for (LoadScalesOp scales : staged)
-    if (!collect(scales.getIndex()) ||
-        (scales.getGroup() && !collect(scales.getGroup())))
-      return scales.emitError(
-          "prefetch-scales: the scales' tile index or group comes from more "
-          "than the tile loop's tile order (index arithmetic and the layout "
-          "tensors' lookups at the top of its body), so the next tile's "
-          "cannot be computed ahead");
+    if (tileOrder && llvm::all_of(def.getOperands(), known))
+      order.insert(&def);
+  }
+  return order;
+}
 
+FailureOr<SmallVector<Value>>
+KernelLowering::prefetchTile(TileLoopOp op, const PrefetchedTile &prefetch,
+                             Value iteration, Value tile) {
+  Block &body = op.getBody().front();
   bool skipsStoreWarp = stagingSkipsStoreWarp;
   stagingSkipsStoreWarp = true; // as the tile loop's staging
-  SmallVector<size_t> counts;
-  SmallVector<Type> types;
-  for (LoadScalesOp scales : staged) {
-    counts.push_back(llvm::divideCeil(prefetchedEntries(scales), stagers()));
-    types.append(counts.back(), b.getF32Type());
-  }
+  SmallVector<Type> types = llvm::map_to_vector(
+      prefetch.carried, [](Value v) { return v.getType(); });
+  for (size_t count : prefetch.scaleCounts)
+    types.append(count, b.getF32Type());
   Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tile,
                                         lookup(op.getCount()));
   auto ifOp =
       scf::IfOp::create(b, loc, types, inRange, /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-  Value zero =
-      LLVM::ConstantOp::create(b, loc, b.getF32Type(), b.getF32FloatAttr(0));
-  scf::YieldOp::create(b, loc, SmallVector<Value>(types.size(), zero));
+  SmallVector<Value> zeros = llvm::map_to_vector(types, [&](Type type) {
+    return isa<FloatType>(type)
+               ? Value(LLVM::ConstantOp::create(b, loc, type,
+                                                b.getFloatAttr(type, 0)))
+               : Value(arith::ConstantOp::create(b, loc, type,
+                                                 b.getZeroAttr(type)));
+  });
+  scf::YieldOp::create(b, loc, zeros);
   b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-  // The body is lowered after this: the slice's values are dropped again,
-  // and the loop's arguments get back what they had (none before the loop).
-  Value savedIteration = lookup(body.getArgument(0));
-  Value savedTile = lookup(body.getArgument(1));
+  // The order's values and the loop's arguments get back what they had:
+  // nothing before the loop, the current tile's (or none) in its body.
+  SmallVector<std::pair<Value, Value>> saved = {
+      {body.getArgument(0), mapping.lookup(body.getArgument(0))},
+      {body.getArgument(1), mapping.lookup(body.getArgument(1))}};
+  for (Operation *def : prefetch.order)
+    for (Value result : def->getResults()) {
+      saved.emplace_back(result, mapping.lookup(result));
+      mapping.erase(result);
+    }
   mapping[body.getArgument(0)] = iteration;
   mapping[body.getArgument(1)] = tile;
+  DenseSet<Operation *> skipped = std::exchange(carriedOrderOps, {});
   auto restore = [&]() {
-    for (Operation *def : slice)
-      for (Value result : def->getResults())
-        mapping.erase(result);
-    for (auto [arg, saved] : {std::pair(body.getArgument(0), savedIteration),
-                              std::pair(body.getArgument(1), savedTile)}) {
-      if (saved)
-        mapping[arg] = saved;
+    for (auto [value, previous] : saved) {
+      if (previous)
+        mapping[value] = previous;
       else
-        mapping.erase(arg);
+        mapping.erase(value);
     }
+    carriedOrderOps = std::move(skipped);
     stagingSkipsStoreWarp = skipsStoreWarp;
   };
   SmallVector<Value> values;
-  for (Operation *def : slice)
+  for (Operation *def : prefetch.order)
     if (failed(lowerOp(*def))) {
       restore();
       return failure();
     }
-  for (LoadScalesOp scales : staged)
+  for (Value v : prefetch.carried)
+    values.push_back(lookup(v));
+  for (LoadScalesOp scales : prefetch.scales)
     llvm::append_range(values, loadStagedScales(scales, constI32(0)));
   restore();
-  if (values.size() != types.size())
-    return op.emitError("the prefetched scales do not match their staging");
+  if (values.size() != types.size() ||
+      !llvm::equal(ValueRange(values).getTypes(), types))
+    return op.emitError("the prefetched tile does not match its staging");
   scf::YieldOp::create(b, loc, values);
-  SmallVector<SmallVector<Value>> perOp;
-  ValueRange results = ifOp.getResults();
-  for (size_t count : counts) {
-    perOp.emplace_back(results.take_front(count));
-    results = results.drop_front(count);
+  return SmallVector<Value>(ifOp.getResults());
+}
+
+FailureOr<KernelLowering::PrefetchedTile>
+KernelLowering::planPrefetchedTile(TileLoopOp op,
+                                   ArrayRef<LoadScalesOp> staged) {
+  PrefetchedTile prefetch;
+  prefetch.order = getTileOrderOps(op);
+  prefetch.scales.assign(staged.begin(), staged.end());
+  Block &body = op.getBody().front();
+  auto fromOrder = [&](Value v) {
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      return arg.getOwner() == &body
+                 ? arg.getArgNumber() < 2
+                 : !op->isAncestor(arg.getOwner()->getParentOp());
+    Operation *def = v.getDefiningOp();
+    return !op->isAncestor(def) || prefetch.order.contains(def);
+  };
+  for (LoadScalesOp scales : staged)
+    if (!fromOrder(scales.getIndex()) ||
+        (scales.getGroup() && !fromOrder(scales.getGroup())))
+      return scales.emitError(
+          "prefetch-scales: the scales' tile index or group comes from more "
+          "than the tile loop's tile order (index arithmetic and the layout "
+          "tensors' lookups at the top of its body), so the next tile's "
+          "cannot be computed ahead");
+  // The order's values the rest of the body uses (constants it lowers
+  // itself).
+  for (Operation *def : prefetch.order) {
+    if (def->hasTrait<OpTrait::ConstantLike>())
+      continue;
+    for (Value result : def->getResults())
+      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+            return !prefetch.order.contains(body.findAncestorOpInBlock(*user));
+          }))
+        prefetch.carried.push_back(result);
   }
-  return perOp;
+
+  for (LoadScalesOp scales : staged)
+    prefetch.scaleCounts.push_back(
+        llvm::divideCeil(prefetchedEntries(scales), stagers()));
+  return prefetch;
+}
+
+// Index values of the tile order (tiles, rows, blocks) fit 32 bits: kept as
+// i32 across the tile (as i64, 128x192 masked pairs spilled).
+Value KernelLowering::newStackSlotFor(Type type) {
+  return newStackSlot(type.isIndex() ? b.getI32Type() : type);
+}
+
+void KernelLowering::storeToSlot(Value value, Value slot) {
+  if (value.getType().isIndex())
+    value = toI32(value);
+  LLVM::StoreOp::create(b, loc, value, slot);
+}
+
+Value KernelLowering::loadFromSlot(Type type, Value slot) {
+  if (!type.isIndex())
+    return LLVM::LoadOp::create(b, loc, type, slot);
+  return toIndex(LLVM::LoadOp::create(b, loc, b.getI32Type(), slot));
 }
 
 /// Persistent schedule: CTA p of P runs the linear tiles p, p + P, ... <
@@ -1194,12 +1246,16 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
       carried.push_back(constIndex(0));
     carried.push_back(arith::ConstantIntOp::create(b, loc, 0, 1));
   }
-  // prefetch_scales: the math role loads each tile's first staged scales at
-  // the top of the tile before (the first tile's before the loop), so that
-  // the tile's staging does not wait for global memory. Measured faster for
-  // short tiles only (docs/PERF.md, fifteenth session): the recomputed
-  // order sits on each tile's path. (checkKernelConfig refuses it with the
-  // deferred store and the overlapped promotion, which stage otherwise.)
+  // prefetch_scales: the math role loads each tile's first staged scales
+  // during the tile before, once that tile's first wgmmas are issued
+  // (nextTileHook; the first tile's before the loop): the next tile's order
+  // and the loads' issue run while the tensor cores work, and the tile's
+  // staging does not wait for global memory. The values pass through stack
+  // slots, as the hook runs inside the K loop's regions. (At the top of the
+  // tile, the recomputed order had sat on each tile's path: slower where
+  // tiles were long, docs/PERF.md, fifteenth session. checkKernelConfig
+  // refuses the knob with the deferred store and the overlapped promotion,
+  // which stage otherwise.)
   SmallVector<LoadScalesOp> prefetched;
   if (config.getPrefetchScales()) {
     SmallVector<KLoopOp> mathLoops;
@@ -1209,17 +1265,24 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
     if (mathLoops.size() == 1 && !mathLoops.front().getFirst())
       prefetched = stagedScales(mathLoops.front());
   }
-  size_t scalesAt = carried.size();
-  SmallVector<size_t> scaleCounts; // carried values per prefetched op
+  PrefetchedTile prefetch;
+  SmallVector<Value> slots; // the carried order values', then the scales
+  auto storeSlots = [&](ValueRange values) {
+    for (auto [value, slot] : llvm::zip_equal(values, slots))
+      storeToSlot(value, slot);
+  };
   if (!prefetched.empty()) {
-    FailureOr<SmallVector<SmallVector<Value>>> first =
-        prefetchTileScales(op, prefetched, constIndex(0), pid);
+    FailureOr<PrefetchedTile> planned = planPrefetchedTile(op, prefetched);
+    if (failed(planned))
+      return failure();
+    prefetch = std::move(*planned);
+    FailureOr<SmallVector<Value>> first =
+        prefetchTile(op, prefetch, constIndex(0), pid);
     if (failed(first))
       return failure();
-    for (const SmallVector<Value> &values : *first) {
-      scaleCounts.push_back(values.size());
-      llvm::append_range(carried, values);
-    }
+    for (Value value : *first)
+      slots.push_back(newStackSlotFor(value.getType()));
+    storeSlots(*first);
   }
   auto forOp = scf::ForOp::create(b, loc, pid, lookup(op.getCount()),
                                   numPrograms, carried);
@@ -1231,22 +1294,39 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
       b, loc, arith::SubIOp::create(b, loc, tile, pid), numPrograms);
   mapping[body.getArgument(0)] = iteration;
   mapping[body.getArgument(1)] = tile;
-  SmallVector<Value> nextScales;
   if (!prefetched.empty()) {
-    // This tile's, split per staged op; then the next tile's, loaded now.
-    ValueRange mine = forOp.getRegionIterArgs().drop_front(scalesAt);
-    carriedTileScales.clear();
-    for (size_t count : scaleCounts) {
-      carriedTileScales.emplace_back(mine.take_front(count));
-      mine = mine.drop_front(count);
+    // This tile's order and first scales, computed and loaded during the
+    // previous tile; the next tile's once this one's first wgmmas are
+    // issued.
+    SmallVector<Value> mine;
+    for (size_t i = 0; i < slots.size(); ++i) {
+      Type type = i < prefetch.carried.size() ? prefetch.carried[i].getType()
+                                              : Type(b.getF32Type());
+      mine.push_back(loadFromSlot(type, slots[i]));
     }
-    FailureOr<SmallVector<SmallVector<Value>>> next = prefetchTileScales(
-        op, prefetched, arith::AddIOp::create(b, loc, iteration, constIndex(1)),
-        arith::AddIOp::create(b, loc, tile, numPrograms));
-    if (failed(next))
-      return failure();
-    for (const SmallVector<Value> &values : *next)
-      llvm::append_range(nextScales, values);
+    ArrayRef<Value> rest(mine);
+    for (Value v : prefetch.carried) {
+      mapping[v] = rest.front();
+      rest = rest.drop_front();
+    }
+    carriedTileScales.clear();
+    for (size_t count : prefetch.scaleCounts) {
+      carriedTileScales.emplace_back(rest.take_front(count));
+      rest = rest.drop_front(count);
+    }
+    for (Operation *def : prefetch.order)
+      if (!def->hasTrait<OpTrait::ConstantLike>())
+        carriedOrderOps.insert(def);
+    nextTileHookRuns = 0;
+    nextTileHook = [&, iteration, tile]() -> LogicalResult {
+      FailureOr<SmallVector<Value>> next = prefetchTile(
+          op, prefetch, arith::AddIOp::create(b, loc, iteration, constIndex(1)),
+          arith::AddIOp::create(b, loc, tile, numPrograms));
+      if (failed(next))
+        return failure();
+      storeSlots(*next);
+      return success();
+    };
   }
   if (countsBlocks)
     mapping[body.getArgument(2)] = forOp.getRegionIterArgs()[0];
@@ -1261,10 +1341,15 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
   LogicalResult lowered = lowerBlock(body);
   decoupledWarpgroups = savedDecoupled;
   firstBlockHook = nullptr;
+  nextTileHook = nullptr;
   deferredStore = StoreOp();
   carriedTileScales.clear();
+  carriedOrderOps.clear();
   if (failed(lowered))
     return failure();
+  if (!prefetched.empty() && nextTileHookRuns == 0)
+    return op.emitError("prefetch-scales: the tile's first K block did not "
+                        "load the next tile's scales");
   if (deferred && firstBlockHookRuns == 0)
     return deferred.emitError(
         "overlap-epilogue: the tile's first K block did not issue the "
@@ -1287,7 +1372,6 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
       yielded.push_back(lookup(v));
     yielded.push_back(arith::ConstantIntOp::create(b, loc, 1, 1));
   }
-  llvm::append_range(yielded, nextScales);
   scf::YieldOp::create(b, loc, yielded);
   b.setInsertionPointAfter(forOp);
   if (drains)
@@ -2060,22 +2144,29 @@ LogicalResult KernelLowering::lowerFindRowTileGroup(FindRowTileGroupOp op) {
   return success();
 }
 
-/// Two i32 stack slots at the kernel's entry, both 0 there (group 0 starts
-/// at tile 0).
-std::pair<Value, Value> KernelLowering::newLookupCache() {
+Value KernelLowering::newStackSlot(Type type) {
   OpBuilder::InsertionGuard guard(b);
-  Block &entry = func.getBody().front();
-  b.setInsertionPointToStart(&entry);
-  auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
+  b.setInsertionPointToStart(&func.getBody().front());
   Value one =
       LLVM::ConstantOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(1));
-  Value zero =
-      LLVM::ConstantOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0));
+  return LLVM::AllocaOp::create(b, loc,
+                                LLVM::LLVMPointerType::get(b.getContext()),
+                                type, one, /*alignment=*/4);
+}
+
+/// Two i32 stack slots, both 0 at the kernel's entry (group 0 starts at
+/// tile 0).
+std::pair<Value, Value> KernelLowering::newLookupCache() {
   std::pair<Value, Value> slots;
-  for (Value *slot : {&slots.first, &slots.second}) {
-    *slot = LLVM::AllocaOp::create(b, loc, ptrType, b.getI32Type(), one,
-                                   /*alignment=*/4);
-    LLVM::StoreOp::create(b, loc, zero, *slot);
+  // Each slot goes to the entry's start, its store after it.
+  for (Value *slot : {&slots.second, &slots.first}) {
+    *slot = newStackSlot(b.getI32Type());
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointAfter(slot->getDefiningOp());
+    LLVM::StoreOp::create(b, loc,
+                          LLVM::ConstantOp::create(b, loc, b.getI32Type(),
+                                                   b.getI32IntegerAttr(0)),
+                          *slot);
   }
   return slots;
 }

@@ -281,7 +281,7 @@ private:
       function_ref<void(Value inside, Value j, Value c, Value kb)> forEntry);
   /// The values stageBlockScales would copy for the chunk at `chunkStart`
   /// (every staged word of the tile's largest span; 0 where it copies none),
-  /// loaded now: the next tile's, prefetched (prefetchTileScales).
+  /// loaded now: the next tile's, prefetched (prefetchTile).
   SmallVector<Value> loadStagedScales(LoadScalesOp op, Value chunkStart);
   /// Shared-memory address of staged word `word`'s relative block j, chunk
   /// block c.
@@ -292,13 +292,34 @@ private:
   /// The per-block scales `op`'s math threads stage (not TMA loads, not per
   /// tensor, indexed by the loop's K block).
   SmallVector<LoadScalesOp> stagedScales(KLoopOp op);
-  /// The first chunk's staged scales of the tile loop's tile `tile`
-  /// (iteration `iteration`), loaded by the math threads, per staged op;
-  /// zeros past the loop's tiles. An error where the staged scales' tile
-  /// indices come from more than the tile order.
-  FailureOr<SmallVector<SmallVector<Value>>>
-  prefetchTileScales(TileLoopOp op, ArrayRef<LoadScalesOp> staged,
-                     Value iteration, Value tile);
+  /// prefetch_scales: what a persistent math tile loop computes for the next
+  /// tile during the current one.
+  struct PrefetchedTile {
+    /// The body's tile order (its top-level index arithmetic and layout
+    /// lookups from the loop's tile and iteration).
+    llvm::SetVector<Operation *> order;
+    /// The order's values the rest of the body uses.
+    SmallVector<Value> carried;
+    /// The staged scales whose first chunk is loaded ahead, and the values
+    /// each thread loads of each.
+    SmallVector<LoadScalesOp> scales;
+    SmallVector<size_t> scaleCounts;
+  };
+  /// The prefetch of `staged`'s tile loop; an error where the staged scales'
+  /// tile indices come from more than the tile order.
+  FailureOr<PrefetchedTile> planPrefetchedTile(TileLoopOp op,
+                                               ArrayRef<LoadScalesOp> staged);
+  /// The carried order values, then the first-chunk staged scales, of the
+  /// tile loop's tile `tile` (iteration `iteration`), computed and loaded
+  /// here by the math threads; zeros past the loop's tiles.
+  FailureOr<SmallVector<Value>> prefetchTile(TileLoopOp op,
+                                             const PrefetchedTile &prefetch,
+                                             Value iteration, Value tile);
+  /// A stack slot (newStackSlot) for a value of `type` (index as i32), and
+  /// its store and load.
+  Value newStackSlotFor(Type type);
+  void storeToSlot(Value value, Value slot);
+  Value loadFromSlot(Type type, Value slot);
   /// `op`'s scales of the chunk's block `chunkBlock`, read from the staging.
   void readStagedScales(LoadScalesOp op, Value chunkBlock, int64_t word);
   bool isFirstStagingOrdered(KLoopOp op);
@@ -380,6 +401,9 @@ private:
   LogicalResult lowerFindRowTileGroup(FindRowTileGroupOp op);
   /// A fresh (group, first tile) cache of one row-tile group lookup.
   std::pair<Value, Value> newLookupCache();
+  /// A stack slot of `type` at the kernel's entry: a value set on one path
+  /// and read on another, which LLVM turns into registers (mem2reg).
+  Value newStackSlot(Type type);
   /// ceil(clamp(sizes[g], 0, limit) / block) (i32 values).
   Value rowTilesOf(Value sizes, Value g, Value limit, int64_t block);
   /// The first i in [lo, hi) where `past(i)` holds (hi if none), for a
@@ -427,6 +451,9 @@ private:
   // warp_specialize.
   Value mathTid, mathWg, warpInWg, lane;
   Operation *skipOp = nullptr; // a ring.release fused into the preceding dot
+  /// prefetch_scales: the body's tile-order ops, whose values come from the
+  /// previous tile (prefetchTile) instead.
+  DenseSet<Operation *> carriedOrderOps;
   /// The scf.if the kernel's remaining work runs in (fgemm.skip_tile_if).
   Operation *skippedTile = nullptr;
   /// Per-block scale loads lowered by the K loop (read from the staging).
@@ -446,7 +473,7 @@ private:
   /// before it (isFirstStagingOrdered).
   bool firstStagingOrdered = false;
   /// Persistent math tile loops: the current tile's first-chunk staged
-  /// scales, loaded during the previous tile (prefetchTileScales), per
+  /// scales, loaded during the previous tile (prefetchTile), per
   /// staged op; empty: the first staging loads them.
   SmallVector<SmallVector<Value>> carriedTileScales;
   /// Set in tile loops: the scale staging leaves out the warp that issues
@@ -480,12 +507,22 @@ private:
   /// The tile loop's store, which firstBlockHook emits one tile late.
   StoreOp deferredStore;
   int64_t firstBlockHookRuns = 0;
-  /// Runs firstBlockHook where one is set (and counts the run).
+  /// prefetch_scales: while a persistent math tile loop's body is lowered,
+  /// loads the next tile's first staged scales, on the same paths, after
+  /// firstBlockHook.
+  std::function<LogicalResult()> nextTileHook;
+  int64_t nextTileHookRuns = 0;
+  /// Runs firstBlockHook and nextTileHook where set (and counts the runs).
   LogicalResult runFirstBlockHook() {
-    if (!firstBlockHook)
+    if (firstBlockHook) {
+      ++firstBlockHookRuns;
+      if (failed(firstBlockHook()))
+        return failure();
+    }
+    if (!nextTileHook)
       return success();
-    ++firstBlockHookRuns;
-    return firstBlockHook();
+    ++nextTileHookRuns;
+    return nextTileHook();
   }
   /// setmaxnreg of the math warpgroups (from fgemm.warp_specialize).
   int64_t consumerRegs = 0;
