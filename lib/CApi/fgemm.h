@@ -75,8 +75,8 @@ typedef struct fgemm_dense_config {
   int32_t k_split;       /* CTAs per tile, each a share of K (1, 2 or 4) */
   int32_t launch_raster; /* 1: raster_group is a launch parameter (its
                             default), chosen per launch */
-  int32_t prefetch_scales; /* 1 (persistent): each tile's first scales
-                              loaded during the tile before */
+  int32_t prefetch_scales; /* 1 (persistent): each tile's order and first
+                              scales computed during the tile before */
 } fgemm_dense_config;
 
 /* Makes the kernel of `config` and writes BASE (of BASE.cubin + BASE.meta)
