@@ -1053,26 +1053,32 @@ void KernelLowering::waitForLastStore(TileLoopOp op) {
     waitForOutputRead();
 }
 
+/// Whether `v` is known from the tile loop's tile and iteration (not the
+/// ring position) through `order`'s ops, or from before the loop.
+static bool isFromTileOrder(TileLoopOp op,
+                            const llvm::SetVector<Operation *> &order,
+                            Value v) {
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return arg.getOwner() == &op.getBody().front()
+               ? arg.getArgNumber() < 2
+               : !op->isAncestor(arg.getOwner()->getParentOp());
+  Operation *def = v.getDefiningOp();
+  return !op->isAncestor(def) || order.contains(def);
+}
+
 /// The top-level ops of the tile loop's body that compute from the loop's
-/// tile and iteration (not the ring position) by index arithmetic and the
-/// layout tensors' lookups: the tile order, in body order.
+/// tile and iteration by index arithmetic and the layout tensors' lookups:
+/// the tile order, in body order.
 static llvm::SetVector<Operation *> getTileOrderOps(TileLoopOp op) {
-  Block &body = op.getBody().front();
   llvm::SetVector<Operation *> order;
-  auto known = [&](Value v) {
-    if (auto arg = dyn_cast<BlockArgument>(v))
-      return arg.getOwner() == &body
-                 ? arg.getArgNumber() < 2
-                 : !op->isAncestor(arg.getOwner()->getParentOp());
-    Operation *def = v.getDefiningOp();
-    return !op->isAncestor(def) || order.contains(def);
-  };
-  for (Operation &def : body) {
+  for (Operation &def : op.getBody().front()) {
     bool tileOrder =
         isa_and_nonnull<arith::ArithDialect>(def.getDialect()) ||
         isa<ReadOp, FindGroupOp, FindPieceGroupOp, FindRowTileGroupOp, DimOp,
             NumBlocksOp, RasterGroupOp>(def);
-    if (tileOrder && llvm::all_of(def.getOperands(), known))
+    if (tileOrder && llvm::all_of(def.getOperands(), [&](Value v) {
+          return isFromTileOrder(op, order, v);
+        }))
       order.insert(&def);
   }
   return order;
@@ -1152,12 +1158,7 @@ KernelLowering::planPrefetchedTile(TileLoopOp op,
   prefetch.scales.assign(staged.begin(), staged.end());
   Block &body = op.getBody().front();
   auto fromOrder = [&](Value v) {
-    if (auto arg = dyn_cast<BlockArgument>(v))
-      return arg.getOwner() == &body
-                 ? arg.getArgNumber() < 2
-                 : !op->isAncestor(arg.getOwner()->getParentOp());
-    Operation *def = v.getDefiningOp();
-    return !op->isAncestor(def) || prefetch.order.contains(def);
+    return isFromTileOrder(op, prefetch.order, v);
   };
   for (LoadScalesOp scales : staged)
     if (!fromOrder(scales.getIndex()) ||
@@ -1186,7 +1187,7 @@ KernelLowering::planPrefetchedTile(TileLoopOp op,
 }
 
 // Index values of the tile order (tiles, rows, blocks) fit 32 bits: kept as
-// i32 across the tile (as i64, 128x192 masked pairs spilled).
+// i32 across the tile, half the registers of i64.
 Value KernelLowering::newStackSlotFor(Type type) {
   return newStackSlot(type.isIndex() ? b.getI32Type() : type);
 }
@@ -1266,7 +1267,9 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
       prefetched = stagedScales(mathLoops.front());
   }
   PrefetchedTile prefetch;
-  SmallVector<Value> slots; // the carried order values', then the scales
+  // The carried order values', then the scales', and their types.
+  SmallVector<Value> slots;
+  SmallVector<Type> slotTypes;
   auto storeSlots = [&](ValueRange values) {
     for (auto [value, slot] : llvm::zip_equal(values, slots))
       storeToSlot(value, slot);
@@ -1280,8 +1283,10 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
         prefetchTile(op, prefetch, constIndex(0), pid);
     if (failed(first))
       return failure();
-    for (Value value : *first)
+    for (Value value : *first) {
       slots.push_back(newStackSlotFor(value.getType()));
+      slotTypes.push_back(value.getType());
+    }
     storeSlots(*first);
   }
   auto forOp = scf::ForOp::create(b, loc, pid, lookup(op.getCount()),
@@ -1299,11 +1304,8 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
     // previous tile; the next tile's once this one's first wgmmas are
     // issued.
     SmallVector<Value> mine;
-    for (size_t i = 0; i < slots.size(); ++i) {
-      Type type = i < prefetch.carried.size() ? prefetch.carried[i].getType()
-                                              : Type(b.getF32Type());
-      mine.push_back(loadFromSlot(type, slots[i]));
-    }
+    for (auto [slot, type] : llvm::zip_equal(slots, slotTypes))
+      mine.push_back(loadFromSlot(type, slot));
     ArrayRef<Value> rest(mine);
     for (Value v : prefetch.carried) {
       mapping[v] = rest.front();
