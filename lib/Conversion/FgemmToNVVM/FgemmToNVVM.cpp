@@ -1143,8 +1143,7 @@ KernelLowering::prefetchTile(TileLoopOp op, const PrefetchedTile &prefetch,
   for (LoadScalesOp scales : prefetch.scales)
     llvm::append_range(values, loadStagedScales(scales, constI32(0)));
   restore();
-  if (values.size() != types.size() ||
-      !llvm::equal(ValueRange(values).getTypes(), types))
+  if (!llvm::equal(ValueRange(values).getTypes(), types))
     return op.emitError("the prefetched tile does not match its staging");
   scf::YieldOp::create(b, loc, values);
   return SmallVector<Value>(ifOp.getResults());
@@ -1707,9 +1706,10 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
     Value firstRow = pinned(mulI32(mathWg, kWaveRows));
     Value rowBase = arith::AddIOp::create(b, loc, coordM, firstRow);
     Value byteBase = mulI32(firstRow, w * e);
-    for (int64_t wave = 0; wave < config.getWaves(); ++wave)
+    auto mode = NVVM::TMAStoreModeAttr::get(ctx, NVVM::TMAStoreMode::TILE);
+    for (int64_t wave = 0; wave < config.getWaves(); ++wave) {
+      int64_t waveRow = wave * config.getMathWarpgroups() * kWaveRows;
       for (int64_t slab = 0; slab < bn / w; ++slab) {
-        int64_t waveRow = wave * config.getMathWarpgroups() * kWaveRows;
         SmallVector<Value> coords = {
             arith::AddIOp::create(b, loc, coordN, constI32(slab * w)),
             arith::AddIOp::create(b, loc, rowBase, constI32(waveRow))};
@@ -1718,7 +1718,6 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
         Value source = smemAt(arith::AddIOp::create(
             b, loc, byteBase,
             constI32(outputOffset + slab * bm * w * e + waveRow * w * e)));
-        auto mode = NVVM::TMAStoreModeAttr::get(ctx, NVVM::TMAStoreMode::TILE);
         if (reduce)
           NVVM::CpAsyncBulkTensorReduceOp::create(
               b, loc, argParams.lookup(op.getDest()), source,
@@ -1729,6 +1728,7 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
               b, loc, argParams.lookup(op.getDest()), source, coords,
               /*l2CacheHint=*/Value(), mode, /*predicate=*/Value());
       }
+    }
   };
   if (Value aliased = accumulatingStores.lookup(op)) {
     auto choice = scf::IfOp::create(b, loc, aliased, /*withElseRegion=*/true);
