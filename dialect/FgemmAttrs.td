@@ -79,7 +79,11 @@ def Fgemm_RingPlanAttr : AttrDef<Fgemm_Dialect, "RingPlan"> {
     threads stage for a chunk of K blocks (`scale_bytes`, 0 where the kernel
     has none); past them (16-byte aligned) the epilogue vectors the math
     threads copy in during the main loop; `smem_bytes` is the whole
-    allocation. The verifier checks that
+    allocation. With `decoupled_warpgroups = true` the math warpgroups never
+    meet per tile (a persistent tile loop with nothing else they share):
+    `scale_bytes` holds a copy of the staged scales per math warpgroup, and
+    the staging and the epilogue use each warpgroup's own barrier. The
+    verifier checks that
     the regions fit inside `smem_bytes` and that it fits in sm_90's 227 KiB.
 
     Example: `#fgemm.ring_plan<stages = 4, offsets = [0, 65536, 131072],
@@ -91,13 +95,15 @@ def Fgemm_RingPlanAttr : AttrDef<Fgemm_Dialect, "RingPlan"> {
                         ArrayRefParameter<"int64_t">:$slotStrides,
                         ArrayRefParameter<"int64_t">:$slotBytes, "int64_t":$outputOffset,
                         "int64_t":$barriers, "int64_t":$scales, "int64_t":$scaleBytes,
-                        "int64_t":$smemBytes);
+                        "int64_t":$smemBytes,
+                        DefaultValuedParameter<"bool", "false">:$decoupledWarpgroups);
   let assemblyFormat = [{
     `<` `stages` `=` $stages `,` `offsets` `=` `[` $offsets `]` `,`
     `slot_strides` `=` `[` $slotStrides `]` `,` `slot_bytes` `=` `[` $slotBytes `]` `,`
     `output_offset` `=` $outputOffset `,` `barriers` `=` $barriers `,`
     `scales` `=` $scales `,` `scale_bytes` `=` $scaleBytes `,`
-    `smem_bytes` `=` $smemBytes `>`
+    `smem_bytes` `=` $smemBytes
+    (`,` `decoupled_warpgroups` `=` $decoupledWarpgroups^)? `>`
   }];
   let genVerifyDecl = 1;
 }

@@ -125,7 +125,7 @@ LogicalResult RingPlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                    ArrayRef<int64_t> slotBytes,
                                    int64_t outputOffset, int64_t barriers,
                                    int64_t scales, int64_t scaleBytes,
-                                   int64_t smemBytes) {
+                                   int64_t smemBytes, bool) {
   if (stages < 1 || stages > kMaxStages)
     return emitError() << "ring plan: stages must be in [1, " << kMaxStages
                        << "], got " << stages;

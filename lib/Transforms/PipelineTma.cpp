@@ -19,6 +19,9 @@
 // The producer's first pass over the ring waits on parity 1 of a fresh
 // barrier, which counts as complete, so it starts S blocks ahead. The plan is
 // the typed #fgemm.ring_plan on fgemm.ring.create; the lowering reads it there.
+// It also decides whether the math warpgroups are decoupled (a persistent
+// tile loop with nothing else they share per tile: decouplesMathWarpgroups),
+// which gives each its own copy of the staged scales.
 //
 // Limitations: one ring per kernel. (Multicast needs nothing here: every CTA
 // of a cluster has the same plan, and the lowering arms each CTA's barrier
@@ -129,7 +132,8 @@ LogicalResult mlir::fgemm::pipelineTma(RewriterBase &rewriter,
       planSharedMemory(slotTypes, store.getValue().getType(),
                        store.getDest().getType().getElementType(),
                        getStagedScaleWords(kernel, config),
-                       getEpilogueVectorBytes(kernel, config), config);
+                       getEpilogueVectorBytes(kernel, config),
+                       decouplesMathWarpgroups(kernel, config), config);
   if (plan.totalBytes > kMaxSharedMemoryBytes)
     return ring.emitError("pipeline needs ")
            << plan.totalBytes << " bytes of shared memory; sm_90 allows "
@@ -138,7 +142,8 @@ LogicalResult mlir::fgemm::pipelineTma(RewriterBase &rewriter,
   ring.setPlanAttr(RingPlanAttr::get(
       rewriter.getContext(), config.getStages(), plan.slotOffsets,
       plan.slotStrides, plan.slotBytes, plan.outputOffset, plan.barrierOffset,
-      plan.scaleOffset, plan.scaleBytes, plan.totalBytes));
+      plan.scaleOffset, plan.scaleBytes, plan.totalBytes,
+      decouplesMathWarpgroups(kernel, config)));
 
   DenseMap<Value, std::pair<Value, Value>> cache;
   for (Operation *access : accesses) {

@@ -48,6 +48,16 @@ static int64_t getSlotAlignment(TileType type) {
   return type.getDims().size() == 2 ? 1024 : 128;
 }
 
+bool mlir::fgemm::decouplesMathWarpgroups(Operation *kernel,
+                                          ConfigAttr config) {
+  if (config.getSchedule() != Schedule::Persistent ||
+      config.getMathWarpgroups() < 2 || config.getKSplit() != 1 ||
+      config.getOverlapEpilogue())
+    return false;
+  return !kernel->walk([](ReadTileOp) { return WalkResult::interrupt(); })
+              .wasInterrupted();
+}
+
 int64_t mlir::fgemm::getScaleBlocksSpanned(int64_t rows) {
   return 128 % rows == 0 ? 1 : llvm::divideCeil(rows, 128) + 1;
 }
@@ -87,7 +97,8 @@ int64_t mlir::fgemm::getEpilogueVectorBytes(Operation *kernel,
 SharedMemoryPlan
 mlir::fgemm::planSharedMemory(ArrayRef<TileType> slotTypes, TileType outputTile,
                               Type outputElement, int64_t scaleWords,
-                              int64_t vectorBytes, ConfigAttr config) {
+                              int64_t vectorBytes, bool decoupled,
+                              ConfigAttr config) {
   SharedMemoryPlan plan;
   int64_t offset = 0;
   for (TileType type : slotTypes) {
@@ -112,15 +123,14 @@ mlir::fgemm::planSharedMemory(ArrayRef<TileType> slotTypes, TileType outputTile,
   offset = llvm::alignTo(offset, 8);
   plan.barrierOffset = offset;
   offset += 2 * 8 * config.getStages() + (config.getKSplit() > 1 ? 16 : 0);
-  // Staged per-block scales: [math warpgroup][word][chunk block] f32. Where
-  // the lowering decouples the math warpgroups (persistent tile loops with
-  // nothing else shared per tile) each stages and reads its own copy, so
-  // that neither waits for the other to have read the previous chunk;
-  // elsewhere all of them share the first.
+  // Staged per-block scales: [copy][word][chunk block] f32. Decoupled math
+  // warpgroups each stage and read their own copy, so that neither waits
+  // for the other to have read the previous chunk; elsewhere all of them
+  // share one.
   offset = llvm::alignTo(offset, 16);
   plan.scaleOffset = offset;
-  plan.scaleBytes =
-      scaleWords * kScaleChunkBlocks * 4 * config.getMathWarpgroups();
+  plan.scaleBytes = scaleWords * kScaleChunkBlocks * 4 *
+                    (decoupled ? config.getMathWarpgroups() : 1);
   offset += plan.scaleBytes;
   // Staged epilogue vectors.
   offset = llvm::alignTo(offset, 16);

@@ -35,16 +35,24 @@ int64_t getEpilogueVectorBytes(ReadTileOp read, ConfigAttr config);
 /// The sum of getEpilogueVectorBytes over `kernel`'s reads.
 int64_t getEpilogueVectorBytes(Operation *kernel, ConfigAttr config);
 
+/// Whether the math warpgroups of `kernel` never meet per tile: a
+/// persistent tile loop (not stream-K) with two math warpgroups, no k_split,
+/// no deferred store (overlap_epilogue) and no staged epilogue vectors
+/// (fgemm.read_tile). Each then stages its own copy of the per-block scales
+/// and the staging and the epilogue use each warpgroup's own barrier, so
+/// one runs into its next tile while the other still finishes this one.
+bool decouplesMathWarpgroups(Operation *kernel, ConfigAttr config);
+
 /// Lays out `stages` slots of every type in `slotTypes`, then the epilogue
 /// tile of `outputTile`'s shape in `outputElement`, then the mbarriers, then
-/// kScaleChunkBlocks K blocks of `scaleWords` staged f32 scales per math
-/// warpgroup, then
+/// kScaleChunkBlocks K blocks of `scaleWords` staged f32 scales (a copy per
+/// math warpgroup where `decoupled`, decouplesMathWarpgroups), then
 /// `vectorBytes` of staged epilogue vectors (16-byte aligned; the ring plan
 /// attribute records them as the bytes past its scales).
 SharedMemoryPlan planSharedMemory(ArrayRef<TileType> slotTypes,
                                   TileType outputTile, Type outputElement,
                                   int64_t scaleWords, int64_t vectorBytes,
-                                  ConfigAttr config);
+                                  bool decoupled, ConfigAttr config);
 
 } // namespace mlir::fgemm
 

@@ -58,7 +58,8 @@ LogicalResult mlir::fgemm::specializeKernel(KernelOp kernel,
     return planSharedMemory(slots, store.getValue().getType(),
                             store.getDest().getType().getElementType(),
                             getStagedScaleWords(kernel, config),
-                            getEpilogueVectorBytes(kernel, config), config);
+                            getEpilogueVectorBytes(kernel, config),
+                            decouplesMathWarpgroups(kernel, config), config);
   };
   auto smemBytes = [&](ConfigAttr config) { return plan(config).totalBytes; };
   // stages = 0: the deepest pipeline that fits (more K blocks in flight).

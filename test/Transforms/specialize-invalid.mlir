@@ -27,7 +27,7 @@
 // BM: dense.mlir:{{[0-9]+}}:{{[0-9]+}}: error: block-m must be 64, 128 or 256 (64 or 128 rows per math warpgroup, in waves of WGMMA's M = 64), got 96
 // WGMMA-N: error: block-n must be a multiple of 8 in [8, 256] (WGMMA's N; at most 192 fit in registers), got 12
 // BN: error: block-n must be at most 192 (the accumulators of a larger tile do not fit in the math warpgroups' registers), got 200
-// SMEM: error: configuration needs 300160 bytes of shared memory (8 stages); sm_90 allows 232448 (227 KiB): use fewer stages or smaller blocks
+// SMEM: error: configuration needs 299648 bytes of shared memory (8 stages); sm_90 allows 232448 (227 KiB): use fewer stages or smaller blocks
 // K16: error: fixed K must be 0 (any) or a positive multiple of 16 (FP8 rows of A and B need 16-byte strides for TMA), got 100
 // N8: error: fixed N must be 0 (any) or a positive multiple of 8 (BF16 rows of D need 16-byte strides for TMA), got 20
 // KSPLIT: error: k-split must be 1, 2 or 4 (CTAs of a cluster sharing one tile's K blocks), got 3

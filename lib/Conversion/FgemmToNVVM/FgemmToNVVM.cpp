@@ -494,7 +494,10 @@ LogicalResult KernelLowering::lowerRingCreate(RingCreateOp op) {
   barrierOffset = plan.getBarriers();
   outputOffset = plan.getOutputOffset();
   scaleOffset = plan.getScales();
-  warpgroupScaleBytes = plan.getScaleBytes() / config.getMathWarpgroups();
+  planDecoupledWarpgroups = plan.getDecoupledWarpgroups();
+  warpgroupScaleBytes =
+      plan.getScaleBytes() /
+      (planDecoupledWarpgroups ? config.getMathWarpgroups() : 1);
   smemBytes = plan.getSmemBytes();
   // Epilogue vectors are staged past the scales, where the plan left room
   // (planSharedMemory).
@@ -1225,17 +1228,10 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
                     .walk([](RingPutOp) { return WalkResult::interrupt(); })
                     .wasInterrupted();
   StoreOp deferred = getDeferredStore(op);
-  // The body's math role needs no barrier of all math warpgroups where
-  // nothing they share is staged per tile but the scales (each warpgroup
-  // has its own copy) and the output (each stores its own rows).
-  bool sharesStaging =
-      op.getBody()
-          .walk([](ReadTileOp) { return WalkResult::interrupt(); })
-          .wasInterrupted();
+  // Decided by fgemm-pipeline-tma (the ring plan): the body's math role
+  // needs no barrier of all math warpgroups.
   bool savedDecoupled = decoupledWarpgroups;
-  decoupledWarpgroups = !deferred && !sharesStaging &&
-                        config.getKSplit() == 1 &&
-                        config.getMathWarpgroups() > 1;
+  decoupledWarpgroups = planDecoupledWarpgroups;
   SmallVector<Value> carried;
   if (countsBlocks || drains)
     carried.push_back(constIndex(0));

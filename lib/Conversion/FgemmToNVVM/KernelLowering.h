@@ -481,13 +481,16 @@ private:
   /// warpgroup's own), whose loads would otherwise start after the previous
   /// tile's stores (DeepGEMM leaves it out too).
   bool stagingSkipsStoreWarp = false;
-  /// Set while a persistent math tile loop's body is lowered where nothing
-  /// the math warpgroups share needs them to meet (no staged epilogue
-  /// vectors, no k_split shares, no stream-K pieces, no deferred store): the
-  /// scale staging and the epilogue then use each warpgroup's own barrier,
-  /// and a warpgroup runs into its next tile while the other still finishes
-  /// this one (the ring bounds how far).
+  /// Set while a persistent math tile loop's body is lowered where the ring
+  /// plan decouples the math warpgroups (planDecoupledWarpgroups): the scale
+  /// staging and the epilogue then use each warpgroup's own barrier and
+  /// scale copy, and a warpgroup runs into its next tile while the other
+  /// still finishes this one (the ring bounds how far).
   bool decoupledWarpgroups = false;
+  /// The ring plan's decoupled_warpgroups: fgemm-pipeline-tma's decision
+  /// (decouplesMathWarpgroups: nothing else the math warpgroups share per
+  /// tile), which also sized the staged scales for it.
+  bool planDecoupledWarpgroups = false;
   /// Bytes of one math warpgroup's copy of the staged scales.
   int64_t warpgroupScaleBytes = 0;
   /// The barrier that orders the scale staging and the epilogue: the math

@@ -102,7 +102,7 @@
 // BFB-LABEL: llvm.func @sm90_fp8_gemm_bias_1d2d(
 // BFB-SAME: %arg4: !llvm.ptr<1> {llvm.noalias}, %[[BVEC:arg5]]: !llvm.ptr<1>, %arg6: i32,
 // BFB-SAME: #fgemm.pointer_param<arg = 3>, #fgemm.pointer_param<arg = 4>
-// BFB-SAME: fgemm.smem_bytes = 117952
+// BFB-SAME: fgemm.smem_bytes = 117440
 // BFB-SAME: fgemm.variant = "dense_bias"
 // BFB: llvm.getelementptr %[[BVEC]][%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i8
 // BFB: nvvm.cp.async.shared.global

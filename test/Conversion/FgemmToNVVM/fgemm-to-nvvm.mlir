@@ -21,7 +21,7 @@
 // CHECK-SAME: %[[SFB:arg[0-9]+]]: !llvm.ptr<1> {llvm.noalias}, %[[M:arg[0-9]+]]: i32, %[[N:arg[0-9]+]]: i32, %[[K:arg[0-9]+]]: i32)
 // The parameter list as the kernel description states it (docs/ABI.md).
 // CHECK-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 2, box = [128, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 4, box = [64, 64], swizzle = 128>, #fgemm.pointer_param<arg = 3>, #fgemm.dim_param<"m">, #fgemm.dim_param<"n">, #fgemm.dim_param<"k">]
-// CHECK-SAME: fgemm.smem_bytes = 166976
+// CHECK-SAME: fgemm.smem_bytes = 166464
 // CHECK-SAME: nvvm.kernel, nvvm.maxnreg = 168 : i32, nvvm.reqntid = array<i32: 384, 1, 1>
 
 // Set-up by thread 0: the four TMA descriptors prefetched (parameter
