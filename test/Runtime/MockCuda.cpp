@@ -275,6 +275,17 @@ CUresult CUDAAPI cuModuleGetFunction(CUfunction *function, CUmodule module,
   return CUDA_ERROR_NOT_FOUND;
 }
 
+// The mock's modules hold no globals (kernels built with the timeline knob
+// run on the GPU only).
+CUresult CUDAAPI cuModuleGetGlobal(CUdeviceptr *, size_t *, CUmodule module,
+                                   const char *) {
+  return module ? CUDA_ERROR_NOT_FOUND : CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult CUDAAPI cuFuncGetModule(CUmodule *, CUfunction) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
 CUresult CUDAAPI cuFuncGetAttribute(int *value, CUfunction_attribute attribute,
                                     CUfunction function) {
   if (!function)

@@ -5,9 +5,12 @@
 #include "BenchCommon.h"
 
 #include "Runtime/Launch.h"
+#include "Runtime/Timeline.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
+#include <fstream>
 
 using namespace fgemm;
 using namespace fgemm::bench;
@@ -83,6 +86,42 @@ fgemm::bench::medianLaunchTime(const Driver &cu, CUstream stream,
   std::sort(times.begin(), times.end());
   size_t half = times.size() / 2;
   return times.size() % 2 ? times[half] : 0.5 * (times[half - 1] + times[half]);
+}
+
+Expected<bool> fgemm::bench::recordTimeline(
+    const Driver &cu, CUstream stream, CUdeviceptr flush, CUfunction function,
+    const std::string &path, const std::string &label,
+    const std::function<Status()> &launch) {
+  FGEMM_RETURN_IF_ERROR(clearTimeline(cu, function, stream));
+  Expected<double> ran = medianLaunchTime(cu, stream, flush, 1, launch);
+  if (!ran.ok())
+    return ran.takeStatus();
+  Expected<std::optional<TimelineStamps>> read = readTimeline(cu, function);
+  if (!read.ok())
+    return read.takeStatus();
+  if (!*read)
+    return false;
+  const TimelineStamps &timeline = **read;
+  uint64_t first = UINT64_MAX;
+  for (uint64_t stamp : timeline.stamps)
+    if (stamp)
+      first = std::min(first, stamp);
+  std::ifstream existing(path);
+  bool fresh = !existing || existing.peek() == std::ifstream::traits_type::eof();
+  std::ofstream out(path, std::ios::app);
+  if (!out)
+    return Status::error("cannot write the timeline to '" + path + "'");
+  if (fresh)
+    out << "shape,cta,role,slot,ns\n";
+  for (int32_t cta = 0; cta < timeline.ctas; ++cta)
+    for (int32_t role = 0; role < timeline.roles; ++role)
+      for (int32_t slot = 0; slot < timeline.slots; ++slot)
+        if (uint64_t stamp = timeline.at(cta, role, slot))
+          out << label << ',' << cta << ',' << role << ',' << slot << ','
+              << stamp - first << '\n';
+  if (!out)
+    return Status::error("cannot write the timeline to '" + path + "'");
+  return true;
 }
 
 int fgemm::bench::runShapes(

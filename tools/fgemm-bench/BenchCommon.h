@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace fgemm::bench {
@@ -65,6 +66,16 @@ Status launchReference(const Driver &cu, CUfunction function, uint32_t gridX,
 Expected<double> medianLaunchTime(const Driver &cu, CUstream stream,
                                   CUdeviceptr flush, int iters,
                                   const std::function<Status()> &launch);
+
+/// --timeline: one more launch of `function` (after an L2 flush, as the timed
+/// ones), its stamps appended to `path` as CSV rows `label,cta,role,slot,ns`
+/// (ns from the launch's first stamp; docs/TIMELINE.md). False when the
+/// kernel was compiled without the timeline knob.
+Expected<bool> recordTimeline(const Driver &cu, CUstream stream,
+                              CUdeviceptr flush, CUfunction function,
+                              const std::string &path,
+                              const std::string &label,
+                              const std::function<Status()> &launch);
 
 /// How one shape ended: `error` (it could not run: a failure), `passed`,
 /// and whether it was checked (or had nothing to check).

@@ -20,12 +20,13 @@ std::string fgemm::bench::usage() {
          "                   [--no-check] [--no-time] [--time] [--warm-l2]\n"
          "                   [--checksum] [--host-latency] "
          "[--recipe 1d2d|1d1d|bias|per-tensor|e5m2-a|e5m2-b]\n"
-         "                   [--c-in-place] [--autotune FILE]\n"
+         "                   [--c-in-place] [--autotune FILE] [--timeline FILE]\n"
          "       fgemm-bench --kernels DIR --grouped contiguous|psum|masked\n"
          "                   [--shapes grouped|G,M,N,K;...] [--capacity C]\n"
          "                   [--group-rows L]\n"
          "                   [--iters N] [--seed S] [--device N] [--sms N]\n"
          "                   [--raster-group G] [--no-check] [--no-time]\n"
+         "                   [--timeline FILE]\n"
          "       fgemm-bench --list-devices\n"
          "       fgemm-bench --describe FILE.meta [--describe ...]\n"
          "\n"
@@ -80,6 +81,10 @@ std::string fgemm::bench::usage() {
          "                   launch), and the prepared launch alone\n"
          "  --checksum       print an FNV-1a hash of D's bits per shape (same\n"
          "                   seed + same math = same hash: SASS-pass checks)\n"
+         "  --timeline FILE  after the timed launches, one more (L2 flushed)\n"
+         "                   whose %globaltimer stamps, of kernels compiled\n"
+         "                   with the timeline knob, go to FILE as CSV\n"
+         "                   (docs/TIMELINE.md; scripts/timeline_summary.py)\n"
          "  --no-time        skip timing\n"
          "  --time           time even the sweep shapes\n"
          "  --warm-l2        no L2 flush between timed runs (operands stay in\n"
@@ -322,6 +327,10 @@ fgemm::bench::parseOptions(const std::vector<std::string> &args) {
       if (!takeValue())
         return needsValue();
       options.autotune = value;
+    } else if (flag == "--timeline") {
+      if (!takeValue())
+        return needsValue();
+      options.timeline = value;
     } else if (flag == "--c-in-place") {
       FGEMM_RETURN_IF_ERROR(noValue());
       options.cInPlace = true;

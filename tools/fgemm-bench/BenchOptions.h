@@ -65,6 +65,8 @@ struct Options {
   /// --autotune FILE: time every kernel that accepts each dense shape and
   /// record the fastest that passed in FILE (Runtime/Tuning.h).
   std::string autotune;
+  /// --timeline FILE: the stamps of one more launch per shape, as CSV.
+  std::string timeline;
   bool help = false; ///< --help
   /// --grouped contiguous|psum|masked: the M-grouped kernels, on
   /// groupedShapes (--shapes 'grouped' or G,M,N,K;...).

@@ -213,6 +213,20 @@ Status GroupedBench::runShape(const GroupedShape &shape,
       return us.takeStatus();
     result.timeUs = *us;
   }
+  if (!options.timeline.empty() && !prepared->launch.empty) {
+    std::string label = std::to_string(shape.groups) + "x" +
+                        std::to_string(shape.m) + "x" +
+                        std::to_string(shape.n) + "x" +
+                        std::to_string(shape.k);
+    Expected<bool> recorded = recordTimeline(
+        cu, stream, flush, prepared->launch.function, options.timeline,
+        label, [&] { return gemm.launch(*prepared, stream); });
+    if (!recorded.ok())
+      return recorded.takeStatus();
+    if (!*recorded)
+      std::printf("  no timeline: the kernel was compiled without the "
+                  "timeline knob\n");
+  }
   return Status::success();
 }
 

@@ -281,6 +281,19 @@ Status Bench::runShape(const Shape &shape, ShapeResult &result) {
         check(shape, a, b, deviceA, deviceB, addends, *d, result));
   if (options.time)
     FGEMM_RETURN_IF_ERROR(time(*prepared, result));
+  if (!options.timeline.empty() && !prepared->launch.empty) {
+    std::string label = std::to_string(m) + "x" + std::to_string(n) + "x" +
+                        std::to_string(k);
+    Expected<bool> recorded = recordTimeline(
+        cu, stream.get(), flush.get(), prepared->launch.function,
+        options.timeline, label,
+        [&] { return gemm.launch(*prepared, stream.get()); });
+    if (!recorded.ok())
+      return recorded.takeStatus();
+    if (!*recorded)
+      result.notes.push_back("no timeline: the kernel was compiled without "
+                             "the timeline knob");
+  }
   if (options.hostLatency)
     FGEMM_RETURN_IF_ERROR(hostLatency(problem, *prepared, result));
   return Status::success();

@@ -263,6 +263,30 @@ LogicalResult KernelLowering::buildFunction() {
         /*addrSpace=*/3);
     (void)global;
   }
+  if (config.getTimeline() && !module.lookupSymbol(kTimelineName)) {
+    // Zero-initialized, visible: the reader finds both by name
+    // (cuModuleGetGlobal).
+    auto stamps = LLVM::GlobalOp::create(
+        b, loc,
+        LLVM::LLVMArrayType::get(b.getI64Type(), kTimelineCtas *
+                                                     kTimelineRoles *
+                                                     kTimelineSlots),
+        /*isConstant=*/false, LLVM::Linkage::External, kTimelineName,
+        Attribute(), /*alignment=*/8, /*addrSpace=*/1);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&stamps.getInitializerRegion().emplaceBlock());
+    LLVM::ReturnOp::create(
+        b, loc, LLVM::ZeroOp::create(b, loc, stamps.getGlobalType()));
+    b.setInsertionPointAfter(stamps);
+    LLVM::GlobalOp::create(
+        b, loc, LLVM::LLVMArrayType::get(b.getI32Type(), 3),
+        /*isConstant=*/true, LLVM::Linkage::External, kTimelineShapeName,
+        DenseIntElementsAttr::get(
+            RankedTensorType::get({3}, b.getI32Type()),
+            ArrayRef<int32_t>{int32_t(kTimelineCtas), int32_t(kTimelineRoles),
+                              int32_t(kTimelineSlots)}),
+        /*alignment=*/4, /*addrSpace=*/1);
+  }
   func = LLVM::LLVMFuncOp::create(
       b, loc, kernel.getSymName(),
       LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), params));
@@ -580,8 +604,11 @@ LogicalResult KernelLowering::lowerWarpSpecialize(WarpSpecializeOp op) {
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, constI32(0));
   auto electIf = scf::IfOp::create(b, loc, isElected, /*withElseRegion=*/false);
   b.setInsertionPointToStart(electIf.thenBlock());
+  timelineRole = constI32(0);
+  stampTimeline(TimelineEvent::Entry);
   if (failed(lowerBlock(op.getProducer().front())))
     return failure();
+  stampTimeline(TimelineEvent::Exit);
 
   // Math warpgroups: take the registers for accumulators.
   b.setInsertionPointToStart(ifOp.elseBlock());
@@ -600,7 +627,59 @@ LogicalResult KernelLowering::lowerWarpSpecialize(WarpSpecializeOp op) {
   Value inWg = arith::RemUIOp::create(b, loc, mathTid, constI32(128));
   warpInWg = arith::DivUIOp::create(b, loc, inWg, constI32(32));
   lane = arith::RemUIOp::create(b, loc, tid, constI32(32));
-  return lowerBlock(op.getConsumer().front());
+  timelineRole = arith::AddIOp::create(b, loc, mathWg, constI32(1));
+  timelineMathRole = true;
+  stampTimeline(TimelineEvent::Entry);
+  if (failed(lowerBlock(op.getConsumer().front())))
+    return failure();
+  stampTimeline(TimelineEvent::Exit);
+  return success();
+}
+
+void KernelLowering::stampTimeline(TimelineEvent event) {
+  if (!config.getTimeline() || !timelineRole)
+    return;
+  bool perTile =
+      event != TimelineEvent::Entry && event != TimelineEvent::Exit;
+  if ((perTile && !timelineTile) ||
+      (event == TimelineEvent::TileFirstWgmma && !timelineMathRole))
+    return;
+  Value cta = NVVM::BlockIdXOp::create(b, loc, b.getI32Type());
+  Value stamps = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, cta,
+                                       constI32(kTimelineCtas));
+  auto both = [&](Value condition) {
+    stamps = arith::AndIOp::create(b, loc, stamps, condition);
+  };
+  if (timelineMathRole)
+    both(arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        arith::RemUIOp::create(b, loc, mathTid, constI32(128)), constI32(0)));
+  Value slot = constI32(event == TimelineEvent::Exit ? 1 : 0);
+  if (perTile) {
+    Value tile = arith::IndexCastUIOp::create(b, loc, b.getI32Type(),
+                                              timelineTile);
+    both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tile,
+                               constI32(kTimelineTiles)));
+    int64_t which = static_cast<int64_t>(event) -
+                    static_cast<int64_t>(TimelineEvent::TileStart);
+    slot = arith::AddIOp::create(b, loc, mulI32(tile, 3),
+                                 constI32(2 + which));
+  }
+  auto ifOp = scf::IfOp::create(b, loc, stamps, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  Value row = arith::AddIOp::create(
+      b, loc, mulI32(cta, kTimelineRoles), timelineRole);
+  Value index = arith::ExtUIOp::create(
+      b, loc, b.getI64Type(),
+      arith::AddIOp::create(b, loc, mulI32(row, kTimelineSlots), slot));
+  auto globalPtr = LLVM::LLVMPointerType::get(b.getContext(), 1);
+  Value base = LLVM::AddressOfOp::create(b, loc, globalPtr, kTimelineName);
+  Value address = LLVM::GEPOp::create(b, loc, globalPtr, b.getI64Type(), base,
+                                      ValueRange{index});
+  LLVM::StoreOp::create(b, loc,
+                        NVVM::GlobalTimerOp::create(b, loc, b.getI64Type()),
+                        address);
 }
 
 /// How a tile of the epilogue is held by each math thread.
@@ -1124,6 +1203,8 @@ KernelLowering::prefetchTile(TileLoopOp op, const PrefetchedTile &prefetch,
     }
   mapping[body.getArgument(0)] = iteration;
   mapping[body.getArgument(1)] = tile;
+  Value savedTimelineTile = std::exchange(timelineTile, iteration);
+  stampTimeline(TimelineEvent::TileStart);
   DenseSet<Operation *> skipped = std::exchange(carriedOrderOps, {});
   auto restore = [&]() {
     for (auto [value, previous] : saved) {
@@ -1294,6 +1375,8 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
       b, loc, arith::SubIOp::create(b, loc, tile, pid), numPrograms);
   mapping[body.getArgument(0)] = iteration;
   mapping[body.getArgument(1)] = tile;
+  Value savedTimelineTile = std::exchange(timelineTile, iteration);
+  stampTimeline(TimelineEvent::TileStart);
   if (!prefetched.empty()) {
     // This tile's order and first scales, computed and loaded during the
     // previous tile; the next tile's once this one's first wgmmas are
@@ -1369,6 +1452,8 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
       yielded.push_back(lookup(v));
     yielded.push_back(arith::ConstantIntOp::create(b, loc, 1, 1));
   }
+  stampTimeline(TimelineEvent::TileEnd);
+  timelineTile = savedTimelineTile;
   scf::YieldOp::create(b, loc, yielded);
   b.setInsertionPointAfter(forOp);
   if (drains)

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Summarizes fgemm-bench --timeline CSV files (docs/TIMELINE.md).
+
+For each shape and role (the producer, math warpgroup 0, 1): the CTAs
+grouped by how many tiles they ran, and per group the mean microseconds of
+each phase: entry (from the launch's first stamp), then per tile the wait
+from the tile's start to its first wgmmas, the rest of the tile (K loop,
+promotion, epilogue issue), the gap to the next tile's start, and finally
+the time from the last tile's end to the exit. The producer has no
+first-wgmma stamp: its tile column is start to end (loads issued).
+
+usage: timeline_summary.py FILE.csv [FILE.csv ...]
+"""
+
+import collections
+import csv
+import statistics
+import sys
+
+ENTRY, EXIT, TILE0 = 0, 1, 2
+ROLE_NAMES = {0: "producer", 1: "math wg0", 2: "math wg1"}
+
+
+def load(path):
+    """{shape: {(cta, role): {slot: ns}}}"""
+    shapes = collections.defaultdict(lambda: collections.defaultdict(dict))
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            key = (int(row["cta"]), int(row["role"]))
+            shapes[row["shape"]][key][int(row["slot"])] = int(row["ns"])
+    return shapes
+
+
+def phases(stamps):
+    """The phase durations (us) of one role of one CTA, or None."""
+    if ENTRY not in stamps or EXIT not in stamps:
+        return None
+    names, values = ["entry"], [stamps[ENTRY]]
+    last = stamps[ENTRY]
+    tile = 0
+    while TILE0 + 3 * tile in stamps:
+        start = stamps[TILE0 + 3 * tile]
+        first = stamps.get(TILE0 + 3 * tile + 1)
+        end = stamps.get(TILE0 + 3 * tile + 2)
+        if end is None:
+            break
+        names.append(f"t{tile} gap")
+        values.append(start - last)
+        if first is not None:
+            names += [f"t{tile} to wgmma", f"t{tile} rest"]
+            values += [first - start, end - first]
+        else:
+            names.append(f"t{tile} loads")
+            values.append(end - start)
+        last = end
+        tile += 1
+    names.append("to exit")
+    values.append(stamps[EXIT] - last)
+    return tile, names, [v / 1000.0 for v in values]
+
+
+def summarize(path):
+    for shape, ctas in load(path).items():
+        span = max(s[EXIT] for s in ctas.values() if EXIT in s) / 1000.0
+        print(f"{path}: {shape}: last exit at {span:.2f} us "
+              f"({len({c for c, _ in ctas})} CTAs)")
+        for role in sorted({r for _, r in ctas}):
+            groups = collections.defaultdict(list)
+            for (cta, r), stamps in ctas.items():
+                if r != role:
+                    continue
+                got = phases(stamps)
+                if got:
+                    groups[got[0]].append(got)
+            for tiles in sorted(groups):
+                runs = groups[tiles]
+                names = runs[0][1]
+                means = [statistics.mean(run[2][i] for run in runs)
+                         for i in range(len(names))]
+                total = statistics.mean(sum(run[2][1:]) for run in runs)
+                cells = "  ".join(f"{n} {v:.2f}" for n, v in
+                                  zip(names, means))
+                print(f"  {ROLE_NAMES.get(role, role)}, {tiles} tile(s), "
+                      f"{len(runs)} CTAs: {cells}  | entry to exit "
+                      f"{total:.2f}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    for arg in sys.argv[1:]:
+        summarize(arg)
