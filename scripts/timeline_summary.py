@@ -72,10 +72,9 @@ def summarize(path):
                     continue
                 got = phases(stamps)
                 if got:
-                    groups[got[0]].append(got)
-            for tiles in sorted(groups):
-                runs = groups[tiles]
-                names = runs[0][1]
+                    groups[(got[0], tuple(got[1]))].append(got)
+            for tiles, names in sorted(groups):
+                runs = groups[(tiles, names)]
                 means = [statistics.mean(run[2][i] for run in runs)
                          for i in range(len(names))]
                 total = statistics.mean(sum(run[2][1:]) for run in runs)

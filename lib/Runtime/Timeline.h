@@ -26,8 +26,11 @@ namespace fgemm {
 
 /// Slots of one role's row: entry, exit, then per tile t start, first
 /// wgmmas issued and end (kTimelineTileStart + 3 t + event).
-enum TimelineSlot : int { kTimelineEntry = 0, kTimelineExit = 1,
-                          kTimelineTileStart = 2 };
+enum TimelineSlot : int {
+  kTimelineEntry = 0,
+  kTimelineExit = 1,
+  kTimelineTileStart = 2
+};
 
 struct TimelineStamps {
   int32_t ctas = 0, roles = 0, slots = 0;

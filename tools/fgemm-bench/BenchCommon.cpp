@@ -88,10 +88,11 @@ fgemm::bench::medianLaunchTime(const Driver &cu, CUstream stream,
   return times.size() % 2 ? times[half] : 0.5 * (times[half - 1] + times[half]);
 }
 
-Expected<bool> fgemm::bench::recordTimeline(
-    const Driver &cu, CUstream stream, CUdeviceptr flush, CUfunction function,
-    const std::string &path, const std::string &label,
-    const std::function<Status()> &launch) {
+Expected<bool>
+fgemm::bench::recordTimeline(const Driver &cu, CUstream stream,
+                             CUdeviceptr flush, CUfunction function,
+                             const std::string &path, const std::string &label,
+                             const std::function<Status()> &launch) {
   FGEMM_RETURN_IF_ERROR(clearTimeline(cu, function, stream));
   Expected<double> ran = medianLaunchTime(cu, stream, flush, 1, launch);
   if (!ran.ok())
@@ -107,7 +108,8 @@ Expected<bool> fgemm::bench::recordTimeline(
     if (stamp)
       first = std::min(first, stamp);
   std::ifstream existing(path);
-  bool fresh = !existing || existing.peek() == std::ifstream::traits_type::eof();
+  bool fresh =
+      !existing || existing.peek() == std::ifstream::traits_type::eof();
   std::ofstream out(path, std::ios::app);
   if (!out)
     return Status::error("cannot write the timeline to '" + path + "'");

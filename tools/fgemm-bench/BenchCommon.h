@@ -73,8 +73,7 @@ Expected<double> medianLaunchTime(const Driver &cu, CUstream stream,
 /// kernel was compiled without the timeline knob.
 Expected<bool> recordTimeline(const Driver &cu, CUstream stream,
                               CUdeviceptr flush, CUfunction function,
-                              const std::string &path,
-                              const std::string &label,
+                              const std::string &path, const std::string &label,
                               const std::function<Status()> &launch);
 
 /// How one shape ended: `error` (it could not run: a failure), `passed`,

@@ -216,11 +216,10 @@ Status GroupedBench::runShape(const GroupedShape &shape,
   if (!options.timeline.empty() && !prepared->launch.empty) {
     std::string label = std::to_string(shape.groups) + "x" +
                         std::to_string(shape.m) + "x" +
-                        std::to_string(shape.n) + "x" +
-                        std::to_string(shape.k);
+                        std::to_string(shape.n) + "x" + std::to_string(shape.k);
     Expected<bool> recorded = recordTimeline(
-        cu, stream, flush, prepared->launch.function, options.timeline,
-        label, [&] { return gemm.launch(*prepared, stream); });
+        cu, stream, flush, prepared->launch.function, options.timeline, label,
+        [&] { return gemm.launch(*prepared, stream); });
     if (!recorded.ok())
       return recorded.takeStatus();
     if (!*recorded)

@@ -282,12 +282,12 @@ Status Bench::runShape(const Shape &shape, ShapeResult &result) {
   if (options.time)
     FGEMM_RETURN_IF_ERROR(time(*prepared, result));
   if (!options.timeline.empty() && !prepared->launch.empty) {
-    std::string label = std::to_string(m) + "x" + std::to_string(n) + "x" +
-                        std::to_string(k);
-    Expected<bool> recorded = recordTimeline(
-        cu, stream.get(), flush.get(), prepared->launch.function,
-        options.timeline, label,
-        [&] { return gemm.launch(*prepared, stream.get()); });
+    std::string label =
+        std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+    Expected<bool> recorded =
+        recordTimeline(cu, stream.get(), flush.get(), prepared->launch.function,
+                       options.timeline, label,
+                       [&] { return gemm.launch(*prepared, stream.get()); });
     if (!recorded.ok())
       return recorded.takeStatus();
     if (!*recorded)

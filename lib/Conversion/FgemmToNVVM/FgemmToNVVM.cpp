@@ -268,9 +268,8 @@ LogicalResult KernelLowering::buildFunction() {
     // (cuModuleGetGlobal).
     auto stamps = LLVM::GlobalOp::create(
         b, loc,
-        LLVM::LLVMArrayType::get(b.getI64Type(), kTimelineCtas *
-                                                     kTimelineRoles *
-                                                     kTimelineSlots),
+        LLVM::LLVMArrayType::get(
+            b.getI64Type(), kTimelineCtas * kTimelineRoles * kTimelineSlots),
         /*isConstant=*/false, LLVM::Linkage::External, kTimelineName,
         Attribute(), /*alignment=*/8, /*addrSpace=*/1);
     OpBuilder::InsertionGuard guard(b);
@@ -281,10 +280,10 @@ LogicalResult KernelLowering::buildFunction() {
     LLVM::GlobalOp::create(
         b, loc, LLVM::LLVMArrayType::get(b.getI32Type(), 3),
         /*isConstant=*/true, LLVM::Linkage::External, kTimelineShapeName,
-        DenseIntElementsAttr::get(
-            RankedTensorType::get({3}, b.getI32Type()),
-            ArrayRef<int32_t>{int32_t(kTimelineCtas), int32_t(kTimelineRoles),
-                              int32_t(kTimelineSlots)}),
+        DenseIntElementsAttr::get(RankedTensorType::get({3}, b.getI32Type()),
+                                  ArrayRef<int32_t>{int32_t(kTimelineCtas),
+                                                    int32_t(kTimelineRoles),
+                                                    int32_t(kTimelineSlots)}),
         /*alignment=*/4, /*addrSpace=*/1);
   }
   func = LLVM::LLVMFuncOp::create(
@@ -639,8 +638,7 @@ LogicalResult KernelLowering::lowerWarpSpecialize(WarpSpecializeOp op) {
 void KernelLowering::stampTimeline(TimelineEvent event) {
   if (!config.getTimeline() || !timelineRole)
     return;
-  bool perTile =
-      event != TimelineEvent::Entry && event != TimelineEvent::Exit;
+  bool perTile = event != TimelineEvent::Entry && event != TimelineEvent::Exit;
   if ((perTile && !timelineTile) ||
       (event == TimelineEvent::TileFirstWgmma && !timelineMathRole))
     return;
@@ -656,20 +654,19 @@ void KernelLowering::stampTimeline(TimelineEvent event) {
         arith::RemUIOp::create(b, loc, mathTid, constI32(128)), constI32(0)));
   Value slot = constI32(event == TimelineEvent::Exit ? 1 : 0);
   if (perTile) {
-    Value tile = arith::IndexCastUIOp::create(b, loc, b.getI32Type(),
-                                              timelineTile);
+    Value tile =
+        arith::IndexCastUIOp::create(b, loc, b.getI32Type(), timelineTile);
     both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tile,
                                constI32(kTimelineTiles)));
     int64_t which = static_cast<int64_t>(event) -
                     static_cast<int64_t>(TimelineEvent::TileStart);
-    slot = arith::AddIOp::create(b, loc, mulI32(tile, 3),
-                                 constI32(2 + which));
+    slot = arith::AddIOp::create(b, loc, mulI32(tile, 3), constI32(2 + which));
   }
   auto ifOp = scf::IfOp::create(b, loc, stamps, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(ifOp.thenBlock());
-  Value row = arith::AddIOp::create(
-      b, loc, mulI32(cta, kTimelineRoles), timelineRole);
+  Value row =
+      arith::AddIOp::create(b, loc, mulI32(cta, kTimelineRoles), timelineRole);
   Value index = arith::ExtUIOp::create(
       b, loc, b.getI64Type(),
       arith::AddIOp::create(b, loc, mulI32(row, kTimelineSlots), slot));
@@ -677,9 +674,8 @@ void KernelLowering::stampTimeline(TimelineEvent event) {
   Value base = LLVM::AddressOfOp::create(b, loc, globalPtr, kTimelineName);
   Value address = LLVM::GEPOp::create(b, loc, globalPtr, b.getI64Type(), base,
                                       ValueRange{index});
-  LLVM::StoreOp::create(b, loc,
-                        NVVM::GlobalTimerOp::create(b, loc, b.getI64Type()),
-                        address);
+  LLVM::StoreOp::create(
+      b, loc, NVVM::GlobalTimerOp::create(b, loc, b.getI64Type()), address);
 }
 
 /// How a tile of the epilogue is held by each math thread.
@@ -1203,8 +1199,6 @@ KernelLowering::prefetchTile(TileLoopOp op, const PrefetchedTile &prefetch,
     }
   mapping[body.getArgument(0)] = iteration;
   mapping[body.getArgument(1)] = tile;
-  Value savedTimelineTile = std::exchange(timelineTile, iteration);
-  stampTimeline(TimelineEvent::TileStart);
   DenseSet<Operation *> skipped = std::exchange(carriedOrderOps, {});
   auto restore = [&]() {
     for (auto [value, previous] : saved) {
