@@ -4,11 +4,13 @@
 
 For each shape and role (the producer, math warpgroup 0, 1): the CTAs
 grouped by how many tiles they ran, and per group the mean microseconds of
-each phase: entry (from the launch's first stamp), then per tile the wait
-from the tile's start to its first wgmmas, the rest of the tile (K loop,
-promotion, epilogue issue), the gap to the next tile's start, and finally
-the time from the last tile's end to the exit. The producer has no
-first-wgmma stamp: its tile column is start to end (loads issued).
+each phase: entry (from the launch's first stamp), then per tile the gap
+from the previous stamp to the tile's start, its order (start to ready: the
+tile's indices, group and rows, and its first scale staging), its wait
+(ready to the first wgmmas issued: the first full barrier), the rest (K
+loop, promotion, the epilogue's store issued), and finally the time from
+the last tile's end to the exit. The producer's ready is its K loop's
+start; its rest is the loads' issue.
 
 usage: timeline_summary.py FILE.csv [FILE.csv ...]
 """
@@ -18,7 +20,7 @@ import csv
 import statistics
 import sys
 
-ENTRY, EXIT, TILE0 = 0, 1, 2
+ENTRY, EXIT, TILE0, SLOTS_PER_TILE = 0, 1, 2, 4
 ROLE_NAMES = {0: "producer", 1: "math wg0", 2: "math wg1"}
 
 
@@ -39,20 +41,20 @@ def phases(stamps):
     names, values = ["entry"], [stamps[ENTRY]]
     last = stamps[ENTRY]
     tile = 0
-    while TILE0 + 3 * tile in stamps:
-        start = stamps[TILE0 + 3 * tile]
-        first = stamps.get(TILE0 + 3 * tile + 1)
-        end = stamps.get(TILE0 + 3 * tile + 2)
+    while TILE0 + SLOTS_PER_TILE * tile in stamps:
+        start, ready, first, end = (stamps.get(TILE0 + SLOTS_PER_TILE * tile + i)
+                                    for i in range(SLOTS_PER_TILE))
         if end is None:
             break
         names.append(f"t{tile} gap")
         values.append(start - last)
-        if first is not None:
-            names += [f"t{tile} to wgmma", f"t{tile} rest"]
-            values += [first - start, end - first]
-        else:
-            names.append(f"t{tile} loads")
-            values.append(end - start)
+        marks = [("order", ready), ("wait", first), ("rest", end)]
+        at = start
+        for name, mark in marks:
+            if mark is not None:
+                names.append(f"t{tile} {name}")
+                values.append(mark - at)
+                at = mark
         last = end
         tile += 1
     names.append("to exit")

@@ -660,7 +660,7 @@ void KernelLowering::stampTimeline(TimelineEvent event) {
                                constI32(kTimelineTiles)));
     int64_t which = static_cast<int64_t>(event) -
                     static_cast<int64_t>(TimelineEvent::TileStart);
-    slot = arith::AddIOp::create(b, loc, mulI32(tile, 3), constI32(2 + which));
+    slot = arith::AddIOp::create(b, loc, mulI32(tile, 4), constI32(2 + which));
   }
   auto ifOp = scf::IfOp::create(b, loc, stamps, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
@@ -1062,8 +1062,10 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
   // With K compiled in, fgemm-loop-counters carries power-of-two stages
   // too: without that, 128x64 kernels with 4 or 8 stages, this peeled block
   // and the loop unrolled by 4 faulted on the H100 (LoopCounters.cpp).
-  if (op.getBody().getOps<ScaledDotOp>().empty())
+  if (op.getBody().getOps<ScaledDotOp>().empty()) {
+    stampTimeline(TimelineEvent::TileReady);
     return buildLoop(0, inits);
+  }
 
   // The math loop's first K block runs before the loop and promotes with
   // acc = scale * partial: the accumulator needs no zeros, which ptxas had
@@ -1630,8 +1632,11 @@ LogicalResult KernelLowering::lowerRingGet(RingGetOp op) {
           arith::AddIOp::create(b, loc, constI32(slotOffsets[i] / 16),
                                 mulI32(stageI32, slotStrides[i] / 16)));
   }
-  if (!reuseRingEntry)
+  if (!reuseRingEntry) {
+    if (firstKBlock)
+      stampTimeline(TimelineEvent::TileReady);
     waitParity(barrierAt(/*empty=*/false, stage), toI32(lookup(op.getPhase())));
+  }
   return success();
 }
 

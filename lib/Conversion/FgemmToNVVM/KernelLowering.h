@@ -49,15 +49,15 @@ inline OutputStaging getOutputStaging(int64_t blockN, int64_t elementBytes) {
 /// Name of the dynamic shared-memory array every kernel of a module uses.
 inline constexpr StringLiteral kSharedMemoryName = "fgemm_smem";
 /// The timeline knob's stamps (docs/TIMELINE.md): u64 %globaltimer values,
-/// kTimelineSlots per role (entry, exit, then start, first wgmmas and end of
-/// tiles 0 .. kTimelineTiles - 1), kTimelineRoles roles per CTA, CTAs 0 ..
-/// kTimelineCtas - 1, in the global kTimelineName; kTimelineShapeName holds
-/// {CTAs, roles, slots} as i32 for the reader.
+/// kTimelineSlots per role (entry, exit, then start, ready, first wgmmas and
+/// end of tiles 0 .. kTimelineTiles - 1), kTimelineRoles roles per CTA, CTAs
+/// 0 .. kTimelineCtas - 1, in the global kTimelineName; kTimelineShapeName
+/// holds {CTAs, roles, slots} as i32 for the reader.
 inline constexpr StringLiteral kTimelineName = "fgemm_timeline";
 inline constexpr StringLiteral kTimelineShapeName = "fgemm_timeline_shape";
 inline constexpr int64_t kTimelineCtas = 1024, kTimelineRoles = 3,
-                         kTimelineTiles = 10,
-                         kTimelineSlots = 2 + 3 * kTimelineTiles;
+                         kTimelineTiles = 15,
+                         kTimelineSlots = 2 + 4 * kTimelineTiles;
 /// Size of a CUtensorMap (cuda.h: 128 bytes, 64-byte aligned).
 inline constexpr int64_t kTensorMapBytes = 128;
 /// Registers per thread at kernel entry: setmaxnreg needs a cap to move from.
@@ -528,7 +528,16 @@ private:
   /// The timeline knob's stamps (docs/TIMELINE.md): the role's row of a
   /// CTA's stamps (0 the producer, 1 + w math warpgroup w; i32) and, while a
   /// tile loop's body is lowered, its iteration (index).
-  enum class TimelineEvent { Entry, Exit, TileStart, TileFirstWgmma, TileEnd };
+  /// TileReady: the tile's order and first scale staging done, before its
+  /// first ring wait (math: the full barrier; producer: its K loop's start).
+  enum class TimelineEvent {
+    Entry,
+    Exit,
+    TileStart,
+    TileReady,
+    TileFirstWgmma,
+    TileEnd
+  };
   Value timelineRole, timelineTile;
   bool timelineMathRole = false;
   /// Writes %globaltimer to the event's slot: the producer's one thread or
