@@ -410,7 +410,13 @@ private:
   LogicalResult lowerCountRowTiles(CountRowTilesOp op);
   LogicalResult lowerFindRowTileGroup(FindRowTileGroupOp op);
   /// A fresh (group, first tile) cache of one row-tile group lookup.
-  std::pair<Value, Value> newLookupCache();
+  /// find_row_tile_group's cache (i32 stack slots): the group found last,
+  /// its first row tile and its end.
+  struct RowTileCache {
+    Value group, start, end;
+  };
+  RowTileCache rowTileCacheFor(FindRowTileGroupOp op);
+  SmallVector<std::tuple<Value, Value, uint64_t, RowTileCache>> rowTileCaches;
   /// A stack slot of `type` at the kernel's entry: a value set on one path
   /// and read on another, which LLVM turns into registers (mem2reg).
   Value newStackSlot(Type type);

@@ -179,7 +179,7 @@
 // PERSIST: nvvm.read.ptx.sreg.nctaid.x
 // PERSIST: scf.for
 // PERSIST: nvvm.setmaxregister increase 232
-// PERSIST: scf.for
+// PERSIST: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[COUNT:.*]] = %c0) -> (index) {
 // A tile's first staging starts with no barrier (the previous tile's store
 // ended with one). Each math warpgroup stages its own copy of the scales
 // (512 bytes each from 165952) without its store warp (its threads 0-31,
@@ -211,6 +211,9 @@
 // PERSIST-NOT: nvvm.barrier
 // PERSIST: nvvm.cp.async.bulk.commit.group
 // PERSIST-NEXT: }
+// The CTA's tile count, carried to its next tile (no division per tile).
+// PERSIST-NEXT: %[[NEXT:.*]] = arith.addi %[[COUNT]], %c1 : index
+// PERSIST-NEXT: scf.yield %[[NEXT]] : index
 // PERSIST-NEXT: }
 // PERSIST-NEXT: %[[LANE0:.*]] = arith.cmpi eq, %{{.*}}, %c0_i32
 // PERSIST-NEXT: %[[WARP0:.*]] = arith.cmpi eq, %{{.*}}, %c0_i32
@@ -279,11 +282,11 @@
 // PCLUSTER-NEXT: nvvm.cluster.wait {aligned}
 // PCLUSTER-NOT: nvvm.cluster.arrive
 // PCLUSTER: nvvm.setmaxregister decrease 40
-// PCLUSTER: %[[PUTS:.*]] = scf.for {{.*}} iter_args(%[[SO_FAR:.*]] = %c0) -> (index) {
+// PCLUSTER: %[[PUTS:.*]]:2 = scf.for {{.*}} iter_args(%[[SO_FAR:.*]] = %c0, %{{.*}} = %c0) -> (index, index) {
 // PCLUSTER: multicast_mask = %c3_i16
-// PCLUSTER: scf.yield %{{.*}} : index
+// PCLUSTER: scf.yield %{{.*}}, %{{.*}} : index, index
 // PCLUSTER-NEXT: }
-// PCLUSTER-NEXT: arith.index_cast %[[PUTS]]
+// PCLUSTER-NEXT: arith.index_cast %[[PUTS]]#0
 // PCLUSTER-COUNT-4: nvvm.mbarrier.try_wait.parity
 // PCLUSTER-NEXT: }
 // PCLUSTER: nvvm.setmaxregister increase 232

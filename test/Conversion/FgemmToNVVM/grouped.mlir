@@ -79,13 +79,16 @@
 // CONTIGUOUS-NOT: vector<4xi32>
 
 // Persistent: both roles' tile loops carry the K blocks their earlier tiles
-// ran, the ring position of the next tile's first block.
-// PERSISTENT: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[BEFORE:.*]] = %c0) -> (index) {
+// ran, the ring position of the next tile's first block, and how many tiles
+// they ran.
+// PERSISTENT: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[BEFORE:.*]] = %c0, %[[COUNT:.*]] = %c0) -> (index, index) {
 // PERSISTENT: arith.addi %[[BEFORE]], %{{.*}} : index
-// PERSISTENT: scf.yield %{{.*}} : index
-// PERSISTENT: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[BEFORE2:.*]] = %c0) -> (index) {
+// PERSISTENT: %[[NEXT:.*]] = arith.addi %[[COUNT]], %c1 : index
+// PERSISTENT-NEXT: scf.yield %{{.*}}, %[[NEXT]] : index, index
+// PERSISTENT: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[BEFORE2:.*]] = %c0, %[[COUNT2:.*]] = %c0) -> (index, index) {
 // PERSISTENT: arith.addi %[[BEFORE2]], %{{.*}} : index
-// PERSISTENT: scf.yield %{{.*}} : index
+// PERSISTENT: %[[NEXT2:.*]] = arith.addi %[[COUNT2]], %c1 : index
+// PERSISTENT-NEXT: scf.yield %{{.*}}, %[[NEXT2]] : index, index
 
 // fgemm.find_group: lo, hi = 0, groups; while lo < hi, mid = (lo + hi) / 2
 // and ends[mid] > row keeps the lower half.
@@ -115,12 +118,16 @@
 // thread sums the groups' row tiles (masked_m clamped to [0, m], ceil by
 // 128), eight groups' loads per step; the tile loop runs over those row tiles
 // times the column tiles, and each role walks the groups to the one holding
-// the tile's row tile, from the group its previous lookup found (two stack
-// slots per lookup, zero at entry).
-// MASKED-PERSISTENT: %[[SLOT:.*]] = llvm.alloca %{{.*}} x i32
-// MASKED-PERSISTENT-NEXT: llvm.store %[[ZERO:.*]], %[[SLOT]]
-// MASKED-PERSISTENT-NEXT: %[[SLOT2:.*]] = llvm.alloca %{{.*}} x i32
-// MASKED-PERSISTENT-NEXT: llvm.store %[[ZERO]], %[[SLOT2]]
+// the tile's row tile: a tile inside the group the last lookup found (its
+// group, first tile and end in three stack slots, zero at entry, shared by
+// all lookups) needs no load; otherwise the walk starts from that group.
+// MASKED-PERSISTENT: %[[GROUP:.*]] = llvm.alloca %{{.*}} x i32
+// MASKED-PERSISTENT-NEXT: llvm.store %[[ZERO:.*]], %[[GROUP]]
+// MASKED-PERSISTENT-NEXT: %[[START:.*]] = llvm.alloca %{{.*}} x i32
+// MASKED-PERSISTENT-NEXT: llvm.store %[[ZERO]], %[[START]]
+// MASKED-PERSISTENT-NEXT: %[[END:.*]] = llvm.alloca %{{.*}} x i32
+// MASKED-PERSISTENT-NEXT: llvm.store %[[ZERO]], %[[END]]
+// MASKED-PERSISTENT-NOT: llvm.alloca
 // MASKED-PERSISTENT: nvvm.prefetch level = L2, %arg
 // MASKED-PERSISTENT: nvvm.mbarrier.init
 // MASKED-PERSISTENT: nvvm.barrier0
@@ -140,23 +147,32 @@
 // MASKED-PERSISTENT: scf.yield %[[NEXT]]
 // MASKED-PERSISTENT: nvvm.setmaxregister decrease
 // MASKED-PERSISTENT: scf.for
-// MASKED-PERSISTENT: %[[LASTG:.*]] = llvm.load %[[GROUP:.*]] : !llvm.ptr -> i32
-// MASKED-PERSISTENT-NEXT: %[[LASTS:.*]] = llvm.load %[[START:.*]] : !llvm.ptr -> i32
+// MASKED-PERSISTENT: %[[LASTG:.*]] = llvm.load %[[GROUP]] : !llvm.ptr -> i32
+// MASKED-PERSISTENT-NEXT: %[[LASTS:.*]] = llvm.load %[[START]] : !llvm.ptr -> i32
+// MASKED-PERSISTENT-NEXT: %[[LASTE:.*]] = llvm.load %[[END]] : !llvm.ptr -> i32
+// MASKED-PERSISTENT-NEXT: %[[BEFOREEND:.*]] = arith.cmpi ult, %[[TILE:.*]], %[[LASTE]] : i32
+// MASKED-PERSISTENT-NEXT: %[[FROMSTART:.*]] = arith.cmpi ule, %[[LASTS]], %[[TILE]] : i32
+// MASKED-PERSISTENT-NEXT: %[[HIT:.*]] = arith.andi %[[FROMSTART]], %[[BEFOREEND]] : i1
+// MASKED-PERSISTENT-NEXT: %[[FOUND:.*]]:3 = scf.if %[[HIT]] -> (i32, i32, i32) {
+// MASKED-PERSISTENT-NEXT: scf.yield %[[LASTG]], %[[LASTS]], %[[LASTE]] : i32, i32, i32
+// MASKED-PERSISTENT-NEXT: } else {
 // Back while the tile lies before the group's start, then forward.
 // MASKED-PERSISTENT-NEXT: %[[BACK:.*]]:2 = scf.while (%{{.*}} = %[[LASTG]], %{{.*}} = %[[LASTS]])
-// MASKED-PERSISTENT: arith.cmpi ult, %[[TILE:.*]], %
+// MASKED-PERSISTENT: arith.cmpi ult, %[[TILE]], %
 // MASKED-PERSISTENT: scf.condition
 // MASKED-PERSISTENT: arith.subi %{{.*}}, %c1_i32
 // MASKED-PERSISTENT: llvm.load %{{.*}} : !llvm.ptr<1> -> i32
 // MASKED-PERSISTENT: arith.subi
-// MASKED-PERSISTENT: %[[FOUND:.*]]:3 = scf.while (%{{.*}} = %[[BACK]]#0, %{{.*}} = %[[BACK]]#1)
+// MASKED-PERSISTENT: %[[WALKED:.*]]:3 = scf.while (%{{.*}} = %[[BACK]]#0, %{{.*}} = %[[BACK]]#1)
 // MASKED-PERSISTENT: llvm.load %{{.*}} : !llvm.ptr<1> -> i32
 // MASKED-PERSISTENT: arith.maxsi
 // MASKED-PERSISTENT: arith.minui
 // MASKED-PERSISTENT: arith.ceildivui %{{.*}}, %c128_i32
 // MASKED-PERSISTENT: scf.condition
+// MASKED-PERSISTENT: scf.yield %[[WALKED]]#0, %[[WALKED]]#1, %[[WALKED]]#2 : i32, i32, i32
 // MASKED-PERSISTENT: llvm.store %[[FOUND]]#0, %[[GROUP]]
 // MASKED-PERSISTENT-NEXT: llvm.store %[[FOUND]]#1, %[[START]]
+// MASKED-PERSISTENT-NEXT: llvm.store %[[FOUND]]#2, %[[END]]
 // MASKED-PERSISTENT: nvvm.setmaxregister increase
 // MASKED-PERSISTENT: scf.while
 // A tile the rows miss skips its store but still meets the staging barrier
@@ -173,6 +189,7 @@
 // MASKED-PERSISTENT-NEXT: nvvm.barrier id = %[[WG_BARRIER]] number_of_threads = %c128_i32
 // MASKED-PERSISTENT-NEXT: }
 // MASKED-PERSISTENT-NEXT: arith.addi
+// MASKED-PERSISTENT-NEXT: arith.addi %{{.*}}, %c1 : index
 // MASKED-PERSISTENT-NEXT: scf.yield
 
 // Contiguous row tiles in pairs sharing B: the producer multicasts its half

@@ -7,7 +7,7 @@
 // barriers order the previous tile's reads of the staging first). The last
 // tile is stored after the loop, before the wait for its TMA read.
 
-// CHECK: %[[LOOP:.*]]:4 = scf.for %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[ROW:.*]] = %c0, %[[COL:.*]] = %c0, %[[PENDING:.*]] = %false) -> (!llvm.struct<(f32,
+// CHECK: %[[LOOP:.*]]:5 = scf.for %{{.*}} iter_args(%[[COUNT:.*]] = %c0, %[[ACC:.*]] = %{{.*}}, %[[ROW:.*]] = %c0, %[[COL:.*]] = %c0, %[[PENDING:.*]] = %false) -> (index, !llvm.struct<(f32,
 // CHECK: nvvm.wgmma.mma_async
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: scf.if %[[PENDING]] {
@@ -24,9 +24,9 @@
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: llvm.fmul
 // The loop yields this tile for the next one.
-// CHECK: scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %true :
+// CHECK: scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %true :
 // After the loop: the last tile, then the wait for its TMA read.
-// CHECK: scf.if %[[LOOP]]#3 {
+// CHECK: scf.if %[[LOOP]]#4 {
 // CHECK-COUNT-8: nvvm.stmatrix
 // CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta
 // CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
@@ -36,7 +36,7 @@
 // carried accumulator's undefined init. (The masked store's constant first
 // row, 0, is not carried.)
 // MASKED: %[[UNDEF:.*]] = llvm.mlir.undef : !llvm.struct<(f32,
-// MASKED: scf.for %{{.*}} iter_args(%{{.*}} = %c0, %{{.*}} = %[[UNDEF]], %{{.*}} = %c0, %{{.*}} = %c0, %{{.*}} = %c0, %{{.*}} = %c0, %[[PENDING:.*]] = %false)
+// MASKED: scf.for %{{.*}} iter_args(%{{.*}} = %c0, %{{.*}} = %c0, %{{.*}} = %[[UNDEF]], %{{.*}} = %c0, %{{.*}} = %c0, %{{.*}} = %c0, %{{.*}} = %c0, %[[PENDING:.*]] = %false)
 // MASKED: scf.if %{{.*}} -> (!llvm.struct<(f32,
 // MASKED: nvvm.wgmma.commit.group.sync.aligned
 // MASKED-NEXT: scf.if %[[PENDING]] {

@@ -21,7 +21,7 @@
 // CHECK: llvm.store %{{.*}}, %[[TN_SLOT]] : i32, !llvm.ptr
 // CHECK-NEXT: llvm.store %[[FIRST]]#2, %[[SCALE_SLOT]] : f32, !llvm.ptr
 // CHECK-NEXT: llvm.store %[[FIRST]]#3, %[[SCALE2_SLOT]] : f32, !llvm.ptr
-// CHECK-NEXT: scf.for %[[TILE:.*]] = %{{.*}} to %{{.*}} step %[[PROGRAMS:.*]] {
+// CHECK-NEXT: scf.for %[[TILE:.*]] = %{{.*}} to %{{.*}} step %[[PROGRAMS:[[:alnum:]_]+]] iter_args(%{{.*}} = %c0) -> (index) {
 // CHECK: llvm.load %[[TM_SLOT]] : !llvm.ptr -> i32
 // CHECK: llvm.load %[[TN_SLOT]] : !llvm.ptr -> i32
 // CHECK: %[[MINE:.*]] = llvm.load %[[SCALE_SLOT]] : !llvm.ptr -> f32
