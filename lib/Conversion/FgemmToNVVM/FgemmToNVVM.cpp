@@ -2235,13 +2235,13 @@ LogicalResult KernelLowering::lowerFindRowTileGroup(FindRowTileGroupOp op) {
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, g, last),
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, end, tile));
       scf::ConditionOp::create(b, loc, onward, ValueRange{g, start, end});
-      Block *after = b.createBlock(&loop.getAfter(), {}, {i32, i32, i32},
-                                   {loc, loc, loc});
+      Block *after =
+          b.createBlock(&loop.getAfter(), {}, {i32, i32, i32}, {loc, loc, loc});
       scf::YieldOp::create(
           b, loc,
-          ValueRange{arith::AddIOp::create(b, loc, after->getArgument(0),
-                                           constI32(1)),
-                     after->getArgument(2)});
+          ValueRange{
+              arith::AddIOp::create(b, loc, after->getArgument(0), constI32(1)),
+              after->getArgument(2)});
     }
     scf::YieldOp::create(b, loc, loop.getResults());
   }
