@@ -24,17 +24,10 @@
 
 namespace fgemm {
 
-/// Slots of one role's row: entry, exit, then per tile t start, first
-/// wgmmas issued and end (kTimelineTileStart + 3 t + event).
-enum TimelineSlot : int {
-  kTimelineEntry = 0,
-  kTimelineExit = 1,
-  kTimelineTileStart = 2
-};
-
 struct TimelineStamps {
   int32_t ctas = 0, roles = 0, slots = 0;
-  /// ctas x roles x slots nanoseconds of %globaltimer; 0 = not stamped.
+  /// ctas x roles x slots nanoseconds of %globaltimer (slot meanings:
+  /// docs/TIMELINE.md); 0 = not stamped.
   std::vector<uint64_t> stamps;
   uint64_t at(int32_t cta, int32_t role, int32_t slot) const {
     return stamps[(size_t(cta) * roles + role) * slots + slot];

@@ -15,6 +15,7 @@
 #include "Runtime/Device.h"
 #include "Runtime/Driver.h"
 #include "Runtime/Gemm.h"
+#include "Runtime/Timeline.h"
 #include "Runtime/Tuning.h"
 
 #include "TestDirectory.h"
@@ -118,6 +119,25 @@ TEST_F(DenseGemmMock, LoadsEveryKernelAndRaisesSharedMemory) {
   EXPECT_EQ(gemm->device().smCount, 132);
   EXPECT_EQ(fgemmMockDynamicSharedBytes("k64"), 115776);
   EXPECT_EQ(fgemmMockDynamicSharedBytes("k128"), 165952);
+}
+
+TEST_F(DenseGemmMock, KernelsWithoutTheTimelineKnobHaveNoTimeline) {
+  writeKernel(dir, "bm128", "k128", 128, 128, 165952);
+  Expected<DenseGemm> gemm = DenseGemm::create(dir.string());
+  ASSERT_TRUE(gemm.ok()) << gemm.status().message();
+  CUdeviceptr p = allocate(1 << 20);
+  DenseGemmProblem problem;
+  problem.a = problem.sfa = problem.b = problem.sfb = problem.d = p;
+  problem.m = 128;
+  problem.n = 256;
+  problem.k = 256;
+  Expected<DenseGemm::Prepared> prepared = gemm->prepare(problem);
+  ASSERT_TRUE(prepared.ok()) << prepared.status().message();
+  Expected<std::optional<TimelineStamps>> timeline =
+      readTimeline(*driver, prepared->launch.function);
+  ASSERT_TRUE(timeline.ok()) << timeline.status().message();
+  EXPECT_FALSE(timeline->has_value());
+  EXPECT_TRUE(clearTimeline(*driver, prepared->launch.function, nullptr).ok());
 }
 
 TEST_F(DenseGemmMock, LaunchFollowsTheAbi) {

@@ -276,14 +276,17 @@ CUresult CUDAAPI cuModuleGetFunction(CUfunction *function, CUmodule module,
 }
 
 // The mock's modules hold no globals (kernels built with the timeline knob
-// run on the GPU only).
+// run on the GPU only): any handle cuFuncGetModule gives finds none.
 CUresult CUDAAPI cuModuleGetGlobal(CUdeviceptr *, size_t *, CUmodule module,
                                    const char *) {
   return module ? CUDA_ERROR_NOT_FOUND : CUDA_ERROR_INVALID_HANDLE;
 }
 
-CUresult CUDAAPI cuFuncGetModule(CUmodule *, CUfunction) {
-  return CUDA_ERROR_NOT_SUPPORTED;
+CUresult CUDAAPI cuFuncGetModule(CUmodule *module, CUfunction function) {
+  if (!function)
+    return CUDA_ERROR_INVALID_HANDLE;
+  *module = reinterpret_cast<CUmodule>(function);
+  return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuFuncGetAttribute(int *value, CUfunction_attribute attribute,
