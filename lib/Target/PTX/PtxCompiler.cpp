@@ -17,6 +17,8 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -32,6 +34,31 @@ using namespace mlir;
 using namespace mlir::fgemm;
 
 static constexpr llvm::StringLiteral kTriple = "nvptx64-nvidia-cuda";
+
+/// Unsigned divisions narrower than 32 bits back to 32: LLVM narrows an
+/// i32 udiv / urem whose operands it knows fit in 16 bits (the tile order's
+/// raster arithmetic once N is a constant), and ptxas calls a subroutine
+/// for PTX's div.u16 / rem.u16 where a 32-bit division is inline.
+static void widenNarrowDivisions(llvm::Module &module) {
+  llvm::SmallVector<llvm::BinaryOperator *> narrow;
+  for (llvm::Function &function : module)
+    for (llvm::Instruction &inst : llvm::instructions(function))
+      if (auto *op = llvm::dyn_cast<llvm::BinaryOperator>(&inst))
+        if ((op->getOpcode() == llvm::Instruction::UDiv ||
+             op->getOpcode() == llvm::Instruction::URem) &&
+            op->getType()->isIntegerTy() &&
+            op->getType()->getIntegerBitWidth() < 32)
+          narrow.push_back(op);
+  for (llvm::BinaryOperator *op : narrow) {
+    llvm::IRBuilder<> builder(op);
+    llvm::Type *i32 = builder.getInt32Ty();
+    llvm::Value *wide = builder.CreateBinOp(
+        op->getOpcode(), builder.CreateZExt(op->getOperand(0), i32),
+        builder.CreateZExt(op->getOperand(1), i32));
+    op->replaceAllUsesWith(builder.CreateTrunc(wide, op->getType()));
+    op->eraseFromParent();
+  }
+}
 
 static llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
@@ -93,6 +120,7 @@ mlir::fgemm::translateToPtx(ModuleOp module, const PtxOptions &options,
         : options.optLevel == 2 ? llvm::OptimizationLevel::O2
                                 : llvm::OptimizationLevel::O1;
     pb.buildPerModuleDefaultPipeline(level).run(*llvmModule, mam);
+    widenNarrowDivisions(*llvmModule);
   }
   if (llvmIR) {
     llvm::raw_string_ostream os(*llvmIR);
