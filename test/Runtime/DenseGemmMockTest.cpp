@@ -70,6 +70,17 @@ std::string writeConfigurationKernel(const fs::path &dir,
   return (dir / config.stem()).string();
 }
 
+/// An m x n x k problem whose operands all point at `p` (the mock never
+/// reads them).
+DenseGemmProblem problemAt(CUdeviceptr p, int64_t m, int64_t n, int64_t k) {
+  DenseGemmProblem problem;
+  problem.a = problem.sfa = problem.b = problem.sfb = problem.d = p;
+  problem.m = m;
+  problem.n = n;
+  problem.k = k;
+  return problem;
+}
+
 class DenseGemmMock : public fgemm::test::MockDeviceTest {
 protected:
   DenseGemmMock() : MockDeviceTest("fgemm_mock_") {}
@@ -125,13 +136,8 @@ TEST_F(DenseGemmMock, KernelsWithoutTheTimelineKnobHaveNoTimeline) {
   writeKernel(dir, "bm128", "k128", 128, 128, 165952);
   Expected<DenseGemm> gemm = DenseGemm::create(dir.string());
   ASSERT_TRUE(gemm.ok()) << gemm.status().message();
-  CUdeviceptr p = allocate(1 << 20);
-  DenseGemmProblem problem;
-  problem.a = problem.sfa = problem.b = problem.sfb = problem.d = p;
-  problem.m = 128;
-  problem.n = 256;
-  problem.k = 256;
-  Expected<DenseGemm::Prepared> prepared = gemm->prepare(problem);
+  Expected<DenseGemm::Prepared> prepared =
+      gemm->prepare(problemAt(allocate(1 << 20), 128, 256, 256));
   ASSERT_TRUE(prepared.ok()) << prepared.status().message();
   Expected<std::optional<TimelineStamps>> timeline =
       readTimeline(*driver, prepared->launch.function);
@@ -584,12 +590,8 @@ TEST_F(DenseGemmMock, OnDemandKernelsSpecializedPerShape) {
   // The generic kernel was never made; the prepared launch names the one
   // that runs.
   EXPECT_EQ(gemm->kernelPath(0), "");
-  DenseGemmProblem problem;
-  problem.a = problem.sfa = problem.b = problem.sfb = problem.d = p;
-  problem.m = 64;
-  problem.n = 7168;
-  problem.k = 2048;
-  Expected<DenseGemm::Prepared> prepared = gemm->prepare(problem);
+  Expected<DenseGemm::Prepared> prepared =
+      gemm->prepare(problemAt(p, 64, 7168, 2048));
   ASSERT_TRUE(prepared.ok());
   ASSERT_NE(prepared->specialized, nullptr);
   EXPECT_EQ(prepared->specialized->meta().fixedN, 7168u);
