@@ -67,6 +67,10 @@ Expected<double> medianLaunchTime(const Driver &cu, CUstream stream,
                                   CUdeviceptr flush, int iters,
                                   const std::function<Status()> &launch);
 
+/// What --timeline prints for a kernel compiled without the timeline knob.
+inline constexpr const char *kNoTimelineNote =
+    "no timeline: the kernel was compiled without the timeline knob";
+
 /// --timeline: one more launch of `function` (after an L2 flush, as the timed
 /// ones), its stamps appended to `path` as CSV rows `label,cta,role,slot,ns`
 /// (ns from the launch's first stamp; docs/TIMELINE.md). False when the

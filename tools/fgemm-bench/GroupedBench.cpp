@@ -223,8 +223,7 @@ Status GroupedBench::runShape(const GroupedShape &shape,
     if (!recorded.ok())
       return recorded.takeStatus();
     if (!*recorded)
-      std::printf("  no timeline: the kernel was compiled without the "
-                  "timeline knob\n");
+      std::printf("  %s\n", kNoTimelineNote);
   }
   return Status::success();
 }

@@ -291,8 +291,7 @@ Status Bench::runShape(const Shape &shape, ShapeResult &result) {
     if (!recorded.ok())
       return recorded.takeStatus();
     if (!*recorded)
-      result.notes.push_back("no timeline: the kernel was compiled without "
-                             "the timeline knob");
+      result.notes.push_back(kNoTimelineNote);
   }
   if (options.hostLatency)
     FGEMM_RETURN_IF_ERROR(hostLatency(problem, *prepared, result));

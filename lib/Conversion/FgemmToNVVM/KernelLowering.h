@@ -409,7 +409,6 @@ private:
   LogicalResult lowerFindPieceGroup(FindPieceGroupOp op);
   LogicalResult lowerCountRowTiles(CountRowTilesOp op);
   LogicalResult lowerFindRowTileGroup(FindRowTileGroupOp op);
-  /// A fresh (group, first tile) cache of one row-tile group lookup.
   /// find_row_tile_group's cache (i32 stack slots): the group found last,
   /// its first row tile and its end.
   struct RowTileCache {
@@ -531,11 +530,9 @@ private:
   /// firstBlockHook.
   std::function<LogicalResult()> nextTileHook;
   int64_t nextTileHookRuns = 0;
-  /// The timeline knob's stamps (docs/TIMELINE.md): the role's row of a
-  /// CTA's stamps (0 the producer, 1 + w math warpgroup w; i32) and, while a
-  /// tile loop's body is lowered, its iteration (index).
-  /// TileReady: the tile's order and first scale staging done, before its
-  /// first ring wait (math: the full barrier; producer: its K loop's start).
+  /// The timeline knob's events (docs/TIMELINE.md). TileReady: the tile's
+  /// order and first scale staging done, before its first ring wait (math:
+  /// the full barrier; producer: its K loop's start).
   enum class TimelineEvent {
     Entry,
     Exit,
@@ -544,6 +541,9 @@ private:
     TileFirstWgmma,
     TileEnd
   };
+  /// The role's row of a CTA's stamps (0 the producer, 1 + w math
+  /// warpgroup w; i32) and, while a tile loop's body is lowered, its
+  /// iteration (index).
   Value timelineRole, timelineTile;
   bool timelineMathRole = false;
   /// Writes %globaltimer to the event's slot: the producer's one thread or
