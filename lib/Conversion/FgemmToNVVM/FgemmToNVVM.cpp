@@ -197,6 +197,22 @@ LogicalResult KernelLowering::buildFunction() {
     paramDescs.push_back(
         TensorMapParamAttr::get(ctx, argIndex(v), box, swizzle));
   }
+  // Outputs a store cuts by rows also get a map kRowChunkRows rows tall:
+  // the whole chunks of a cut tile go out by TMA too (storeCutRows).
+  SmallVector<Value> rowChunkArgs;
+  kernel.walk([&](StoreOp store) {
+    if (!store.getRowsBegin() ||
+        llvm::is_contained(rowChunkArgs, store.getDest()))
+      return;
+    rowChunkArgs.push_back(store.getDest());
+    ArrayRef<StringAttr> d = store.getValue().getType().getDims();
+    OutputStaging staging =
+        getOutputStaging(extent(d[1]), outputElementBytes(store));
+    paramDescs.push_back(TensorMapParamAttr::get(
+        ctx, argIndex(store.getDest()),
+        SmallVector<int64_t>{staging.columns, kRowChunkRows},
+        staging.swizzleBytes));
+  });
   for (Value v : ptrArgs)
     paramDescs.push_back(PointerParamAttr::get(ctx, argIndex(v)));
   bool usesWorkspace =
@@ -220,7 +236,7 @@ LogicalResult KernelLowering::buildFunction() {
   SmallVector<Attribute> paramAttrs;
   auto tensorMapType =
       LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), kTensorMapBytes);
-  for (size_t i = 0; i < tmaArgs.size(); ++i) {
+  for (size_t i = 0; i < tmaArgs.size() + rowChunkArgs.size(); ++i) {
     params.push_back(genericPtr);
     paramAttrs.push_back(b.getDictionaryAttr(
         {b.getNamedAttr(LLVM::LLVMDialect::getByValAttrName(),
@@ -319,6 +335,10 @@ LogicalResult KernelLowering::buildFunction() {
   for (Value v : tmaArgs) {
     argParams[v] = body->getArgument(next++);
     tensorMapParams.push_back(argParams[v]);
+  }
+  for (Value v : rowChunkArgs) {
+    rowChunkParams[v] = body->getArgument(next++);
+    tensorMapParams.push_back(rowChunkParams[v]);
   }
   for (Value v : ptrArgs)
     argPointers[v] = body->getArgument(next++);
@@ -1763,8 +1783,9 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
   Value coordN = mulI32(toI32(lookup(op.getCol())), bn);
   Value coordM = mulI32(toI32(lookup(op.getRow())), bm);
   if (op.getRowsBegin()) {
-    // A tile wholly inside the rows goes out by TMA; one the rows cut is
-    // copied out by the math threads, row by row.
+    // A tile wholly inside the rows goes out by TMA; one the rows cut goes
+    // out in whole chunks of rows by TMA and its few rows at the cuts by
+    // the math threads (storeCutRows).
     Value begin = toI32(lookup(op.getRowsBegin()));
     Value end = toI32(lookup(op.getRowsEnd()));
     Value whole = arith::AndIOp::create(
@@ -1775,7 +1796,7 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
             arith::AddIOp::create(b, loc, coordM, constI32(bm)), end));
     auto cut = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/true);
     b.setInsertionPointToStart(&cut.getElseRegion().front());
-    copyOutRows(op, begin, end);
+    storeCutRows(op, begin, end);
     b.setInsertionPointToStart(&cut.getThenRegion().front());
   }
   auto ifOp = scf::IfOp::create(b, loc, isWarpgroupLeader(),
@@ -1973,19 +1994,100 @@ void KernelLowering::waitForOutputRead() {
                                        b.getUnitAttr());
 }
 
+KernelLowering::CutWave KernelLowering::cutWave(StoreOp op, int64_t wave,
+                                                Value rowsBegin,
+                                                Value rowsEnd) {
+  ArrayRef<StringAttr> destDims = op.getDest().getType().getDims();
+  Value rowsM = toI32(dims.lookup(destDims.take_back(2)[0]));
+  Value end = arith::MinUIOp::create(b, loc, rowsEnd, rowsM);
+  Value first = arith::AddIOp::create(
+      b, loc, mulI32(toI32(lookup(op.getRow())), config.getBlockM()),
+      mulI32(waveBlock(wave), kWaveRows));
+  // Rows from the wave's first, clamped to [0, kWaveRows].
+  auto local = [&](Value row) -> Value {
+    Value from = arith::SubIOp::create(
+        b, loc, arith::MaxUIOp::create(b, loc, row, first), first);
+    return arith::MinUIOp::create(b, loc, from, constI32(kWaveRows));
+  };
+  CutWave cut;
+  cut.lo = local(rowsBegin);
+  cut.hi = local(end);
+  Value chunkMask = constI32(~(kRowChunkRows - 1));
+  cut.chunkLo = arith::AndIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, cut.lo, constI32(kRowChunkRows - 1)),
+      chunkMask);
+  cut.chunkHi = arith::AndIOp::create(b, loc, cut.hi, chunkMask);
+  return cut;
+}
+
+/// The rows of a cut tile go out by TMA where they fill whole chunks of
+/// kRowChunkRows (a second tensor map of the output, boxes that tall; each
+/// chunk starts on a whole swizzle pattern of its slab), and by the threads
+/// at the cuts (at most kRowChunkRows - 1 rows at each end of a wave). On
+/// the H100 a masked tile cut by its group's last row had taken ~1.4 us
+/// longer than a whole one when the threads copied all of its rows out
+/// (128x192 pairs, N = 7168, K = 2048; docs/PERF.md, twenty-seventh
+/// session).
+void KernelLowering::storeCutRows(StoreOp op, Value rowsBegin, Value rowsEnd) {
+  int64_t bm = config.getBlockM(), bn = config.getBlockN();
+  int64_t e = outputElementBytes(op);
+  int64_t w = getOutputStaging(bn, e).columns;
+  Value map = rowChunkParams.lookup(op.getDest());
+  Value coordN = mulI32(toI32(lookup(op.getCol())), bn);
+  Value coordM = mulI32(toI32(lookup(op.getRow())), bm);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    auto leader = scf::IfOp::create(b, loc, isWarpgroupLeader(),
+                                    /*withElseRegion=*/false);
+    b.setInsertionPointToStart(leader.thenBlock());
+    auto mode =
+        NVVM::TMAStoreModeAttr::get(b.getContext(), NVVM::TMAStoreMode::TILE);
+    for (int64_t wave = 0; wave < config.getWaves(); ++wave) {
+      CutWave cut = cutWave(op, wave, rowsBegin, rowsEnd);
+      Value waveRow = mulI32(waveBlock(wave), kWaveRows);
+      auto chunks =
+          scf::ForOp::create(b, loc, toIndex(cut.chunkLo), toIndex(cut.chunkHi),
+                             constIndex(kRowChunkRows));
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPoint(chunks.getBody()->getTerminator());
+      Value row = arith::AddIOp::create(b, loc, waveRow,
+                                        toI32(chunks.getInductionVar()));
+      for (int64_t slab = 0; slab < bn / w; ++slab) {
+        SmallVector<Value> coords = {
+            arith::AddIOp::create(b, loc, coordN, constI32(slab * w)),
+            arith::AddIOp::create(b, loc, coordM, row)};
+        if (Value group = op.getGroup())
+          coords.push_back(toI32(lookup(group)));
+        Value source = smemAt(
+            arith::AddIOp::create(b, loc, mulI32(row, w * e),
+                                  constI32(outputOffset + slab * bm * w * e)));
+        NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+            b, loc, map, source, coords, /*l2CacheHint=*/Value(), mode,
+            /*predicate=*/Value());
+      }
+    }
+    NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+    // As for a whole tile: without a tile loop the CTA's last work.
+    if (!op->getParentOfType<TileLoopOp>())
+      NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0),
+                                           b.getUnitAttr());
+  }
+  copyOutRows(op, rowsBegin, rowsEnd);
+}
+
 /// This warpgroup's waves of the staged tile (bm x bn at outputOffset,
 /// OutputStaging) go out in 16-byte pieces (8 bf16 or 4 f32), each of its
-/// threads taking every 128th piece of a wave: rows outside [rowsBegin,
-/// rowsEnd) and the tensor, and columns past N, are skipped. (N is a
-/// multiple of 8, which D's tensor map needs anyway, so a piece never
-/// straddles the end of a row.) The warpgroup reads only the rows it staged:
-/// its own barrier orders the reads before its next staging.
+/// threads taking every 128th piece of a wave: rows outside the wave's cut
+/// (cutWave) or inside its whole chunks, and columns past N, are skipped.
+/// (N is a multiple of 8, which D's tensor map needs anyway, so a piece
+/// never straddles the end of a row.) The warpgroup reads only the rows it
+/// staged: its own barrier orders the reads before its next staging.
 void KernelLowering::copyOutRows(StoreOp op, Value rowsBegin, Value rowsEnd) {
   int64_t bm = config.getBlockM(), bn = config.getBlockN();
   ArrayRef<StringAttr> destDims = op.getDest().getType().getDims();
   Value rowsM = toI32(dims.lookup(destDims.take_back(2)[0]));
   Value colsN = toI32(dims.lookup(destDims.back()));
-  Value end = arith::MinUIOp::create(b, loc, rowsEnd, rowsM);
   Value firstRow = mulI32(toI32(lookup(op.getRow())), bm);
   Value firstCol = mulI32(toI32(lookup(op.getCol())), bn);
   // Rows of earlier groups come first in a 3-D destination.
@@ -1997,31 +2099,39 @@ void KernelLowering::copyOutRows(StoreOp op, Value rowsBegin, Value rowsEnd) {
   auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) {
     return arith::CmpIOp::create(b, loc, p, x, y);
   };
+  auto within = [&](Value x, Value lo, Value hi) {
+    return arith::AndIOp::create(b, loc, cmp(arith::CmpIPredicate::ule, lo, x),
+                                 cmp(arith::CmpIPredicate::ult, x, hi));
+  };
   // Element offsets in 64 bits: G x M x N can pass 2^31.
   auto wide = [&](Value v) {
     return arith::ExtUIOp::create(b, loc, b.getI64Type(), v);
   };
   auto v4i32 = VectorType::get({4}, b.getI32Type());
   for (int64_t wave = 0; wave < config.getWaves(); ++wave) {
+    CutWave cut = cutWave(op, wave, rowsBegin, rowsEnd);
+    Value waveRow = mulI32(waveBlock(wave), kWaveRows);
     auto forOp = scf::ForOp::create(b, loc, toIndex(threadInWarpgroup()),
                                     constIndex(kWaveRows * piecesPerRow),
                                     constIndex(128));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(forOp.getBody()->getTerminator());
     Value piece = toI32(forOp.getInductionVar());
-    Value row = arith::AddIOp::create(
-        b, loc, mulI32(waveBlock(wave), kWaveRows),
-        arith::DivUIOp::create(b, loc, piece, constI32(piecesPerRow)));
+    Value inWave =
+        arith::DivUIOp::create(b, loc, piece, constI32(piecesPerRow));
+    Value row = arith::AddIOp::create(b, loc, waveRow, inWave);
     Value col =
         mulI32(arith::RemUIOp::create(b, loc, piece, constI32(piecesPerRow)),
                pieceColumns);
     Value globalRow = arith::AddIOp::create(b, loc, firstRow, row);
     Value globalCol = arith::AddIOp::create(b, loc, firstCol, col);
+    Value inChunk = within(inWave, cut.chunkLo, cut.chunkHi);
     Value inside = arith::AndIOp::create(
         b, loc,
         arith::AndIOp::create(
-            b, loc, cmp(arith::CmpIPredicate::ule, rowsBegin, globalRow),
-            cmp(arith::CmpIPredicate::ult, globalRow, end)),
+            b, loc, within(inWave, cut.lo, cut.hi),
+            arith::XOrIOp::create(b, loc, inChunk,
+                                  arith::ConstantIntOp::create(b, loc, 1, 1))),
         cmp(arith::CmpIPredicate::ult, globalCol, colsN));
     auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
     b.setInsertionPointToStart(ifOp.thenBlock());

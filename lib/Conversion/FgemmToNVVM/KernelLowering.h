@@ -78,6 +78,10 @@ inline constexpr int64_t kWarpgroupBarrierBase = kMathBarrierId + 1;
 /// Rows of a wave: one wgmma m64 accumulator, and the rows of one TMA store
 /// of the epilogue (each math warpgroup stores its own waves' rows).
 inline constexpr int64_t kWaveRows = 64;
+/// Rows of one TMA store of a tile the rows cut (a store with `rows`): one
+/// swizzle pattern of the staged slab, so that each such box starts on a
+/// whole pattern, as the wave's box does.
+inline constexpr int64_t kRowChunkRows = 8;
 /// The most copies of the K loop emitted for tiles that straddle scale
 /// blocks, one per offset of the tile inside a block (lowerKLoop).
 inline constexpr int64_t kMaxStraddleCopies = 4;
@@ -392,9 +396,21 @@ private:
   /// Each math warpgroup's leader waits until TMA has read the rows its last
   /// stores took from the staged output tile.
   void waitForOutputRead();
-  /// Copies this warpgroup's waves of the staged output tile to global
-  /// memory row by row, writing only the rows in [rowsBegin, rowsEnd) (a
-  /// store cut by `rows`).
+  /// Stores this warpgroup's waves of a staged output tile that the rows
+  /// [rowsBegin, rowsEnd) cut: the whole kRowChunkRows-row chunks inside
+  /// them by TMA (the leader, rowChunkParams' boxes), the few rows left at
+  /// either end by the threads (copyOutRows).
+  void storeCutRows(StoreOp op, Value rowsBegin, Value rowsEnd);
+  /// Wave `wave`'s rows of this warpgroup inside [rowsBegin, rowsEnd), as
+  /// [lo, hi) from the wave's first row, and their whole kRowChunkRows
+  /// chunks, [chunkLo, chunkHi) likewise (empty where chunkLo >= chunkHi).
+  struct CutWave {
+    Value lo, hi, chunkLo, chunkHi;
+  };
+  CutWave cutWave(StoreOp op, int64_t wave, Value rowsBegin, Value rowsEnd);
+  /// Copies the rows of this warpgroup's waves of the staged output tile
+  /// that are inside [rowsBegin, rowsEnd) but outside their wave's whole
+  /// chunks (cutWave) to global memory, 16 bytes per thread and step.
   void copyOutRows(StoreOp op, Value rowsBegin, Value rowsEnd);
   LogicalResult lowerZeroRows(ZeroRowsOp op);
   /// The index entries of the thread's rows of `op` per (wave, half).
@@ -445,6 +461,9 @@ private:
   DenseMap<Value, Value> argParams;
   /// The TMA descriptor parameters in parameter order.
   SmallVector<Value> tensorMapParams;
+  /// Output cut by rows -> its second TMA descriptor, kRowChunkRows rows
+  /// tall (storeCutRows).
+  DenseMap<Value, Value> rowChunkParams;
   /// Kernel argument -> its global pointer, for arguments the threads read
   /// or write directly.
   DenseMap<Value, Value> argPointers;
