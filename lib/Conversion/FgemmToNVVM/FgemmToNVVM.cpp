@@ -197,21 +197,20 @@ LogicalResult KernelLowering::buildFunction() {
     paramDescs.push_back(
         TensorMapParamAttr::get(ctx, argIndex(v), box, swizzle));
   }
-  // Outputs a store cuts by rows also get a map kRowChunkRows rows tall:
-  // the whole chunks of a cut tile go out by TMA too (storeCutRows).
-  SmallVector<Value> rowChunkArgs;
+  // Outputs a store cuts by rows also get maps of shorter boxes: the whole
+  // 8-row patterns of a cut wave go out by TMA too (storeCutRows).
+  SmallVector<Value> cutArgs;
   kernel.walk([&](StoreOp store) {
-    if (!store.getRowsBegin() ||
-        llvm::is_contained(rowChunkArgs, store.getDest()))
+    if (!store.getRowsBegin() || llvm::is_contained(cutArgs, store.getDest()))
       return;
-    rowChunkArgs.push_back(store.getDest());
+    cutArgs.push_back(store.getDest());
     ArrayRef<StringAttr> d = store.getValue().getType().getDims();
     OutputStaging staging =
         getOutputStaging(extent(d[1]), outputElementBytes(store));
-    paramDescs.push_back(TensorMapParamAttr::get(
-        ctx, argIndex(store.getDest()),
-        SmallVector<int64_t>{staging.columns, kRowChunkRows},
-        staging.swizzleBytes));
+    for (int64_t rows : kCutBoxRows)
+      paramDescs.push_back(TensorMapParamAttr::get(
+          ctx, argIndex(store.getDest()),
+          SmallVector<int64_t>{staging.columns, rows}, staging.swizzleBytes));
   });
   for (Value v : ptrArgs)
     paramDescs.push_back(PointerParamAttr::get(ctx, argIndex(v)));
@@ -236,7 +235,8 @@ LogicalResult KernelLowering::buildFunction() {
   SmallVector<Attribute> paramAttrs;
   auto tensorMapType =
       LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), kTensorMapBytes);
-  for (size_t i = 0; i < tmaArgs.size() + rowChunkArgs.size(); ++i) {
+  size_t cutMaps = cutArgs.size() * std::size(kCutBoxRows);
+  for (size_t i = 0; i < tmaArgs.size() + cutMaps; ++i) {
     params.push_back(genericPtr);
     paramAttrs.push_back(b.getDictionaryAttr(
         {b.getNamedAttr(LLVM::LLVMDialect::getByValAttrName(),
@@ -336,10 +336,11 @@ LogicalResult KernelLowering::buildFunction() {
     argParams[v] = body->getArgument(next++);
     tensorMapParams.push_back(argParams[v]);
   }
-  for (Value v : rowChunkArgs) {
-    rowChunkParams[v] = body->getArgument(next++);
-    tensorMapParams.push_back(rowChunkParams[v]);
-  }
+  for (Value v : cutArgs)
+    for (size_t i = 0; i < std::size(kCutBoxRows); ++i) {
+      cutBoxParams[v].push_back(body->getArgument(next++));
+      tensorMapParams.push_back(cutBoxParams[v].back());
+    }
   for (Value v : ptrArgs)
     argPointers[v] = body->getArgument(next++);
   if (usesWorkspace)
@@ -2009,62 +2010,88 @@ KernelLowering::CutWave KernelLowering::cutWave(StoreOp op, int64_t wave,
         b, loc, arith::MaxUIOp::create(b, loc, row, first), first);
     return arith::MinUIOp::create(b, loc, from, constI32(kWaveRows));
   };
+  auto eq = [&](Value x, int64_t y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x,
+                                 constI32(y));
+  };
   CutWave cut;
   cut.lo = local(rowsBegin);
   cut.hi = local(end);
-  Value chunkMask = constI32(~(kRowChunkRows - 1));
-  cut.chunkLo = arith::AndIOp::create(
+  Value patternMask = constI32(~(kCutPatternRows - 1));
+  cut.boxLo = arith::AndIOp::create(
       b, loc,
-      arith::AddIOp::create(b, loc, cut.lo, constI32(kRowChunkRows - 1)),
-      chunkMask);
-  cut.chunkHi = arith::AndIOp::create(b, loc, cut.hi, chunkMask);
+      arith::AddIOp::create(b, loc, cut.lo, constI32(kCutPatternRows - 1)),
+      patternMask);
+  cut.boxHi = arith::AndIOp::create(b, loc, cut.hi, patternMask);
+  cut.whole =
+      arith::AndIOp::create(b, loc, eq(cut.lo, 0), eq(cut.hi, kWaveRows));
   return cut;
 }
 
-/// The rows of a cut tile go out by TMA where they fill whole chunks of
-/// kRowChunkRows (a second tensor map of the output, boxes that tall; each
-/// chunk starts on a whole swizzle pattern of its slab), and by the threads
-/// at the cuts (at most kRowChunkRows - 1 rows at each end of a wave). On
-/// the H100 a masked tile cut by its group's last row had taken ~1.4 us
-/// longer than a whole one when the threads copied all of its rows out
-/// (128x192 pairs, N = 7168, K = 2048; docs/PERF.md, twenty-seventh
-/// session).
+/// A tile the rows cut goes out by TMA wave by wave where a wave is wholly
+/// inside them, and otherwise in boxes of kCutBoxRows rows over its whole
+/// 8-row patterns (further maps of the output; each box starts on a whole
+/// swizzle pattern of its slab), at most one of each height; the threads
+/// copy the rest, at most 7 rows at each end of a cut wave. On the H100 a
+/// masked tile cut by its group's last row had taken ~1.4 us longer than a
+/// whole one when the threads copied all of its rows out, and 8-row boxes
+/// alone or a rolled copy loop kept most of that (128x192 pairs, N = 7168,
+/// K = 2048; docs/PERF.md, twenty-seventh session).
 void KernelLowering::storeCutRows(StoreOp op, Value rowsBegin, Value rowsEnd) {
   int64_t bm = config.getBlockM(), bn = config.getBlockN();
   int64_t e = outputElementBytes(op);
   int64_t w = getOutputStaging(bn, e).columns;
-  Value map = rowChunkParams.lookup(op.getDest());
+  SmallVector<Value> boxMaps = cutBoxParams.lookup(op.getDest());
   Value coordN = mulI32(toI32(lookup(op.getCol())), bn);
   Value coordM = mulI32(toI32(lookup(op.getRow())), bm);
+  auto mode =
+      NVVM::TMAStoreModeAttr::get(b.getContext(), NVVM::TMAStoreMode::TILE);
+  // The slabs of the rows from tile row `row` on, in `map`'s boxes.
+  auto storeBoxes = [&](Value map, Value row) {
+    for (int64_t slab = 0; slab < bn / w; ++slab) {
+      SmallVector<Value> coords = {
+          arith::AddIOp::create(b, loc, coordN, constI32(slab * w)),
+          arith::AddIOp::create(b, loc, coordM, row)};
+      if (Value group = op.getGroup())
+        coords.push_back(toI32(lookup(group)));
+      Value source = smemAt(
+          arith::AddIOp::create(b, loc, mulI32(row, w * e),
+                                constI32(outputOffset + slab * bm * w * e)));
+      NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+          b, loc, map, source, coords, /*l2CacheHint=*/Value(), mode,
+          /*predicate=*/Value());
+    }
+  };
   {
     OpBuilder::InsertionGuard guard(b);
     auto leader = scf::IfOp::create(b, loc, isWarpgroupLeader(),
                                     /*withElseRegion=*/false);
     b.setInsertionPointToStart(leader.thenBlock());
-    auto mode =
-        NVVM::TMAStoreModeAttr::get(b.getContext(), NVVM::TMAStoreMode::TILE);
     for (int64_t wave = 0; wave < config.getWaves(); ++wave) {
       CutWave cut = cutWave(op, wave, rowsBegin, rowsEnd);
       Value waveRow = mulI32(waveBlock(wave), kWaveRows);
-      auto chunks =
-          scf::ForOp::create(b, loc, toIndex(cut.chunkLo), toIndex(cut.chunkHi),
-                             constIndex(kRowChunkRows));
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPoint(chunks.getBody()->getTerminator());
-      Value row = arith::AddIOp::create(b, loc, waveRow,
-                                        toI32(chunks.getInductionVar()));
-      for (int64_t slab = 0; slab < bn / w; ++slab) {
-        SmallVector<Value> coords = {
-            arith::AddIOp::create(b, loc, coordN, constI32(slab * w)),
-            arith::AddIOp::create(b, loc, coordM, row)};
-        if (Value group = op.getGroup())
-          coords.push_back(toI32(lookup(group)));
-        Value source = smemAt(
-            arith::AddIOp::create(b, loc, mulI32(row, w * e),
-                                  constI32(outputOffset + slab * bm * w * e)));
-        NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-            b, loc, map, source, coords, /*l2CacheHint=*/Value(), mode,
-            /*predicate=*/Value());
+      OpBuilder::InsertionGuard waveGuard(b);
+      auto whole =
+          scf::IfOp::create(b, loc, cut.whole, /*withElseRegion=*/true);
+      b.setInsertionPointToStart(&whole.getThenRegion().front());
+      storeBoxes(argParams.lookup(op.getDest()), waveRow);
+      // Greedily, tallest first: what is left stays a multiple of 8 below
+      // 2 x the next height, so each height is taken at most once.
+      b.setInsertionPointToStart(&whole.getElseRegion().front());
+      Value at = cut.boxLo;
+      for (auto [rows, map] : llvm::zip_equal(kCutBoxRows, boxMaps)) {
+        Value fits = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::sge,
+            arith::SubIOp::create(b, loc, cut.boxHi, at), constI32(rows));
+        auto box = scf::IfOp::create(b, loc, fits, /*withElseRegion=*/false);
+        {
+          OpBuilder::InsertionGuard inner(b);
+          b.setInsertionPointToStart(box.thenBlock());
+          storeBoxes(map, arith::AddIOp::create(b, loc, waveRow, at));
+        }
+        at = arith::SelectOp::create(
+            b, loc, fits, arith::AddIOp::create(b, loc, at, constI32(rows)),
+            at);
       }
     }
     NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
@@ -2079,10 +2106,13 @@ void KernelLowering::storeCutRows(StoreOp op, Value rowsBegin, Value rowsEnd) {
 /// This warpgroup's waves of the staged tile (bm x bn at outputOffset,
 /// OutputStaging) go out in 16-byte pieces (8 bf16 or 4 f32), each of its
 /// threads taking every 128th piece of a wave: rows outside the wave's cut
-/// (cutWave) or inside its whole chunks, and columns past N, are skipped.
-/// (N is a multiple of 8, which D's tensor map needs anyway, so a piece
-/// never straddles the end of a row.) The warpgroup reads only the rows it
-/// staged: its own barrier orders the reads before its next staging.
+/// or inside its boxes (cutWave), and columns past N, are skipped. (N is a
+/// multiple of 8, which D's tensor map needs anyway, so a piece never
+/// straddles the end of a row.) The steps are unrolled, every staged piece
+/// read before the first store (only the stores are predicated): a rolled
+/// loop had kept ~0.5 us of a cut tile's time with only its end rows to copy
+/// (H100, docs/PERF.md, twenty-seventh session). The warpgroup reads only the
+/// rows it staged: its own barrier orders the reads before its next staging.
 void KernelLowering::copyOutRows(StoreOp op, Value rowsBegin, Value rowsEnd) {
   int64_t bm = config.getBlockM(), bn = config.getBlockN();
   ArrayRef<StringAttr> destDims = op.getDest().getType().getDims();
@@ -2108,47 +2138,68 @@ void KernelLowering::copyOutRows(StoreOp op, Value rowsBegin, Value rowsEnd) {
     return arith::ExtUIOp::create(b, loc, b.getI64Type(), v);
   };
   auto v4i32 = VectorType::get({4}, b.getI32Type());
+  Value isTrue = arith::ConstantIntOp::create(b, loc, 1, 1);
+  int64_t pieces = kWaveRows * piecesPerRow;
   for (int64_t wave = 0; wave < config.getWaves(); ++wave) {
     CutWave cut = cutWave(op, wave, rowsBegin, rowsEnd);
     Value waveRow = mulI32(waveBlock(wave), kWaveRows);
-    auto forOp = scf::ForOp::create(b, loc, toIndex(threadInWarpgroup()),
-                                    constIndex(kWaveRows * piecesPerRow),
-                                    constIndex(128));
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(forOp.getBody()->getTerminator());
-    Value piece = toI32(forOp.getInductionVar());
-    Value inWave =
-        arith::DivUIOp::create(b, loc, piece, constI32(piecesPerRow));
-    Value row = arith::AddIOp::create(b, loc, waveRow, inWave);
-    Value col =
-        mulI32(arith::RemUIOp::create(b, loc, piece, constI32(piecesPerRow)),
-               pieceColumns);
-    Value globalRow = arith::AddIOp::create(b, loc, firstRow, row);
-    Value globalCol = arith::AddIOp::create(b, loc, firstCol, col);
-    Value inChunk = within(inWave, cut.chunkLo, cut.chunkHi);
-    Value inside = arith::AndIOp::create(
-        b, loc,
-        arith::AndIOp::create(
-            b, loc, within(inWave, cut.lo, cut.hi),
-            arith::XOrIOp::create(b, loc, inChunk,
-                                  arith::ConstantIntOp::create(b, loc, 1, 1))),
-        cmp(arith::CmpIPredicate::ult, globalCol, colsN));
-    auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    Value staged = smemAt(arith::AddIOp::create(b, loc, constI32(outputOffset),
-                                                stagedOffset(row, col, e)));
-    Value data = LLVM::LoadOp::create(b, loc, v4i32, staged, /*alignment=*/16);
-    Value element = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(
-            b, loc, wide(arith::AddIOp::create(b, loc, groupRows, globalRow)),
-            wide(colsN)),
-        wide(globalCol));
-    Value target = LLVM::GEPOp::create(
-        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1),
-        op.getDest().getType().getElementType(),
-        argPointers.lookup(op.getDest()), ValueRange{element});
-    LLVM::StoreOp::create(b, loc, data, target, /*alignment=*/16);
+    // Batches of kCopyBatch steps: their reads, then their stores.
+    int64_t steps = llvm::divideCeil(pieces, 128);
+    // Pinned, as the stores' first row: hoisted out of a persistent tile
+    // loop, the pieces' offsets stayed live across the main loop (ptxas
+    // spilled the psum pairs specialized for N and K).
+    Value thread = pinned(threadInWarpgroup());
+    for (int64_t batch = 0; batch < steps; batch += kCopyBatch) {
+      SmallVector<std::tuple<Value, Value, Value, Value>> copies;
+      for (int64_t step = batch; step < std::min(steps, batch + kCopyBatch);
+           ++step) {
+        Value piece =
+            arith::AddIOp::create(b, loc, thread, constI32(step * 128));
+        Value inWave =
+            arith::DivUIOp::create(b, loc, piece, constI32(piecesPerRow));
+        Value row = arith::AddIOp::create(b, loc, waveRow, inWave);
+        Value col = mulI32(
+            arith::RemUIOp::create(b, loc, piece, constI32(piecesPerRow)),
+            pieceColumns);
+        Value globalCol = arith::AddIOp::create(b, loc, firstCol, col);
+        Value outsideBoxes = arith::XOrIOp::create(
+            b, loc, within(inWave, cut.boxLo, cut.boxHi), isTrue);
+        Value inside = arith::AndIOp::create(
+            b, loc,
+            arith::AndIOp::create(b, loc, within(inWave, cut.lo, cut.hi),
+                                  outsideBoxes),
+            arith::AndIOp::create(
+                b, loc, cmp(arith::CmpIPredicate::ult, piece, constI32(pieces)),
+                cmp(arith::CmpIPredicate::ult, globalCol, colsN)));
+        // A piece past the wave (pieces not a multiple of 128) reads inside
+        // the staging tile anyway: row < bm.
+        Value staged = smemAt(arith::AddIOp::create(
+            b, loc, constI32(outputOffset),
+            stagedOffset(arith::MinUIOp::create(b, loc, row, constI32(bm - 1)),
+                         col, e)));
+        Value data =
+            LLVM::LoadOp::create(b, loc, v4i32, staged, /*alignment=*/16);
+        copies.emplace_back(inside, data, row, globalCol);
+      }
+      for (auto [inside, data, row, globalCol] : copies) {
+        OpBuilder::InsertionGuard guard(b);
+        auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        Value globalRow = arith::AddIOp::create(b, loc, firstRow, row);
+        Value element = arith::AddIOp::create(
+            b, loc,
+            arith::MulIOp::create(
+                b, loc,
+                wide(arith::AddIOp::create(b, loc, groupRows, globalRow)),
+                wide(colsN)),
+            wide(globalCol));
+        Value target = LLVM::GEPOp::create(
+            b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1),
+            op.getDest().getType().getElementType(),
+            argPointers.lookup(op.getDest()), ValueRange{element});
+        LLVM::StoreOp::create(b, loc, data, target, /*alignment=*/16);
+      }
+    }
   }
 }
 

@@ -78,10 +78,17 @@ inline constexpr int64_t kWarpgroupBarrierBase = kMathBarrierId + 1;
 /// Rows of a wave: one wgmma m64 accumulator, and the rows of one TMA store
 /// of the epilogue (each math warpgroup stores its own waves' rows).
 inline constexpr int64_t kWaveRows = 64;
-/// Rows of one TMA store of a tile the rows cut (a store with `rows`): one
-/// swizzle pattern of the staged slab, so that each such box starts on a
-/// whole pattern, as the wave's box does.
-inline constexpr int64_t kRowChunkRows = 8;
+/// Rows of the TMA boxes a wave the rows cut (a store with `rows`) goes out
+/// in, tallest first: each a multiple of one swizzle pattern of the staged
+/// slab (8 rows), so that every box starts on a whole pattern, as the
+/// wave's box does; together they cover any multiple of 8 below kWaveRows.
+inline constexpr int64_t kCutBoxRows[] = {32, 16, 8};
+/// The rows of such a box's pattern: a cut wave's rows outside whole
+/// patterns go out by the threads.
+inline constexpr int64_t kCutPatternRows = 8;
+/// Steps of a cut wave's copy by the threads whose staged pieces are read
+/// before their stores are issued (copyOutRows).
+inline constexpr int64_t kCopyBatch = 4;
 /// The most copies of the K loop emitted for tiles that straddle scale
 /// blocks, one per offset of the tile inside a block (lowerKLoop).
 inline constexpr int64_t kMaxStraddleCopies = 4;
@@ -397,20 +404,22 @@ private:
   /// stores took from the staged output tile.
   void waitForOutputRead();
   /// Stores this warpgroup's waves of a staged output tile that the rows
-  /// [rowsBegin, rowsEnd) cut: the whole kRowChunkRows-row chunks inside
-  /// them by TMA (the leader, rowChunkParams' boxes), the few rows left at
-  /// either end by the threads (copyOutRows).
+  /// [rowsBegin, rowsEnd) cut: a wave wholly inside them in its usual boxes,
+  /// the whole 8-row patterns of a cut one in kCutBoxRows' boxes (the
+  /// leader, cutBoxParams' maps), the few rows left at its ends by the
+  /// threads (copyOutRows).
   void storeCutRows(StoreOp op, Value rowsBegin, Value rowsEnd);
   /// Wave `wave`'s rows of this warpgroup inside [rowsBegin, rowsEnd), as
-  /// [lo, hi) from the wave's first row, and their whole kRowChunkRows
-  /// chunks, [chunkLo, chunkHi) likewise (empty where chunkLo >= chunkHi).
+  /// [lo, hi) from the wave's first row; their whole kCutPatternRows-row
+  /// patterns likewise, [boxLo, boxHi) (empty where boxLo >= boxHi); and
+  /// whether the wave is wholly inside.
   struct CutWave {
-    Value lo, hi, chunkLo, chunkHi;
+    Value lo, hi, boxLo, boxHi, whole;
   };
   CutWave cutWave(StoreOp op, int64_t wave, Value rowsBegin, Value rowsEnd);
   /// Copies the rows of this warpgroup's waves of the staged output tile
-  /// that are inside [rowsBegin, rowsEnd) but outside their wave's whole
-  /// chunks (cutWave) to global memory, 16 bytes per thread and step.
+  /// that are inside [rowsBegin, rowsEnd) but outside [boxLo, boxHi)
+  /// (cutWave) to global memory, 16 bytes per thread and step.
   void copyOutRows(StoreOp op, Value rowsBegin, Value rowsEnd);
   LogicalResult lowerZeroRows(ZeroRowsOp op);
   /// The index entries of the thread's rows of `op` per (wave, half).
@@ -461,9 +470,9 @@ private:
   DenseMap<Value, Value> argParams;
   /// The TMA descriptor parameters in parameter order.
   SmallVector<Value> tensorMapParams;
-  /// Output cut by rows -> its second TMA descriptor, kRowChunkRows rows
-  /// tall (storeCutRows).
-  DenseMap<Value, Value> rowChunkParams;
+  /// Output a store cuts by rows -> its TMA descriptors of kCutBoxRows'
+  /// boxes, in that order (storeCutRows).
+  DenseMap<Value, SmallVector<Value>> cutBoxParams;
   /// Kernel argument -> its global pointer, for arguments the threads read
   /// or write directly.
   DenseMap<Value, Value> argPointers;
