@@ -10,7 +10,10 @@ tile's indices, group and rows, and its first scale staging), its wait
 (ready to the first wgmmas issued: the first full barrier), the rest (K
 loop, promotion, the epilogue's store issued), and finally the time from
 the last tile's end to the exit. The producer's ready is its K loop's
-start; its rest is the loads' issue.
+start; its rest is the loads' issue. Then the tail: the math warpgroup 0
+exits of the CTAs that ran the most tiles (median and last), and the CTAs
+whose first tile ended more than 1 us after the median first tile's end
+(a few slow CTAs hold a kernel's end while the means look alike).
 
 usage: timeline_summary.py FILE.csv [FILE.csv ...]
 """
@@ -85,6 +88,31 @@ def summarize(path):
                 print(f"  {ROLE_NAMES.get(role, role)}, {tiles} tile(s), "
                       f"{len(runs)} CTAs: {cells}  | entry to exit "
                       f"{total:.2f}")
+        tail(ctas)
+
+
+def tail(ctas):
+    """The spread of math warpgroup 0's CTAs: their exits, and the CTAs
+    whose first tile ended late."""
+    first_end = TILE0 + SLOTS_PER_TILE - 1
+    math = {cta: s for (cta, role), s in ctas.items()
+            if role == 1 and EXIT in s}
+    if not math:
+        return
+    tiles = {cta: sum(1 for t in range(15)
+                      if TILE0 + SLOTS_PER_TILE * t + 3 in s)
+             for cta, s in math.items()}
+    most = max(tiles.values())
+    exits = [math[c][EXIT] / 1000.0 for c in math if tiles[c] == most]
+    print(f"  tail: exits of the {len(exits)} CTAs of {most} tile(s): "
+          f"median {statistics.median(exits):.2f}, last {max(exits):.2f}")
+    ends = {c: s[first_end] / 1000.0 for c, s in math.items()
+            if first_end in s}
+    if ends:
+        median = statistics.median(ends.values())
+        late = sorted(c for c, e in ends.items() if e > median + 1.0)
+        print(f"  tail: first tile ends median {median:.2f}; "
+              f"{len(late)} CTA(s) over 1 us later: {late[:32]}")
 
 
 if __name__ == "__main__":

@@ -8,12 +8,14 @@
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_masked_1d2d.mlir --fgemm-specialize="block-m=128 block-n=192 stages=4 schedule=persistent cluster=2 multicast=b" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=MASKED-PAIRS
 // convert-fgemm-to-nvvm on the grouped kernels: group coordinates on the
 // TMA copies, the layout tensor read by every thread, per-group SFB offsets,
-// a store cut by rows copied out by the math threads, padding rows zeroed.
+// a store cut by rows in shorter TMA boxes and its rows at the cut copied out
+// by the math threads, padding rows zeroed.
 
-// The masked output is both a TMA store target and a pointer (for tiles the
-// group's rows cut); masked_m is a pointer.
+// The masked output is a TMA store target in boxes of 64 rows, and of 32,
+// 16 and 8 (for tiles the group's rows cut), and a pointer (for the rows at
+// the cut); masked_m is a pointer.
 // MASKED: llvm.func @sm90_m_grouped_fp8_gemm_masked_1d2d(
-// MASKED-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 64], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 64], swizzle = 128>, #fgemm.tensor_map_param<arg = 2, box = [64, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 5, box = [64, 64], swizzle = 128>, #fgemm.pointer_param<arg = 3>, #fgemm.pointer_param<arg = 4>, #fgemm.pointer_param<arg = 5>, #fgemm.dim_param<"m">, #fgemm.dim_param<"n">, #fgemm.dim_param<"k">, #fgemm.dim_param<"g">]
+// MASKED-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 64], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 64], swizzle = 128>, #fgemm.tensor_map_param<arg = 2, box = [64, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 5, box = [64, 64], swizzle = 128>, #fgemm.tensor_map_param<arg = 5, box = [64, 32], swizzle = 128>, #fgemm.tensor_map_param<arg = 5, box = [64, 16], swizzle = 128>, #fgemm.tensor_map_param<arg = 5, box = [64, 8], swizzle = 128>, #fgemm.pointer_param<arg = 3>, #fgemm.pointer_param<arg = 4>, #fgemm.pointer_param<arg = 5>, #fgemm.dim_param<"m">, #fgemm.dim_param<"n">, #fgemm.dim_param<"k">, #fgemm.dim_param<"g">]
 // One math warpgroup (256 threads): the register file allows 248 per thread
 // at entry (384 threads: 168).
 // MASKED-SAME: nvvm.maxnreg = 248 : i32, nvvm.reqntid = array<i32: 256, 1, 1>
@@ -46,15 +48,34 @@
 // MASKED: llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
 // MASKED: llvm.fmul
 // MASKED: scf.for %{{.*}} = %c0 to %{{.*}} step %c4 iter_args(
-// A tile inside the rows: TMA store at (n, m, group); else 16-byte pieces
-// of the rows inside, by all math threads.
+// A tile inside the rows: TMA store at (n, m, group). A tile the rows cut:
+// the leader stores a wave wholly inside them in the same box, else the
+// wave's whole 8-row patterns in boxes of 32, 16 and 8 rows (%arg4-6), at
+// most one of each; then each math thread reads its 16-byte pieces of the
+// staged wave, a batch of four before any store, and stores those inside
+// the rows but outside the boxes.
 // MASKED: scf.if
 // MASKED: nvvm.cp.async.bulk.tensor.global.shared.cta %arg3, %{{.*}}, box[%{{.*}}, %{{.*}}, %[[GC]]]
 // MASKED: } else {
-// MASKED: scf.for %{{.*}} = %{{.*}} to %c512 step %c128 {
 // MASKED: scf.if
+// MASKED: nvvm.cp.async.bulk.tensor.global.shared.cta %arg3, %{{.*}}, box[%{{.*}}, %{{.*}}, %[[GC]]]
+// MASKED: } else {
+// MASKED: arith.cmpi sge, %{{.*}}, %c32_i32
+// MASKED: nvvm.cp.async.bulk.tensor.global.shared.cta %arg4, %{{.*}}, box[%{{.*}}, %{{.*}}, %[[GC]]]
+// MASKED: arith.cmpi sge, %{{.*}}, %c16_i32
+// MASKED: nvvm.cp.async.bulk.tensor.global.shared.cta %arg5, %{{.*}}, box[%{{.*}}, %{{.*}}, %[[GC]]]
+// MASKED: arith.cmpi sge, %{{.*}}, %c8_i32
+// MASKED: nvvm.cp.async.bulk.tensor.global.shared.cta %arg6, %{{.*}}, box[%{{.*}}, %{{.*}}, %[[GC]]]
+// MASKED: nvvm.cp.async.bulk.commit.group
 // MASKED: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
-// MASKED: llvm.getelementptr %arg6[%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, bf16
+// MASKED-NOT: llvm.store
+// MASKED: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
+// MASKED-NOT: llvm.store
+// MASKED: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
+// MASKED-NOT: llvm.store
+// MASKED: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
+// MASKED: scf.if
+// MASKED: llvm.getelementptr %arg9[%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, bf16
 // MASKED: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<1>
 
 // Contiguous: m_indices of the tile's first row picks B; A is 2-D. Each math
@@ -179,9 +200,9 @@
 // (in a persistent loop the warpgroup's: id 2 + warpgroup, 128 threads):
 // every store ends with one, so the next tile stages its B scales with no
 // barrier before.
+// (The cut tile's copy: 8 unrolled steps of 16-byte pieces, 64 x 128 bf16.)
 // MASKED-PERSISTENT: nvvm.cp.async.bulk.commit.group
-// MASKED-PERSISTENT: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<1>
-// MASKED-PERSISTENT-NEXT: }
+// MASKED-PERSISTENT-COUNT-8: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<1>
 // MASKED-PERSISTENT-NEXT: }
 // MASKED-PERSISTENT-NEXT: }
 // MASKED-PERSISTENT-NEXT: } else {
