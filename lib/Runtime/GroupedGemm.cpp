@@ -359,7 +359,7 @@ fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
   int64_t rows = masked ? std::min(p.expectedM, std::max<int64_t>(p.m, 1))
                         : std::max<int64_t>(p.m, 1);
   int64_t groupsTiled = masked ? std::max<int64_t>(p.groups, 1) : 1;
-  using Cost = std::tuple<int, int64_t, int64_t, int64_t, int, size_t>;
+  using Cost = std::tuple<int, int64_t, int, int64_t, int64_t, int, size_t>;
   std::optional<Cost> best;
   const std::string variant = groupedVariant(p.layout);
   // Masked pair kernels narrower than the widest are candidates only on
@@ -379,10 +379,18 @@ fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
       continue;
     // As for dense GEMMs: a tile at least half empty streams B for nothing.
     int wastedRows = meta.blockM > 64 && 2 * rows <= meta.blockM ? 1 : 0;
+    // Masked pairs pair the row tiles of all groups in one sequence
+    // (fgemm-schedule-tiles): a group's odd last row tile pairs with the
+    // next group's first, so no group pads its own. (Padding each group to
+    // whole pairs had priced 128x192 pairs 1.33x at 32 x 300 rows, where
+    // they ran 0.90-0.93x the time of the persistent 128x192 grid chosen
+    // instead; H100, docs/PERF.md, twenty-seventh session.)
+    const int64_t rowTiles = ceilDiv(rows, meta.blockM);
+    const int64_t columnTiles = ceilDiv(std::max<int64_t>(p.n, 1), meta.blockN);
     int64_t tiles =
-        groupsTiled *
-        launchedTiles(meta, ceilDiv(rows, meta.blockM),
-                      ceilDiv(std::max<int64_t>(p.n, 1), meta.blockN));
+        masked && isRowPair(meta)
+            ? launchedTiles(meta, groupsTiled * rowTiles, columnTiles)
+            : groupsTiled * launchedTiles(meta, rowTiles, columnTiles);
     // Masked groups hold 0.7-1.3x expected_m rows, so wave quantization
     // averages out: fractional waves (what the factors below are fitted to;
     // a pair's width is then checked on whole waves). The contiguous
@@ -407,8 +415,15 @@ fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
     if (masked && meta.persistent() && meta.cluster > 1) {
       // Persistent pairs sharing B: 0.80-1.01x the best of the others'
       // time on the masked shapes, whatever the capacity (H100,
-      // docs/PERF.md, 2026-11-25).
-      time *= 0.9;
+      // docs/PERF.md, 2026-11-25), for pairs inside one group. A pair
+      // across two groups loads B twice, as a CTA without a pair does: with
+      // several groups of r row tiles (their rows vary, so a pair's two
+      // tiles straddle a boundary between groups with a chance of 1 / r)
+      // the saving scales with 1 - 1 / r: none with one row tile per group,
+      // where the grid without clusters wins the tie below.
+      double crossing =
+          groupsTiled > 1 ? 1.0 / double(std::max<int64_t>(rowTiles, 1)) : 0.0;
+      time *= 1.0 - 0.1 * (1.0 - crossing);
     } else if (masked) {
       // A plain grid covers the capacity: a CTA for every row block of it,
       // those past masked_m exiting at once, which still costs their launch
@@ -427,6 +442,7 @@ fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
     // wins over the generic one of its configuration, not over a better one.
     Cost cost{wastedRows,
               int64_t(time * 1000),
+              isRowPair(meta) ? 1 : 0,
               -int64_t(meta.blockN),
               -int64_t(meta.stages),
               meta.genericDims(),
@@ -438,7 +454,7 @@ fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
     return Status::error(std::string("no loaded ") + groupedVariant(p.layout) +
                          " kernel accepts N = " + number(p.n) +
                          ", K = " + number(p.k));
-  size_t chosen = std::get<5>(*best);
+  size_t chosen = std::get<6>(*best);
   if (masked && kernels[chosen].persistent())
     chosen = narrowerWithNoMoreWaves(kernels, p, sms, chosen);
   if (masked) {
