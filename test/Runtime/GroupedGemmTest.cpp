@@ -219,7 +219,16 @@ TEST(GroupedGemmConfig, MeasuredChoices) {
         {1408, 1536, 7168, 1, 1024, "bm128_bn128_plain"},
         {384, 512, 2048, 4, 256, "bm64_bn128_plain"},
         {384, 1024, 2048, 4, 256, "bm128_bn96_plain"},
-        {768, 1024, 2048, 2, 512, "bm128_bn96_plain"}})
+        {768, 1024, 2048, 2, 512, "bm128_bn96_plain"},
+        // An odd number of row tiles per group: the GPU pairs all groups'
+        // row tiles in one sequence, so no group pads a pair; 128x192 pairs
+        // 0.915x / 0.949x / 0.967x the time of the persistent 128x192 grid
+        // taken when the choice padded each group (32 x 300 rows, N = 4096,
+        // K = 2048; 16 x 384, N = 7168, K = 2048; 8 x 640, N = 4096,
+        // K = 7168; H100, docs/PERF.md, twenty-seventh session).
+        {4096, 4096, 2048, 32, 300, "bm128_bn192_persistent_cluster2b"},
+        {512, 7168, 2048, 16, 384, "bm128_bn192_persistent_cluster2b"},
+        {896, 4096, 7168, 8, 640, "bm128_bn192_persistent_cluster2b"}})
     EXPECT_EQ(choose(problem(m, capacity, n, k, groups, expected)), kernel);
   // Without the pairs: a persistent grid where the capacity is over twice
   // the rows (a plain one launches a CTA for every row block of the
