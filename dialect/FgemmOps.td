@@ -261,8 +261,9 @@ def Fgemm_StoreOp : Fgemm_Op<"store", [MemoryEffects<[MemWrite]>, AttrSizedOpera
     only where `c` holds (the same on every thread of the CTA; set by
     `fgemm-schedule-tiles` for the one CTA of a split tile that owns it,
     see `fgemm.combine_k_pieces`). On sm_90:
-    registers -> shared memory -> TMA store (a tile cut by `rows` is copied
-    out by the math threads instead).
+    registers -> shared memory -> TMA store (a tile cut by `rows` in boxes
+    of 32, 16 and 8 rows where whole, the rows at the cut copied out by the
+    math threads).
 
     Example: `fgemm.store %acc, %d[%tm, %tn] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>`
   }];
