@@ -1812,28 +1812,11 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
     Value firstRow = pinned(mulI32(mathWg, kWaveRows));
     Value rowBase = arith::AddIOp::create(b, loc, coordM, firstRow);
     Value byteBase = mulI32(firstRow, w * e);
-    auto mode = NVVM::TMAStoreModeAttr::get(ctx, NVVM::TMAStoreMode::TILE);
     for (int64_t wave = 0; wave < config.getWaves(); ++wave) {
       int64_t waveRow = wave * config.getMathWarpgroups() * kWaveRows;
-      for (int64_t slab = 0; slab < bn / w; ++slab) {
-        SmallVector<Value> coords = {
-            arith::AddIOp::create(b, loc, coordN, constI32(slab * w)),
-            arith::AddIOp::create(b, loc, rowBase, constI32(waveRow))};
-        if (Value group = op.getGroup())
-          coords.push_back(toI32(lookup(group)));
-        Value source = smemAt(arith::AddIOp::create(
-            b, loc, byteBase,
-            constI32(outputOffset + slab * bm * w * e + waveRow * w * e)));
-        if (reduce)
-          NVVM::CpAsyncBulkTensorReduceOp::create(
-              b, loc, argParams.lookup(op.getDest()), source,
-              NVVM::TMAReduxKindAttr::get(ctx, NVVM::TMAReduxKind::ADD), mode,
-              coords, /*l2CacheHint=*/Value());
-        else
-          NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-              b, loc, argParams.lookup(op.getDest()), source, coords,
-              /*l2CacheHint=*/Value(), mode, /*predicate=*/Value());
-      }
+      storeStagedRows(op, argParams.lookup(op.getDest()), coordN,
+                      arith::AddIOp::create(b, loc, rowBase, constI32(waveRow)),
+                      byteBase, waveRow * w * e, reduce);
     }
   };
   if (Value aliased = accumulatingStores.lookup(op)) {
@@ -1986,6 +1969,33 @@ void KernelLowering::warpgroupBarrier() {
   NVVM::BarrierOp::create(b, loc, Type(), id, constI32(128), nullptr, Value());
 }
 
+void KernelLowering::storeStagedRows(StoreOp op, Value map, Value coordN,
+                                     Value outputRow, Value rowBytes,
+                                     int64_t extraBytes, bool reduce) {
+  MLIRContext *ctx = b.getContext();
+  int64_t bm = config.getBlockM(), e = outputElementBytes(op);
+  int64_t w = getOutputStaging(config.getBlockN(), e).columns;
+  auto mode = NVVM::TMAStoreModeAttr::get(ctx, NVVM::TMAStoreMode::TILE);
+  for (int64_t slab = 0; slab < config.getBlockN() / w; ++slab) {
+    SmallVector<Value> coords = {
+        arith::AddIOp::create(b, loc, coordN, constI32(slab * w)), outputRow};
+    if (Value group = op.getGroup())
+      coords.push_back(toI32(lookup(group)));
+    Value source = smemAt(arith::AddIOp::create(
+        b, loc, rowBytes,
+        constI32(outputOffset + slab * bm * w * e + extraBytes)));
+    if (reduce)
+      NVVM::CpAsyncBulkTensorReduceOp::create(
+          b, loc, map, source,
+          NVVM::TMAReduxKindAttr::get(ctx, NVVM::TMAReduxKind::ADD), mode,
+          coords, /*l2CacheHint=*/Value());
+    else
+      NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+          b, loc, map, source, coords, /*l2CacheHint=*/Value(), mode,
+          /*predicate=*/Value());
+  }
+}
+
 void KernelLowering::waitForOutputRead() {
   OpBuilder::InsertionGuard guard(b);
   auto ifOp =
@@ -2044,23 +2054,10 @@ void KernelLowering::storeCutRows(StoreOp op, Value rowsBegin, Value rowsEnd) {
   SmallVector<Value> boxMaps = cutBoxParams.lookup(op.getDest());
   Value coordN = mulI32(toI32(lookup(op.getCol())), bn);
   Value coordM = mulI32(toI32(lookup(op.getRow())), bm);
-  auto mode =
-      NVVM::TMAStoreModeAttr::get(b.getContext(), NVVM::TMAStoreMode::TILE);
   // The slabs of the rows from tile row `row` on, in `map`'s boxes.
   auto storeBoxes = [&](Value map, Value row) {
-    for (int64_t slab = 0; slab < bn / w; ++slab) {
-      SmallVector<Value> coords = {
-          arith::AddIOp::create(b, loc, coordN, constI32(slab * w)),
-          arith::AddIOp::create(b, loc, coordM, row)};
-      if (Value group = op.getGroup())
-        coords.push_back(toI32(lookup(group)));
-      Value source = smemAt(
-          arith::AddIOp::create(b, loc, mulI32(row, w * e),
-                                constI32(outputOffset + slab * bm * w * e)));
-      NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-          b, loc, map, source, coords, /*l2CacheHint=*/Value(), mode,
-          /*predicate=*/Value());
-    }
+    storeStagedRows(op, map, coordN, arith::AddIOp::create(b, loc, coordM, row),
+                    mulI32(row, w * e), 0, /*reduce=*/false);
   };
   {
     OpBuilder::InsertionGuard guard(b);

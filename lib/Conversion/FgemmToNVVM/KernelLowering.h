@@ -400,6 +400,11 @@ private:
   /// fgemm.add / fgemm.mul, field by field (a vector rhs broadcast).
   LogicalResult lowerElementwise(Operation *op, Value lhs, Value rhs,
                                  bool multiply);
+  /// One TMA copy (or reduce-add) per staged slab of the output rows from
+  /// `outputRow` on, in `map`'s boxes (the whole wave's or a cut wave's),
+  /// read at `rowBytes` + `extraBytes` into each slab.
+  void storeStagedRows(StoreOp op, Value map, Value coordN, Value outputRow,
+                       Value rowBytes, int64_t extraBytes, bool reduce);
   /// Each math warpgroup's leader waits until TMA has read the rows its last
   /// stores took from the staged output tile.
   void waitForOutputRead();
