@@ -349,36 +349,53 @@ def Fgemm_FindPieceGroupOp : Fgemm_Op<"find_piece_group", [MemoryEffects<[MemRea
   let hasVerifier = 1;
 }
 
-def Fgemm_CountRowTilesOp : Fgemm_Op<"count_row_tiles", [MemoryEffects<[MemRead]>]> {
+def Fgemm_CountRowTilesOp : Fgemm_Op<"count_row_tiles", [MemoryEffects<[MemRead]>,
+    AttrSizedOperandSegments]> {
   let summary = "the row tiles of all groups, from per-group row counts";
   let description = [{
     The sum over the groups g of `ceil(clamp(sizes[g], 0, limit) / block)`:
     the `block`-row tiles that hold rows when group g has `sizes[g]` rows
     (masked_m), a bad count clamped so that it reaches no row past `limit`.
+    With `pairs(%pair_units, %tail_units)` the sum counts units of a schedule
+    that pairs each group's row tiles: a group of T row tiles holds
+    `floor(T / 2)` pairs of `pair_units` units each and, when T is odd,
+    `tail_units` units for its last row tile.
     Directly in the kernel's body: every thread of a CTA computes it (a
     warp's lanes load 32 groups at once and sum them across the warp).
     Example: `%n = fgemm.count_row_tiles %masked_m limit %m {block = 128} : !fgemm.tensor<[g], i32>`
   }];
-  let arguments = (ins Fgemm_TensorType:$sizes, Index:$limit, I64Attr:$block);
+  let arguments = (ins Fgemm_TensorType:$sizes, Index:$limit,
+                       Optional<Index>:$pair_units, Optional<Index>:$tail_units,
+                       I64Attr:$block);
   let results = (outs Index:$result);
-  let assemblyFormat = "$sizes `limit` $limit attr-dict `:` type($sizes)";
+  let assemblyFormat = [{
+    $sizes `limit` $limit (`pairs` `(` $pair_units^ `,` $tail_units `)`)?
+    attr-dict `:` type($sizes)
+  }];
   let hasVerifier = 1;
 }
 
-def Fgemm_FindRowTileGroupOp : Fgemm_Op<"find_row_tile_group", [MemoryEffects<[MemRead]>]> {
+def Fgemm_FindRowTileGroupOp : Fgemm_Op<"find_row_tile_group", [MemoryEffects<[MemRead]>,
+    AttrSizedOperandSegments]> {
   let summary = "the group of a row tile counted by fgemm.count_row_tiles";
   let description = [{
     Row tiles numbered group by group (group g's
     `ceil(clamp(sizes[g], 0, limit) / block)` tiles after those of the
     groups before it): the group of tile `tile` and the tile's index inside
     its group (a linear scan over the groups; a tile past the last one gives
-    the last group and an index past its tiles).
+    the last group and an index past its tiles). With `pairs(...)` the
+    numbering runs over the units fgemm.count_row_tiles counts with the same
+    operands, and the second result is the unit's index inside its group.
     Example: `%g, %tm = fgemm.find_row_tile_group %masked_m[%t] limit %m {block = 128} : !fgemm.tensor<[g], i32>`
   }];
   let arguments = (ins Fgemm_TensorType:$sizes, Index:$tile, Index:$limit,
+                       Optional<Index>:$pair_units, Optional<Index>:$tail_units,
                        I64Attr:$block);
   let results = (outs Index:$group, Index:$tile_in_group);
-  let assemblyFormat = "$sizes `[` $tile `]` `limit` $limit attr-dict `:` type($sizes)";
+  let assemblyFormat = [{
+    $sizes `[` $tile `]` `limit` $limit
+    (`pairs` `(` $pair_units^ `,` $tail_units `)`)? attr-dict `:` type($sizes)
+  }];
   let hasVerifier = 1;
 }
 
@@ -516,19 +533,6 @@ def Fgemm_ProgramIdOp : Fgemm_Op<"program_id", [Pure]> {
   let arguments = (ins Fgemm_DimAttr:$dim);
   let results = (outs Index:$result);
   let assemblyFormat = "$dim attr-dict";
-}
-
-def Fgemm_NumProgramsOp : Fgemm_Op<"num_programs", [Pure]> {
-  let summary = "the number of CTAs of a persistent launch";
-  let description = [{
-    Created by `fgemm-schedule-tiles`: the `P` of `fgemm.tile_loop` (its
-    CTAs run tiles `p, p + P, ...`), for a tile order that depends on how
-    many rounds the launch runs. Lowers to `%nctaid.x`.
-
-    Example: `%p = fgemm.num_programs`
-  }];
-  let results = (outs Index:$result);
-  let assemblyFormat = "attr-dict";
 }
 
 def Fgemm_TileLoopOp : Fgemm_Op<"tile_loop", [RecursiveMemoryEffects, SingleBlock]> {

@@ -543,15 +543,20 @@ LogicalResult FindPieceGroupOp::verify() {
   return success();
 }
 
-/// Per-group row counts: a 1-D i32 tensor, and a positive block.
+/// Per-group row counts: a 1-D i32 tensor, and a positive block; a pair
+/// schedule's units come as both counts or neither.
 static LogicalResult verifyRowCounts(Operation *op, GlobalTensorType sizes,
-                                     int64_t block) {
+                                     int64_t block, Value pairUnits,
+                                     Value tailUnits) {
   if (sizes.getDims().size() != 1 || !sizes.getElementType().isInteger(32))
     return op->emitOpError("reads per-group row counts from a 1-D i32 "
                            "tensor; got ")
            << sizes;
   if (block <= 0)
     return op->emitOpError("block must be positive, got ") << block;
+  if (static_cast<bool>(pairUnits) != static_cast<bool>(tailUnits))
+    return op->emitOpError("pairs(...) needs both the units of a pair of row "
+                           "tiles and those of a group's odd last row tile");
   return success();
 }
 
@@ -560,11 +565,13 @@ LogicalResult CountRowTilesOp::verify() {
   if (!isa<KernelOp>((*this)->getParentOp()))
     return emitOpError("must be directly in the kernel's body (every thread "
                        "of a CTA runs it: it sums the groups across a warp)");
-  return verifyRowCounts(*this, getSizes().getType(), getBlock());
+  return verifyRowCounts(*this, getSizes().getType(), getBlock(),
+                         getPairUnits(), getTailUnits());
 }
 
 LogicalResult FindRowTileGroupOp::verify() {
-  return verifyRowCounts(*this, getSizes().getType(), getBlock());
+  return verifyRowCounts(*this, getSizes().getType(), getBlock(),
+                         getPairUnits(), getTailUnits());
 }
 
 LogicalResult DimOp::verify() {

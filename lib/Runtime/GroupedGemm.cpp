@@ -189,22 +189,27 @@ Status fgemm::checkGroupedKernel(const KernelMeta &meta, GroupedLayout layout) {
   return Status::success();
 }
 
+/// The masked layout's row tiles of one draw of rows: all groups' row
+/// tiles, and how many groups hold an odd number of them.
+struct MaskedDraw {
+  int64_t rowTiles = 0, oddGroups = 0;
+};
+
 /// The masked layout's row tiles of `blockM` rows for a spread of row
 /// counts: its rows are known on the GPU only, expected_m is a hint, and
 /// the benchmarks (DeepGEMM's and fgemm-bench) draw each group's rows from
 /// 0.7-1.3x of it. The persistent grid walks the row tiles that hold rows,
-/// all groups' in one sequence (a cluster takes consecutive ones), so a
-/// launch runs ceil(row tiles x column tiles / SMs) waves of equal tiles
-/// (maskedWaves). The draws: every group at 0.7x and at 1.3x, and kDraws
-/// between, each group at its own offset of the golden-ratio sequence
-/// (groups vary independently).
-static std::vector<int64_t> maskedRowTiles(const GroupedGemmProblem &p,
-                                           int64_t blockM) {
+/// group by group, so a launch runs ceil(row tiles x column tiles / SMs)
+/// waves of equal tiles (maskedWaves; pairs: maskedWavesOf). The draws:
+/// every group at 0.7x and at 1.3x, and kDraws between, each group at its
+/// own offset of the golden-ratio sequence (groups vary independently).
+static std::vector<MaskedDraw> maskedRowTiles(const GroupedGemmProblem &p,
+                                              int64_t blockM) {
   constexpr int kDraws = 32;
   constexpr double kGoldenFraction = 0.6180339887498949;
-  std::vector<int64_t> rowTiles;
+  std::vector<MaskedDraw> draws;
   for (int draw = -1; draw <= kDraws; ++draw) {
-    int64_t tiles = 0;
+    MaskedDraw d;
     for (int64_t g = 0; g < p.groups; ++g) {
       double u =
           draw < 0 ? 0.0
@@ -214,11 +219,13 @@ static std::vector<int64_t> maskedRowTiles(const GroupedGemmProblem &p,
                           1.0);
       auto rows = std::min<int64_t>(
           p.m, int64_t(double(p.expectedM) * groupRowsFactor(u)));
-      tiles += ceilDiv(rows, blockM);
+      int64_t tiles = ceilDiv(rows, blockM);
+      d.rowTiles += tiles;
+      d.oddGroups += tiles % 2;
     }
-    rowTiles.push_back(tiles);
+    draws.push_back(d);
   }
-  return rowTiles;
+  return draws;
 }
 
 /// Whether `meta` is a kernel of `variant` that runs the problem's N and K.
@@ -232,30 +239,28 @@ static bool isRowPair(const KernelMeta &meta) {
   return meta.persistent() && meta.cluster == 2 && meta.clusterAlongM();
 }
 
-/// The whole waves of `sms` CTAs a masked launch of `meta` runs for
-/// `rowTiles` row tiles (all groups') of `columnTiles` columns: masked pairs
-/// split an odd last row tile along N where that saves a wave
-/// (fgemm-schedule-tiles).
-static int64_t maskedWavesOf(const KernelMeta &meta, int64_t rowTiles,
+/// The whole waves of `sms` CTAs a masked launch of `meta` runs for one
+/// draw of rows over `columnTiles` columns: masked pairs pair each group's
+/// row tiles and split a group's odd last row tile along N, two columns per
+/// pair (fgemm-schedule-tiles).
+static int64_t maskedWavesOf(const KernelMeta &meta, const MaskedDraw &draw,
                              int64_t columnTiles, int64_t sms) {
-  int64_t waves = ceilDiv(launchedTiles(meta, rowTiles, columnTiles), sms);
-  if (isRowPair(meta) && rowTiles % 2 == 1) {
-    int64_t split =
-        2 * ((rowTiles / 2) * columnTiles + ceilDiv(columnTiles, int64_t(2)));
-    waves = std::min(waves, ceilDiv(split, sms));
-  }
-  return waves;
+  if (!isRowPair(meta))
+    return ceilDiv(launchedTiles(meta, draw.rowTiles, columnTiles), sms);
+  int64_t units = (draw.rowTiles - draw.oddGroups) / 2 * columnTiles +
+                  draw.oddGroups * ceilDiv(columnTiles, int64_t(2));
+  return ceilDiv(2 * units, sms);
 }
 
 /// `meta`'s whole waves for each of maskedRowTiles' draws.
 static std::vector<int64_t> maskedWaves(const KernelMeta &meta,
-                                        const std::vector<int64_t> &rowTiles,
+                                        const std::vector<MaskedDraw> &draws,
                                         const GroupedGemmProblem &p,
                                         int64_t sms) {
   const int64_t columnTiles = ceilDiv(std::max<int64_t>(p.n, 1), meta.blockN);
   std::vector<int64_t> waves;
-  for (int64_t tiles : rowTiles)
-    waves.push_back(maskedWavesOf(meta, tiles, columnTiles, sms));
+  for (const MaskedDraw &draw : draws)
+    waves.push_back(maskedWavesOf(meta, draw, columnTiles, sms));
   return waves;
 }
 
@@ -273,8 +278,8 @@ static size_t narrowerWithNoMoreWaves(const std::vector<KernelMeta> &kernels,
                                       const GroupedGemmProblem &p, int64_t sms,
                                       size_t chosen) {
   const KernelMeta &wide = kernels[chosen];
-  const std::vector<int64_t> rowTiles = maskedRowTiles(p, wide.blockM);
-  std::vector<int64_t> wideWaves = maskedWaves(wide, rowTiles, p, sms);
+  const std::vector<MaskedDraw> draws = maskedRowTiles(p, wide.blockM);
+  std::vector<int64_t> wideWaves = maskedWaves(wide, draws, p, sms);
   using Cost = std::tuple<int64_t, int64_t, int64_t, int, size_t>;
   std::optional<Cost> best;
   for (size_t i = 0; i < kernels.size(); ++i) {
@@ -283,7 +288,7 @@ static size_t narrowerWithNoMoreWaves(const std::vector<KernelMeta> &kernels,
         isRowPair(meta) != isRowPair(wide) || meta.cluster != wide.cluster ||
         meta.blockM != wide.blockM || meta.blockN > wide.blockN)
       continue;
-    std::vector<int64_t> waves = maskedWaves(meta, rowTiles, p, sms);
+    std::vector<int64_t> waves = maskedWaves(meta, draws, p, sms);
     bool noMore = true;
     int64_t total = 0;
     for (size_t d = 0; d < waves.size(); ++d) {
@@ -379,12 +384,12 @@ fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
       continue;
     // As for dense GEMMs: a tile at least half empty streams B for nothing.
     int wastedRows = meta.blockM > 64 && 2 * rows <= meta.blockM ? 1 : 0;
-    // Masked pairs pair the row tiles of all groups in one sequence
-    // (fgemm-schedule-tiles): a group's odd last row tile pairs with the
-    // next group's first, so no group pads its own. (Padding each group to
-    // whole pairs had priced 128x192 pairs 1.33x at 32 x 300 rows, where
-    // they ran 0.90-0.93x the time of the persistent 128x192 grid chosen
-    // instead; H100, docs/PERF.md, twenty-seventh session.)
+    // Masked pairs pair each group's row tiles and split a group's odd last
+    // row tile along N (fgemm-schedule-tiles), so no group pads its own:
+    // about one CTA per row tile and column, as without pairs. (Padding
+    // each group to whole pairs had priced 128x192 pairs 1.33x at 32 x 300
+    // rows, where they ran 0.90-0.93x the time of the persistent 128x192
+    // grid chosen instead; H100, docs/PERF.md, twenty-seventh session.)
     const int64_t rowTiles = ceilDiv(rows, meta.blockM);
     const int64_t columnTiles = ceilDiv(std::max<int64_t>(p.n, 1), meta.blockN);
     int64_t tiles =
@@ -415,15 +420,14 @@ fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
     if (masked && meta.persistent() && meta.cluster > 1) {
       // Persistent pairs sharing B: 0.80-1.01x the best of the others'
       // time on the masked shapes, whatever the capacity (H100,
-      // docs/PERF.md, 2026-11-25), for pairs inside one group. A pair
-      // across two groups loads B twice, as a CTA without a pair does: with
-      // several groups of r row tiles (their rows vary, so a pair's two
-      // tiles straddle a boundary between groups with a chance of 1 / r)
-      // the saving scales with 1 - 1 / r: none with one row tile per group,
-      // where the grid without clusters wins the tie below.
-      double crossing =
+      // docs/PERF.md, 2026-11-25). A group's odd last row tile, split
+      // along N, shares no B, as a CTA without a pair: with several groups
+      // of r row tiles (their rows vary, so a group's count is odd about
+      // half the time) the saving scales with 1 - 1 / r: none with one row
+      // tile per group, where the grid without clusters wins the tie below.
+      double unshared =
           groupsTiled > 1 ? 1.0 / double(std::max<int64_t>(rowTiles, 1)) : 0.0;
-      time *= 1.0 - 0.1 * (1.0 - crossing);
+      time *= 1.0 - 0.1 * (1.0 - unshared);
     } else if (masked) {
       // A plain grid covers the capacity: a CTA for every row block of it,
       // those past masked_m exiting at once, which still costs their launch

@@ -93,10 +93,9 @@
 // otherwise; the pair runs every K block when either tile has rows, as both
 // CTAs' rings must stay in step (a masked tile without rows ends its CTA
 // only when its pair's other tile has none either). The masked persistent
-// loop pairs the row tiles the GPU counts (T of them); where T is odd and
-// the tiles_n CTA slots of the last tile's empty partners would cost a
-// round of the launch's P CTAs (fgemm.num_programs), that tile is split
-// along N instead, columns 2j and 2j + 1 per pair, without multicast.
+// loop pairs each group's row tiles inside the group (counted on the GPU in
+// units: fgemm.count_row_tiles pairs(...)); a group's odd last row tile is
+// split along N instead, columns 2j and 2j + 1 per pair, without multicast.
 //
 // Limitations: the unpadded grouped tile space multicasts A only
 // (multicast = a).
@@ -607,70 +606,46 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
           rewriter, loc, arith::AddIOp::create(rewriter, loc, tilesM, groups),
           arith::ConstantIndexOp::create(rewriter, loc, 1));
     }
+    // Masked pairs of row tiles sharing B (cluster 2 along M) pair each
+    // group's row tiles inside the group, and split a group's odd last row
+    // tile along N (columns 2j and 2j + 1 per pair, no multicast), as
+    // DeepGEMM does: no pair loads two groups' B, and the order's bands stay
+    // inside a group, so a round of CTAs streams one group's B (pairs across
+    // groups in one sequence of all groups' row tiles had bands spanning two
+    // groups: 1.6% slower at 6 x 1024 rows, N = 6144, K = 7168, whose B
+    // does not fit in L2; H100, docs/PERF.md, twenty-eighth session).
+    bool groupPairs = masked && clusterAlongM && cluster == 2;
+    Value clusterSize, halfRow;
+    if (cluster > 1)
+      clusterSize = arith::ConstantIndexOp::create(rewriter, loc, cluster);
+    if (groupPairs)
+      halfRow = arith::CeilDivUIOp::create(rewriter, loc, tilesN, clusterSize);
     if (masked) {
       rowLimit = DimOp::create(rewriter, loc, index, dimM);
       // The masked layout's tiles that hold rows, group by group: the
       // capacity m can be far above the rows (a loop over every row block
-      // of it visited up to 16 empty tiles per tile with rows).
+      // of it visited up to 16 empty tiles per tile with rows). Pairs count
+      // units: a group's pairs of row tiles, tiles_n units each, and its
+      // odd last row tile's ceil(tiles_n / 2).
       gridDims.push_back(out.getDims()[0]);
-      rowPieces = CountRowTilesOp::create(rewriter, loc, index,
-                                          space.getGroups(), rowLimit, blockM);
+      rowPieces = CountRowTilesOp::create(
+          rewriter, loc, index, space.getGroups(), rowLimit,
+          groupPairs ? tilesN : Value(), halfRow, blockM);
     }
     // A cluster's CTAs take consecutive linear indices (the runtime launches
     // a multiple of the cluster size), which the order maps to one unit of
     // `cluster` tiles along the split index: the CTAs share the other index,
     // and so the multicast tile and the group. A unit that reaches past the
     // tiles computes tiles wholly out of bounds, whose stores TMA drops.
-    //
-    // Masked pairs of row tiles (the row tiles counted on the GPU, T of
-    // them): an odd last row tile either pairs with an empty tile in every
-    // column, or pairs its own columns, 2j and 2j + 1 (a tail of
-    // ceil(tiles_n / 2) units without multicast): tiles_n CTA slots fewer.
-    // The split is taken only where those slots save a round of the P CTAs:
-    // on the H100 it ran 0.93x the time where it did (13 -> 12 rounds), but
-    // 1.04x where the rounds stayed equal (twenty-second session).
-    bool packOddRow = masked && clusterAlongM && cluster == 2;
-    Value rowUnits = rowPieces, colUnits = tilesN, clusterSize, bodyUnits,
-          tailUnits;
-    if (cluster > 1) {
-      clusterSize = arith::ConstantIndexOp::create(rewriter, loc, cluster);
+    Value rowUnits = rowPieces, colUnits = tilesN;
+    if (cluster > 1 && !groupPairs) {
       Value &split = clusterAlongM ? rowUnits : colUnits;
-      split =
-          packOddRow
-              ? Value(arith::DivUIOp::create(rewriter, loc, split, clusterSize))
-              : Value(arith::CeilDivUIOp::create(rewriter, loc, split,
-                                                 clusterSize));
+      split = arith::CeilDivUIOp::create(rewriter, loc, split, clusterSize);
     }
-    Value total = arith::MulIOp::create(rewriter, loc, rowUnits, colUnits);
-    if (packOddRow) {
-      // rounds(units) = ceil(units * 2 / P); split where rounds(T / 2 rows
-      // + the tail) < rounds(ceil(T / 2) rows).
-      Value programs = NumProgramsOp::create(rewriter, loc, index);
-      auto rounds = [&](Value units) -> Value {
-        return arith::CeilDivUIOp::create(
-            rewriter, loc,
-            arith::MulIOp::create(rewriter, loc, units, clusterSize), programs);
-      };
-      Value pairedRows =
-          arith::CeilDivUIOp::create(rewriter, loc, rowPieces, clusterSize);
-      Value pairedUnits =
-          arith::MulIOp::create(rewriter, loc, pairedRows, colUnits);
-      Value halfRow =
-          arith::CeilDivUIOp::create(rewriter, loc, tilesN, clusterSize);
-      Value splitUnits = arith::AddIOp::create(rewriter, loc, total, halfRow);
-      Value odd = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
-                                        rowUnits, pairedRows);
-      Value split = arith::AndIOp::create(
-          rewriter, loc, odd,
-          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
-                                rounds(splitUnits), rounds(pairedUnits)));
-      Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-      rowUnits =
-          arith::SelectOp::create(rewriter, loc, split, rowUnits, pairedRows);
-      bodyUnits = arith::MulIOp::create(rewriter, loc, rowUnits, colUnits);
-      tailUnits = arith::SelectOp::create(rewriter, loc, split, halfRow, zero);
-      total = arith::AddIOp::create(rewriter, loc, bodyUnits, tailUnits);
-    }
+    Value total =
+        groupPairs
+            ? rowPieces
+            : Value(arith::MulIOp::create(rewriter, loc, rowUnits, colUnits));
     if (cluster > 1)
       total = arith::MulIOp::create(rewriter, loc, total, clusterSize);
     // Stream-K: the loop runs pieces of tiles along the math K loop.
@@ -699,52 +674,72 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
       rank = arith::RemUIOp::create(rewriter, loc, tile, clusterSize);
       tile = arith::DivUIOp::create(rewriter, loc, tile, clusterSize);
     }
-    Value inTail, orderUnit = tile, orderRows = rowUnits;
-    if (packOddRow) {
-      // The order runs over the pair rows (at least one, so that its
-      // arithmetic stays defined); a tail unit is mapped apart.
+    Value tm, tn, peerTm, peerGroup, inTail;
+    if (groupPairs) {
+      auto found = FindRowTileGroupOp::create(rewriter, loc, index, index,
+                                              space.getGroups(), tile, rowLimit,
+                                              tilesN, halfRow, blockM);
+      group = found.getGroup();
+      Value unit = found.getTileInGroup();
+      // The group's T row tiles (masked_m clamped to [0, m], as the tile's
+      // rows are): T / 2 pair rows of tiles_n units, then the tail.
+      Value raw = ReadOp::create(rewriter, loc, rewriter.getI32Type(),
+                                 space.getGroups(), group);
+      Value rows = arith::MinUIOp::create(
+          rewriter, loc,
+          arith::IndexCastOp::create(
+              rewriter, loc, index,
+              arith::MaxSIOp::create(
+                  rewriter, loc, raw,
+                  arith::ConstantIntOp::create(rewriter, loc, 0, 32))),
+          rowLimit);
+      Value rowTiles = arith::CeilDivUIOp::create(
+          rewriter, loc, rows,
+          arith::ConstantIndexOp::create(rewriter, loc, config.getBlockM()));
+      Value pairRows =
+          arith::DivUIOp::create(rewriter, loc, rowTiles, clusterSize);
+      Value bodyUnits = arith::MulIOp::create(rewriter, loc, pairRows, tilesN);
       Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
       Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
       inTail = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge,
-                                     tile, bodyUnits);
-      orderUnit = arith::SelectOp::create(rewriter, loc, inTail, zero, tile);
-      orderRows = arith::MaxUIOp::create(rewriter, loc, rowUnits, one);
-    }
-    auto [tm, tn] = emitClusterTileOrder(
-        rewriter, loc, orderUnit, rank, orderRows, colUnits, clusterSize,
-        clusterAlongM, emitRasterGroup(rewriter, loc, config, rowUnits));
-    Value peerTm, peerGroup;
-    if (clusterAlongM)
+                                     unit, bodyUnits);
+      // The order runs over the group's pair rows (at least one, so that
+      // its arithmetic stays defined); a tail unit is mapped apart.
+      Value orderUnit =
+          arith::SelectOp::create(rewriter, loc, inTail, zero, unit);
+      Value orderRows = arith::MaxUIOp::create(rewriter, loc, pairRows, one);
+      std::tie(tm, tn) = emitClusterTileOrder(
+          rewriter, loc, orderUnit, rank, orderRows, tilesN, clusterSize,
+          /*clusterAlongM=*/true,
+          emitRasterGroup(rewriter, loc, config, orderRows));
       peerTm = emitPairPeer(rewriter, loc, tm, rank);
-    if (packOddRow) {
       // Tail unit j: the last row tile, columns 2j + rank.
-      Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-      Value lastRow = arith::SubIOp::create(rewriter, loc, rowPieces, one);
+      Value lastRow = arith::SubIOp::create(rewriter, loc, rowTiles, one);
       Value tailColumn = arith::AddIOp::create(
           rewriter, loc,
           arith::MulIOp::create(
               rewriter, loc,
-              arith::SubIOp::create(rewriter, loc, tile, bodyUnits),
+              arith::SubIOp::create(rewriter, loc, unit, bodyUnits),
               clusterSize),
           rank);
       tm = arith::SelectOp::create(rewriter, loc, inTail, lastRow, tm);
       tn = arith::SelectOp::create(rewriter, loc, inTail, tailColumn, tn);
       peerTm = arith::SelectOp::create(rewriter, loc, inTail, lastRow, peerTm);
+      peerGroup = group;
+    } else {
+      std::tie(tm, tn) = emitClusterTileOrder(
+          rewriter, loc, tile, rank, rowUnits, colUnits, clusterSize,
+          clusterAlongM, emitRasterGroup(rewriter, loc, config, rowUnits));
+      if (clusterAlongM)
+        peerTm = emitPairPeer(rewriter, loc, tm, rank);
     }
-    if (masked) {
-      // The order runs over the row tiles of all groups (a pair's two can
-      // lie in two groups, or past the last row tile).
-      auto found = FindRowTileGroupOp::create(
-          rewriter, loc, index, index, space.getGroups(), tm, rowLimit, blockM);
+    if (masked && !groupPairs) {
+      // The order runs over the row tiles of all groups.
+      auto found = FindRowTileGroupOp::create(rewriter, loc, index, index,
+                                              space.getGroups(), tm, rowLimit,
+                                              Value(), Value(), blockM);
       group = found.getGroup();
       tm = found.getTileInGroup();
-      if (peerTm) {
-        auto peer = FindRowTileGroupOp::create(rewriter, loc, index, index,
-                                               space.getGroups(), peerTm,
-                                               rowLimit, blockM);
-        peerGroup = peer.getGroup();
-        peerTm = peer.getTileInGroup();
-      }
     }
     if (unpadded) {
       // The order runs over pieces; a piece's block is piece - group.

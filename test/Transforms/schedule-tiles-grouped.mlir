@@ -143,54 +143,42 @@
 // PAIRS: fgemm.load %arg0[%[[TM]], %{{.*}}] :
 // PAIRS: fgemm.load %arg1[%[[G]], %{{.*}}, %{{.*}}] multicast_if(%[[SHARED]]) {multicast}
 
-// Masked row tiles in pairs sharing B: in the persistent loop the pair's two
-// row tiles of the enumeration (over all groups' row tiles) can lie in two
-// groups, so each finds its own; on a plain grid (one group per grid z) a
-// CTA ends at once only when neither tile of its pair has rows. T row tiles
-// make ceil(T / 2) pair rows of tiles_n units; where T is odd and splitting
-// the last row tile along N saves a round of the P CTAs, T / 2 pair rows
-// and a tail of ceil(tiles_n / 2) units whose two CTAs take columns 2j and
-// 2j + 1 of that tile, without multicast.
+// Masked row tiles in pairs sharing B: the persistent loop counts units
+// group by group (fgemm.count_row_tiles pairs(tiles_n, ceil(tiles_n / 2))):
+// a group of T row tiles holds T / 2 pair rows of tiles_n units, walked in
+// the tile order inside the group, and when T is odd a tail of
+// ceil(tiles_n / 2) units whose two CTAs take columns 2j and 2j + 1 of its
+// last row tile, without multicast. Both tiles of a pair are in the unit's
+// group. On a plain grid (one group per grid z) a CTA ends at once only
+// when neither tile of its pair has rows.
 // MPAIRS: %[[TN:.*]] = fgemm.num_blocks "n" by "bn"
-// MPAIRS: %[[T:.*]] = fgemm.count_row_tiles
-// MPAIRS: %[[FLOOR:.*]] = arith.divui %[[T]], %[[TWO:.*]] : index
-// MPAIRS: %[[FLOORUNITS:.*]] = arith.muli %[[FLOOR]], %[[TN]] : index
-// MPAIRS: %[[P:.*]] = fgemm.num_programs
-// MPAIRS: %[[CEIL:.*]] = arith.ceildivui %[[T]], %[[TWO]] : index
-// MPAIRS: %[[CEILUNITS:.*]] = arith.muli %[[CEIL]], %[[TN]] : index
-// MPAIRS: %[[HALF:.*]] = arith.ceildivui %[[TN]], %[[TWO]] : index
-// MPAIRS: %[[SPLITUNITS:.*]] = arith.addi %[[FLOORUNITS]], %[[HALF]] : index
-// MPAIRS: %[[ODD:.*]] = arith.cmpi ne, %[[FLOOR]], %[[CEIL]] : index
-// MPAIRS: %[[C2:.*]] = arith.muli %[[CEILUNITS]], %[[TWO]] : index
-// MPAIRS: %[[CROUNDS:.*]] = arith.ceildivui %[[C2]], %[[P]] : index
-// MPAIRS: %[[S2:.*]] = arith.muli %[[SPLITUNITS]], %[[TWO]] : index
-// MPAIRS: %[[SROUNDS:.*]] = arith.ceildivui %[[S2]], %[[P]] : index
-// MPAIRS: %[[FEWER:.*]] = arith.cmpi ult, %[[SROUNDS]], %[[CROUNDS]] : index
-// MPAIRS: %[[SPLIT:.*]] = arith.andi %[[ODD]], %[[FEWER]] : i1
-// MPAIRS: %[[ROWS:.*]] = arith.select %[[SPLIT]], %[[FLOOR]], %[[CEIL]] : index
-// MPAIRS: %[[BODY:.*]] = arith.muli %[[ROWS]], %[[TN]] : index
-// MPAIRS: %[[TAIL:.*]] = arith.select %[[SPLIT]], %[[HALF]], %{{.*}} : index
-// MPAIRS: %[[UNITS:.*]] = arith.addi %[[BODY]], %[[TAIL]] : index
+// MPAIRS: %[[HALF:.*]] = arith.ceildivui %[[TN]], %[[TWO:.*]] : index
+// MPAIRS: %[[M:.*]] = fgemm.dim "m"
+// MPAIRS: %[[UNITS:.*]] = fgemm.count_row_tiles %arg4 limit %[[M]] pairs(%[[TN]], %[[HALF]]) {block = 128 : i64}
 // MPAIRS: %[[TOTAL:.*]] = arith.muli %[[UNITS]], %[[TWO]] : index
 // MPAIRS: fgemm.tile_loop %[[TOTAL]]
 // MPAIRS: %[[RANK:.*]] = arith.remui %{{.*}}, %[[TWO]] : index
 // MPAIRS: %[[UNIT:.*]] = arith.divui %{{.*}}, %[[TWO]] : index
-// MPAIRS: %[[INTAIL:.*]] = arith.cmpi uge, %[[UNIT]], %[[BODY]] : index
-// MPAIRS: %[[ORDERED:.*]] = arith.select %[[INTAIL]], %{{.*}}, %[[UNIT]] : index
+// MPAIRS: %[[G:.*]], %[[U:.*]] = fgemm.find_row_tile_group %arg4[%[[UNIT]]] limit %[[M]] pairs(%[[TN]], %[[HALF]]) {block = 128 : i64}
+// MPAIRS: %[[RAW:.*]] = fgemm.read %arg4[%[[G]]]
+// MPAIRS: %[[T:.*]] = arith.ceildivui %{{.*}}, %{{.*}} : index
+// MPAIRS: %[[PAIRROWS:.*]] = arith.divui %[[T]], %[[TWO]] : index
+// MPAIRS: %[[BODY:.*]] = arith.muli %[[PAIRROWS]], %[[TN]] : index
+// MPAIRS: %[[INTAIL:.*]] = arith.cmpi uge, %[[U]], %[[BODY]] : index
+// MPAIRS: %[[ORDERED:.*]] = arith.select %[[INTAIL]], %{{.*}}, %[[U]] : index
 // MPAIRS: %[[COL:.*]] = arith.remui %[[ORDERED]], %[[TN]] : index
 // MPAIRS: %[[ROW:.*]] = arith.addi %{{.*}}, %[[RANK]] : index
 // MPAIRS: %[[PEER:.*]] = arith.addi
 // MPAIRS: %[[LAST:.*]] = arith.subi %[[T]], %{{.*}} : index
-// MPAIRS: %[[J:.*]] = arith.subi %[[UNIT]], %[[BODY]] : index
+// MPAIRS: %[[J:.*]] = arith.subi %[[U]], %[[BODY]] : index
 // MPAIRS: %[[J2:.*]] = arith.muli %[[J]], %[[TWO]] : index
 // MPAIRS: %[[TAILCOL:.*]] = arith.addi %[[J2]], %[[RANK]] : index
 // MPAIRS: %[[TM:.*]] = arith.select %[[INTAIL]], %[[LAST]], %[[ROW]] : index
 // MPAIRS: %[[TNV:.*]] = arith.select %[[INTAIL]], %[[TAILCOL]], %[[COL]] : index
 // MPAIRS: %[[PTM:.*]] = arith.select %[[INTAIL]], %[[LAST]], %[[PEER]] : index
-// MPAIRS: %[[G:.*]], %{{.*}} = fgemm.find_row_tile_group %arg4[%[[TM]]]
-// MPAIRS: %[[PG:.*]], %{{.*}} = fgemm.find_row_tile_group %arg4[%[[PTM]]]
+// MPAIRS-NOT: fgemm.find_row_tile_group
 // MPAIRS: %[[EITHER:.*]] = arith.ori
-// MPAIRS: %[[EQ:.*]] = arith.cmpi eq, %[[G]], %[[PG]] : index
+// MPAIRS: %[[EQ:.*]] = arith.cmpi eq, %[[G]], %[[G]] : index
 // MPAIRS: %[[SAME:.*]] = arith.andi %{{.*}}, %[[EQ]] : i1
 // MPAIRS: %[[BLOCKS:.*]] = arith.select %[[EITHER]]
 // MPAIRS: %[[NOTTAIL:.*]] = arith.xori %[[INTAIL]], %true : i1

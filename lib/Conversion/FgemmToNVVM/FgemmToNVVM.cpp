@@ -492,10 +492,6 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
         mapping[r] = rasterGroup;
         return success();
       })
-      .Case([&](NumProgramsOp n) {
-        mapping[n] = toIndex(NVVM::GridDimXOp::create(b, loc, b.getI32Type()));
-        return success();
-      })
       .Case([&](DimOp d) -> LogicalResult {
         Value value = dims.lookup(d.getDim());
         if (!value)
@@ -2277,6 +2273,22 @@ Value KernelLowering::rowTilesOf(Value sizes, Value g, Value limit,
   return arith::CeilDivUIOp::create(b, loc, rows, constI32(block));
 }
 
+/// What a count_row_tiles / find_row_tile_group op counts of group g (i32):
+/// its row tiles, or with pairs(pair, tail) (T / 2) * pair + (T % 2) * tail
+/// units for its T row tiles.
+template <typename RowTileOp>
+Value KernelLowering::groupUnitsOf(RowTileOp op, Value g, Value limit) {
+  Value tiles = rowTilesOf(op.getSizes(), g, limit, op.getBlock());
+  if (!op.getPairUnits())
+    return tiles;
+  Value pairs = arith::ShRUIOp::create(b, loc, tiles, constI32(1));
+  Value odd = arith::AndIOp::create(b, loc, tiles, constI32(1));
+  return arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, pairs, toI32(lookup(op.getPairUnits()))),
+      arith::MulIOp::create(b, loc, odd, toI32(lookup(op.getTailUnits()))));
+}
+
 /// The sum over the groups, 32 per step: lane l of every warp loads group
 /// first + l (one coalesced load) and the warp adds the lanes' row tiles
 /// (redux.sync), so that the count before the roles split is a few
@@ -2301,8 +2313,7 @@ LogicalResult KernelLowering::lowerCountRowTiles(CountRowTilesOp op) {
     Value inside =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, g, groups);
     Value tiles =
-        rowTilesOf(op.getSizes(), arith::MinUIOp::create(b, loc, g, last),
-                   limit, op.getBlock());
+        groupUnitsOf(op, arith::MinUIOp::create(b, loc, g, last), limit);
     Value mine = arith::SelectOp::create(b, loc, inside, tiles, constI32(0));
     Value warpSum = NVVM::ReduxOp::create(b, loc, b.getI32Type(), mine,
                                           NVVM::ReduxKind::ADD, constI32(-1));
@@ -2374,8 +2385,7 @@ LogicalResult KernelLowering::lowerFindRowTileGroup(FindRowTileGroupOp op) {
           b, loc,
           ValueRange{previous,
                      arith::SubIOp::create(b, loc, after->getArgument(1),
-                                           rowTilesOf(op.getSizes(), previous,
-                                                      limit, op.getBlock()))});
+                                           groupUnitsOf(op, previous, limit))});
     }
     // Forward: state (g, tiles of the groups before g); the condition also
     // forwards the tiles up to g's end, which the next step starts from.
@@ -2386,8 +2396,8 @@ LogicalResult KernelLowering::lowerFindRowTileGroup(FindRowTileGroupOp op) {
       Block *before =
           b.createBlock(&loop.getBefore(), {}, {i32, i32}, {loc, loc});
       Value g = before->getArgument(0), start = before->getArgument(1);
-      Value end = arith::AddIOp::create(
-          b, loc, start, rowTilesOf(op.getSizes(), g, limit, op.getBlock()));
+      Value end =
+          arith::AddIOp::create(b, loc, start, groupUnitsOf(op, g, limit));
       Value onward = arith::AndIOp::create(
           b, loc,
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, g, last),
@@ -2428,9 +2438,9 @@ Value KernelLowering::newStackSlot(Type type) {
 /// lookup walks).
 KernelLowering::RowTileCache
 KernelLowering::rowTileCacheFor(FindRowTileGroupOp op) {
-  for (auto &[sizes, limit, block, cache] : rowTileCaches)
+  for (auto &[sizes, limit, block, pairUnits, cache] : rowTileCaches)
     if (sizes == op.getSizes() && limit == op.getLimit() &&
-        block == op.getBlock())
+        block == op.getBlock() && pairUnits == op.getPairUnits())
       return cache;
   RowTileCache cache;
   // Each slot goes to the entry's start, its store after it.
@@ -2444,7 +2454,7 @@ KernelLowering::rowTileCacheFor(FindRowTileGroupOp op) {
                           *slot);
   }
   rowTileCaches.emplace_back(op.getSizes(), op.getLimit(), op.getBlock(),
-                             cache);
+                             op.getPairUnits(), cache);
   return cache;
 }
 

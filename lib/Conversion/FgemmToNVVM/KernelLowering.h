@@ -445,12 +445,16 @@ private:
     Value group, start, end;
   };
   RowTileCache rowTileCacheFor(FindRowTileGroupOp op);
-  SmallVector<std::tuple<Value, Value, uint64_t, RowTileCache>> rowTileCaches;
+  /// Keyed by the counts, limit, block and pair units (null: row tiles).
+  SmallVector<std::tuple<Value, Value, uint64_t, Value, RowTileCache>>
+      rowTileCaches;
   /// A stack slot of `type` at the kernel's entry: a value set on one path
   /// and read on another, which LLVM turns into registers (mem2reg).
   Value newStackSlot(Type type);
   /// ceil(clamp(sizes[g], 0, limit) / block) (i32 values).
   Value rowTilesOf(Value sizes, Value g, Value limit, int64_t block);
+  template <typename RowTileOp>
+  Value groupUnitsOf(RowTileOp op, Value g, Value limit);
   /// The first i in [lo, hi) where `past(i)` holds (hi if none), for a
   /// predicate that holds from some i on (i32 values; a binary search).
   Value binarySearch(Value lo, Value hi, function_ref<Value(Value)> past);

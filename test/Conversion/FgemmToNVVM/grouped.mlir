@@ -225,10 +225,14 @@
 // PAIRS: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg1, %{{.*}}, box[{{.*}}] {isCTAOnly = true}
 // PAIRS-NEXT: }
 
-// fgemm.num_programs is the launch's CTA count: whether splitting an odd
-// last row tile of masked pairs saves a round compares rounds of it.
-// MASKED-PAIRS: %[[P32:.*]] = nvvm.read.ptx.sreg.nctaid.x : i32
-// MASKED-PAIRS: %[[P:.*]] = arith.index_castui %[[P32]] : i32 to index
-// MASKED-PAIRS: %[[PAIRED:.*]] = arith.ceildivui %{{.*}}, %[[P]] : index
-// MASKED-PAIRS: %[[SPLIT:.*]] = arith.ceildivui %{{.*}}, %[[P]] : index
-// MASKED-PAIRS: arith.cmpi ult, %[[SPLIT]], %[[PAIRED]] : index
+// Masked pairs count units per group: a lane's group of T row tiles adds
+// (T >> 1) pair rows of tiles_n units and (T & 1) tails of ceil(tiles_n / 2)
+// units to the warp's sum.
+// MASKED-PAIRS: %[[T:.*]] = arith.ceildivui %{{.*}}, %c128_i32 : i32
+// MASKED-PAIRS: %[[PAIRROWS:.*]] = arith.shrui %[[T]], %c1_i32 : i32
+// MASKED-PAIRS: %[[ODD:.*]] = arith.andi %[[T]], %c1_i32 : i32
+// MASKED-PAIRS: %[[TAIL:.*]] = arith.muli %[[ODD]], %{{.*}} : i32
+// MASKED-PAIRS: %[[BODY:.*]] = arith.muli %[[PAIRROWS]], %{{.*}} : i32
+// MASKED-PAIRS: %[[UNITS:.*]] = arith.addi %[[BODY]], %[[TAIL]] : i32
+// MASKED-PAIRS: %[[MINE:.*]] = arith.select %{{.*}}, %[[UNITS]], %c0_i32 : i32
+// MASKED-PAIRS: nvvm.redux.sync  add %[[MINE]]

@@ -195,6 +195,16 @@ fgemm.kernel @count_row_tiles_block(%sizes: !fgemm.tensor<[g], i32>) attributes 
 
 // -----
 
+fgemm.kernel @count_row_tiles_pairs(%sizes: !fgemm.tensor<[g], i32>) attributes {dims = ["g", "m"]} {
+  %m = fgemm.dim "m"
+  %pair = arith.constant 6 : index
+  // expected-error @below {{pairs(...) needs both the units of a pair of row tiles and those of a group's odd last row tile}}
+  %n = "fgemm.count_row_tiles"(%sizes, %m, %pair) <{block = 128 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>}> : (!fgemm.tensor<[g], i32>, index, index) -> index
+  fgemm.return
+}
+
+// -----
+
 fgemm.kernel @count_row_tiles_nested(%sizes: !fgemm.tensor<[g], i32>) attributes {dims = ["g", "m"]} {
   %m = fgemm.dim "m"
   %c0 = arith.constant 0 : index
