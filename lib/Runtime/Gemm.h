@@ -201,7 +201,11 @@ inline constexpr int64_t kKSplitMinK = 4096;
 /// bytes per 128-deep K block; at N = 7168, with the L2 writing back the
 /// dirty lines it evicts, more than the DRAM gives, while groups of 8 pair
 /// rows stream a third of it per round. Measured bounds: 4096 row-major
-/// faster, 7168 slower (H100, twenty-second session).
+/// faster, 7168 slower (H100, twenty-second session). Masked pairs walk
+/// their bands inside each group since the twenty-eighth session (the
+/// default clamped to a group's pair rows); these choices were still the
+/// best measured or equal at 6 x 1024 (N = 6144, K = 7168), 16 x 384,
+/// 2 x 512 and 4 x 256 rows (docs/PERF.md).
 inline constexpr int64_t kRowMajorMaxN = 4096;
 
 uint32_t chooseRasterGroup(const KernelMeta &meta, int64_t n, int64_t k,
