@@ -196,6 +196,80 @@ static Value emitPairPeer(RewriterBase &rewriter, Location loc, Value tm,
 }
 
 namespace {
+/// A masked pair's tile (emitMaskedPairTile): its group, row and column
+/// tiles, the other CTA's row tile, and whether the unit is a tail.
+struct MaskedPairTile {
+  Value group, tm, tn, peerTm, inTail;
+};
+} // namespace
+
+/// The tile of CTA `rank` of the masked pair (`clusterSize` 2) whose unit
+/// is `unit`, units counted group by group (fgemm.count_row_tiles
+/// pairs(tiles_n, halfRow)): a group of T row tiles holds T / 2 pair rows
+/// of tiles_n units, walked in the tile order inside the group, then, when
+/// T is odd, a tail of halfRow units whose CTAs take columns 2j and 2j + 1
+/// of its last row tile.
+static MaskedPairTile emitMaskedPairTile(RewriterBase &rewriter,
+                                         TileSpaceOp space, ConfigAttr config,
+                                         Value unit, Value rank,
+                                         Value clusterSize, Value tilesN,
+                                         Value halfRow, Value rowLimit) {
+  Location loc = space.getLoc();
+  Type index = rewriter.getIndexType();
+  auto found = FindRowTileGroupOp::create(
+      rewriter, loc, index, index, space.getGroups(), unit, rowLimit, tilesN,
+      halfRow, rewriter.getI64IntegerAttr(config.getBlockM()));
+  MaskedPairTile pair;
+  pair.group = found.getGroup();
+  Value inGroup = found.getTileInGroup();
+  // The group's T row tiles (masked_m clamped to [0, m], as the tile's rows
+  // are): T / 2 pair rows of tiles_n units, then the tail.
+  Value raw = ReadOp::create(rewriter, loc, rewriter.getI32Type(),
+                             space.getGroups(), pair.group);
+  Value rows = arith::MinUIOp::create(
+      rewriter, loc,
+      arith::IndexCastOp::create(
+          rewriter, loc, index,
+          arith::MaxSIOp::create(
+              rewriter, loc, raw,
+              arith::ConstantIntOp::create(rewriter, loc, 0, 32))),
+      rowLimit);
+  Value rowTiles = arith::CeilDivUIOp::create(
+      rewriter, loc, rows,
+      arith::ConstantIndexOp::create(rewriter, loc, config.getBlockM()));
+  Value pairRows = arith::DivUIOp::create(rewriter, loc, rowTiles, clusterSize);
+  Value bodyUnits = arith::MulIOp::create(rewriter, loc, pairRows, tilesN);
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  pair.inTail = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge,
+                                      inGroup, bodyUnits);
+  // The order runs over the group's pair rows (at least one, so that its
+  // arithmetic stays defined); a tail unit is mapped apart.
+  Value orderUnit =
+      arith::SelectOp::create(rewriter, loc, pair.inTail, zero, inGroup);
+  Value orderRows = arith::MaxUIOp::create(rewriter, loc, pairRows, one);
+  auto [tm, tn] = emitClusterTileOrder(
+      rewriter, loc, orderUnit, rank, orderRows, tilesN, clusterSize,
+      /*clusterAlongM=*/true,
+      emitRasterGroup(rewriter, loc, config, orderRows));
+  Value peerTm = emitPairPeer(rewriter, loc, tm, rank);
+  // Tail unit j: the last row tile, columns 2j + rank.
+  Value lastRow = arith::SubIOp::create(rewriter, loc, rowTiles, one);
+  Value tailColumn = arith::AddIOp::create(
+      rewriter, loc,
+      arith::MulIOp::create(
+          rewriter, loc,
+          arith::SubIOp::create(rewriter, loc, inGroup, bodyUnits),
+          clusterSize),
+      rank);
+  pair.tm = arith::SelectOp::create(rewriter, loc, pair.inTail, lastRow, tm);
+  pair.tn = arith::SelectOp::create(rewriter, loc, pair.inTail, tailColumn, tn);
+  pair.peerTm =
+      arith::SelectOp::create(rewriter, loc, pair.inTail, lastRow, peerTm);
+  return pair;
+}
+
+namespace {
 /// What a tile of a grouped tile space knows about its group (index values).
 struct GroupedTile {
   Value group, rowsBegin, rowsEnd;
@@ -676,56 +750,11 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
     }
     Value tm, tn, peerTm, peerGroup, inTail;
     if (groupPairs) {
-      auto found = FindRowTileGroupOp::create(rewriter, loc, index, index,
-                                              space.getGroups(), tile, rowLimit,
-                                              tilesN, halfRow, blockM);
-      group = found.getGroup();
-      Value unit = found.getTileInGroup();
-      // The group's T row tiles (masked_m clamped to [0, m], as the tile's
-      // rows are): T / 2 pair rows of tiles_n units, then the tail.
-      Value raw = ReadOp::create(rewriter, loc, rewriter.getI32Type(),
-                                 space.getGroups(), group);
-      Value rows = arith::MinUIOp::create(
-          rewriter, loc,
-          arith::IndexCastOp::create(
-              rewriter, loc, index,
-              arith::MaxSIOp::create(
-                  rewriter, loc, raw,
-                  arith::ConstantIntOp::create(rewriter, loc, 0, 32))),
-          rowLimit);
-      Value rowTiles = arith::CeilDivUIOp::create(
-          rewriter, loc, rows,
-          arith::ConstantIndexOp::create(rewriter, loc, config.getBlockM()));
-      Value pairRows =
-          arith::DivUIOp::create(rewriter, loc, rowTiles, clusterSize);
-      Value bodyUnits = arith::MulIOp::create(rewriter, loc, pairRows, tilesN);
-      Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-      Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-      inTail = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge,
-                                     unit, bodyUnits);
-      // The order runs over the group's pair rows (at least one, so that
-      // its arithmetic stays defined); a tail unit is mapped apart.
-      Value orderUnit =
-          arith::SelectOp::create(rewriter, loc, inTail, zero, unit);
-      Value orderRows = arith::MaxUIOp::create(rewriter, loc, pairRows, one);
-      std::tie(tm, tn) = emitClusterTileOrder(
-          rewriter, loc, orderUnit, rank, orderRows, tilesN, clusterSize,
-          /*clusterAlongM=*/true,
-          emitRasterGroup(rewriter, loc, config, orderRows));
-      peerTm = emitPairPeer(rewriter, loc, tm, rank);
-      // Tail unit j: the last row tile, columns 2j + rank.
-      Value lastRow = arith::SubIOp::create(rewriter, loc, rowTiles, one);
-      Value tailColumn = arith::AddIOp::create(
-          rewriter, loc,
-          arith::MulIOp::create(
-              rewriter, loc,
-              arith::SubIOp::create(rewriter, loc, unit, bodyUnits),
-              clusterSize),
-          rank);
-      tm = arith::SelectOp::create(rewriter, loc, inTail, lastRow, tm);
-      tn = arith::SelectOp::create(rewriter, loc, inTail, tailColumn, tn);
-      peerTm = arith::SelectOp::create(rewriter, loc, inTail, lastRow, peerTm);
-      peerGroup = group;
+      MaskedPairTile pair =
+          emitMaskedPairTile(rewriter, space, config, tile, rank, clusterSize,
+                             tilesN, halfRow, rowLimit);
+      group = peerGroup = pair.group;
+      tm = pair.tm, tn = pair.tn, peerTm = pair.peerTm, inTail = pair.inTail;
     } else {
       std::tie(tm, tn) = emitClusterTileOrder(
           rewriter, loc, tile, rank, rowUnits, colUnits, clusterSize,
