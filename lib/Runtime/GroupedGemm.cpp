@@ -203,8 +203,8 @@ struct MaskedDraw {
 /// waves of equal tiles (maskedWaves; pairs: maskedWavesOf). The draws:
 /// every group at 0.7x and at 1.3x, and kDraws between, each group at its
 /// own offset of the golden-ratio sequence (groups vary independently).
-static std::vector<MaskedDraw> maskedRowTiles(const GroupedGemmProblem &p,
-                                              int64_t blockM) {
+static std::vector<MaskedDraw> maskedDraws(const GroupedGemmProblem &p,
+                                           int64_t blockM) {
   constexpr int kDraws = 32;
   constexpr double kGoldenFraction = 0.6180339887498949;
   std::vector<MaskedDraw> draws;
@@ -252,7 +252,7 @@ static int64_t maskedWavesOf(const KernelMeta &meta, const MaskedDraw &draw,
   return ceilDiv(2 * units, sms);
 }
 
-/// `meta`'s whole waves for each of maskedRowTiles' draws.
+/// `meta`'s whole waves for each draw of maskedDraws.
 static std::vector<int64_t> maskedWaves(const KernelMeta &meta,
                                         const std::vector<MaskedDraw> &draws,
                                         const GroupedGemmProblem &p,
@@ -278,7 +278,7 @@ static size_t narrowerWithNoMoreWaves(const std::vector<KernelMeta> &kernels,
                                       const GroupedGemmProblem &p, int64_t sms,
                                       size_t chosen) {
   const KernelMeta &wide = kernels[chosen];
-  const std::vector<MaskedDraw> draws = maskedRowTiles(p, wide.blockM);
+  const std::vector<MaskedDraw> draws = maskedDraws(p, wide.blockM);
   std::vector<int64_t> wideWaves = maskedWaves(wide, draws, p, sms);
   using Cost = std::tuple<int64_t, int64_t, int64_t, int, size_t>;
   std::optional<Cost> best;

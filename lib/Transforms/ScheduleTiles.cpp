@@ -195,6 +195,20 @@ static Value emitPairPeer(RewriterBase &rewriter, Location loc, Value tm,
                                arith::SubIOp::create(rewriter, loc, one, rank));
 }
 
+/// layout[g] (a row count or an end row), clamped to [0, rowsM] on the GPU
+/// so a bad value cannot reach rows of another group or past the output.
+static Value emitClampedLayoutRow(RewriterBase &rewriter, Location loc,
+                                  Value layout, Value g, Value rowsM) {
+  Value raw = ReadOp::create(rewriter, loc, rewriter.getI32Type(), layout, g);
+  Value nonNegative = arith::MaxSIOp::create(
+      rewriter, loc, raw, arith::ConstantIntOp::create(rewriter, loc, 0, 32));
+  return arith::MinUIOp::create(
+      rewriter, loc,
+      arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(),
+                                 nonNegative),
+      rowsM);
+}
+
 namespace {
 /// A masked pair's tile (emitMaskedPairTile): its group, row and column
 /// tiles, the other CTA's row tile, and whether the unit is a tail.
@@ -224,16 +238,8 @@ static MaskedPairTile emitMaskedPairTile(RewriterBase &rewriter,
   Value inGroup = found.getTileInGroup();
   // The group's T row tiles (masked_m clamped to [0, m], as the tile's rows
   // are): T / 2 pair rows of tiles_n units, then the tail.
-  Value raw = ReadOp::create(rewriter, loc, rewriter.getI32Type(),
-                             space.getGroups(), pair.group);
-  Value rows = arith::MinUIOp::create(
-      rewriter, loc,
-      arith::IndexCastOp::create(
-          rewriter, loc, index,
-          arith::MaxSIOp::create(
-              rewriter, loc, raw,
-              arith::ConstantIntOp::create(rewriter, loc, 0, 32))),
-      rowLimit);
+  Value rows = emitClampedLayoutRow(rewriter, loc, space.getGroups(),
+                                    pair.group, rowLimit);
   Value rowTiles = arith::CeilDivUIOp::create(
       rewriter, loc, rows,
       arith::ConstantIndexOp::create(rewriter, loc, config.getBlockM()));
@@ -320,13 +326,8 @@ static FailureOr<GroupedTile> emitGroupedTile(RewriterBase &rewriter,
     return arith::IndexCastOp::create(rewriter, loc, index, v);
   };
   Value layout = space.getGroups();
-  // layout[g] (a row count or an end row), clamped to [0, m] on the GPU so a
-  // bad value cannot reach rows of another group or past the output.
-  auto clampedRow = [&](Value g) -> Value {
-    Value raw = ReadOp::create(rewriter, loc, i32, layout, g);
-    Value nonNegative = arith::MaxSIOp::create(
-        rewriter, loc, raw, arith::ConstantIntOp::create(rewriter, loc, 0, 32));
-    return arith::MinUIOp::create(rewriter, loc, toIndex(nonNegative), rowsM);
+  auto clampedRow = [&](Value g) {
+    return emitClampedLayoutRow(rewriter, loc, layout, g, rowsM);
   };
   // The previous group's end row (clamped), 0 for group 0.
   auto previousEnd = [&](Value g) -> Value {

@@ -2438,9 +2438,10 @@ Value KernelLowering::newStackSlot(Type type) {
 /// lookup walks).
 KernelLowering::RowTileCache
 KernelLowering::rowTileCacheFor(FindRowTileGroupOp op) {
-  for (auto &[sizes, limit, block, pairUnits, cache] : rowTileCaches)
+  for (auto &[sizes, limit, block, pairUnits, tailUnits, cache] : rowTileCaches)
     if (sizes == op.getSizes() && limit == op.getLimit() &&
-        block == op.getBlock() && pairUnits == op.getPairUnits())
+        block == op.getBlock() && pairUnits == op.getPairUnits() &&
+        tailUnits == op.getTailUnits())
       return cache;
   RowTileCache cache;
   // Each slot goes to the entry's start, its store after it.
@@ -2454,7 +2455,7 @@ KernelLowering::rowTileCacheFor(FindRowTileGroupOp op) {
                           *slot);
   }
   rowTileCaches.emplace_back(op.getSizes(), op.getLimit(), op.getBlock(),
-                             op.getPairUnits(), cache);
+                             op.getPairUnits(), op.getTailUnits(), cache);
   return cache;
 }
 

@@ -445,8 +445,9 @@ private:
     Value group, start, end;
   };
   RowTileCache rowTileCacheFor(FindRowTileGroupOp op);
-  /// Keyed by the counts, limit, block and pair units (null: row tiles).
-  SmallVector<std::tuple<Value, Value, uint64_t, Value, RowTileCache>>
+  /// Keyed by the counts, limit, block and pair and tail units (null: row
+  /// tiles).
+  SmallVector<std::tuple<Value, Value, uint64_t, Value, Value, RowTileCache>>
       rowTileCaches;
   /// A stack slot of `type` at the kernel's entry: a value set on one path
   /// and read on another, which LLVM turns into registers (mem2reg).
