@@ -383,15 +383,17 @@ def Fgemm_FindRowTileGroupOp : Fgemm_Op<"find_row_tile_group", [MemoryEffects<[M
     `ceil(clamp(sizes[g], 0, limit) / block)` tiles after those of the
     groups before it): the group of tile `tile` and the tile's index inside
     its group (a linear scan over the groups; a tile past the last one gives
-    the last group and an index past its tiles). With `pairs(...)` the
-    numbering runs over the units fgemm.count_row_tiles counts with the same
-    operands, and the second result is the unit's index inside its group.
-    Example: `%g, %tm = fgemm.find_row_tile_group %masked_m[%t] limit %m {block = 128} : !fgemm.tensor<[g], i32>`
+    the last group and an index past its tiles), and the group's rows
+    `clamp(sizes[g], 0, limit)`, known from the scan, so that a tile needs
+    no second read of them. With `pairs(...)` the numbering runs over the
+    units fgemm.count_row_tiles counts with the same operands, and the
+    second result is the unit's index inside its group.
+    Example: `%g, %tm, %rows = fgemm.find_row_tile_group %masked_m[%t] limit %m {block = 128} : !fgemm.tensor<[g], i32>`
   }];
   let arguments = (ins Fgemm_TensorType:$sizes, Index:$tile, Index:$limit,
                        Optional<Index>:$pair_units, Optional<Index>:$tail_units,
                        I64Attr:$block);
-  let results = (outs Index:$group, Index:$tile_in_group);
+  let results = (outs Index:$group, Index:$tile_in_group, Index:$group_rows);
   let assemblyFormat = [{
     $sizes `[` $tile `]` `limit` $limit
     (`pairs` `(` $pair_units^ `,` $tail_units `)`)? attr-dict `:` type($sizes)

@@ -195,25 +195,12 @@ static Value emitPairPeer(RewriterBase &rewriter, Location loc, Value tm,
                                arith::SubIOp::create(rewriter, loc, one, rank));
 }
 
-/// layout[g] (a row count or an end row), clamped to [0, rowsM] on the GPU
-/// so a bad value cannot reach rows of another group or past the output.
-static Value emitClampedLayoutRow(RewriterBase &rewriter, Location loc,
-                                  Value layout, Value g, Value rowsM) {
-  Value raw = ReadOp::create(rewriter, loc, rewriter.getI32Type(), layout, g);
-  Value nonNegative = arith::MaxSIOp::create(
-      rewriter, loc, raw, arith::ConstantIntOp::create(rewriter, loc, 0, 32));
-  return arith::MinUIOp::create(
-      rewriter, loc,
-      arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(),
-                                 nonNegative),
-      rowsM);
-}
-
 namespace {
-/// A masked pair's tile (emitMaskedPairTile): its group, row and column
-/// tiles, the other CTA's row tile, and whether the unit is a tail.
+/// A masked pair's tile (emitMaskedPairTile): its group and the group's
+/// rows, its row and column tiles, the other CTA's row tile, and whether the
+/// unit is a tail.
 struct MaskedPairTile {
-  Value group, tm, tn, peerTm, inTail;
+  Value group, rows, tm, tn, peerTm, inTail;
 };
 } // namespace
 
@@ -231,17 +218,16 @@ static MaskedPairTile emitMaskedPairTile(RewriterBase &rewriter,
   Location loc = space.getLoc();
   Type index = rewriter.getIndexType();
   auto found = FindRowTileGroupOp::create(
-      rewriter, loc, index, index, space.getGroups(), unit, rowLimit, tilesN,
-      halfRow, rewriter.getI64IntegerAttr(config.getBlockM()));
+      rewriter, loc, index, index, index, space.getGroups(), unit, rowLimit,
+      tilesN, halfRow, rewriter.getI64IntegerAttr(config.getBlockM()));
   MaskedPairTile pair;
   pair.group = found.getGroup();
+  pair.rows = found.getGroupRows();
   Value inGroup = found.getTileInGroup();
-  // The group's T row tiles (masked_m clamped to [0, m], as the tile's rows
-  // are): T / 2 pair rows of tiles_n units, then the tail.
-  Value rows = emitClampedLayoutRow(rewriter, loc, space.getGroups(),
-                                    pair.group, rowLimit);
+  // The group's T row tiles (its rows as the lookup found them, masked_m
+  // clamped to [0, m]): T / 2 pair rows of tiles_n units, then the tail.
   Value rowTiles = arith::CeilDivUIOp::create(
-      rewriter, loc, rows,
+      rewriter, loc, pair.rows,
       arith::ConstantIndexOp::create(rewriter, loc, config.getBlockM()));
   Value pairRows = arith::DivUIOp::create(rewriter, loc, rowTiles, clusterSize);
   Value bodyUnits = arith::MulIOp::create(rewriter, loc, pairRows, tilesN);
@@ -309,12 +295,13 @@ static FailureOr<StringAttr> getGroupDimension(TileSpaceOp space) {
 /// The group and the group's rows of the tile in row block `tm`, read from
 /// the tile space's layout tensor; `knownGroup` is the group where the tile
 /// order already found it (masked: grid z or fgemm.find_row_tile_group;
-/// unpadded contiguous: the piece's group). With `mayBePastEnd` (a pair of
+/// unpadded contiguous: the piece's group), `knownRows` the masked group's
+/// rows where the lookup found them too. With `mayBePastEnd` (a pair of
 /// row tiles sharing B, whose second can lie past the last) a tile past
 /// the rows reads no layout entry and has no group.
 static FailureOr<GroupedTile> emitGroupedTile(RewriterBase &rewriter,
                                               TileSpaceOp space, Value tm,
-                                              Value knownGroup,
+                                              Value knownGroup, Value knownRows,
                                               bool mayBePastEnd = false) {
   Location loc = space.getLoc();
   Type index = rewriter.getIndexType(), i32 = rewriter.getI32Type();
@@ -326,8 +313,13 @@ static FailureOr<GroupedTile> emitGroupedTile(RewriterBase &rewriter,
     return arith::IndexCastOp::create(rewriter, loc, index, v);
   };
   Value layout = space.getGroups();
-  auto clampedRow = [&](Value g) {
-    return emitClampedLayoutRow(rewriter, loc, layout, g, rowsM);
+  // layout[g] (a row count or an end row), clamped to [0, rows] on the GPU
+  // so a bad value cannot reach rows of another group or past the output.
+  auto clampedRow = [&](Value g) -> Value {
+    Value raw = ReadOp::create(rewriter, loc, i32, layout, g);
+    Value nonNegative = arith::MaxSIOp::create(
+        rewriter, loc, raw, arith::ConstantIntOp::create(rewriter, loc, 0, 32));
+    return arith::MinUIOp::create(rewriter, loc, toIndex(nonNegative), rowsM);
   };
   // The previous group's end row (clamped), 0 for group 0.
   auto previousEnd = [&](Value g) -> Value {
@@ -342,7 +334,8 @@ static FailureOr<GroupedTile> emitGroupedTile(RewriterBase &rewriter,
                                    clampedRow(previous), zero);
   };
   if (space.getKind() == TileSpaceKind::GroupedMasked)
-    return GroupedTile{knownGroup, zero, clampedRow(knownGroup)};
+    return GroupedTile{knownGroup, zero,
+                       knownRows ? knownRows : clampedRow(knownGroup)};
   if (space.getKind() == TileSpaceKind::GroupedContiguousUnpadded) {
     // Group g's rows: [ends[g - 1], ends[g]) (group 0 from row 0); the
     // store writes the piece's rows of its block only.
@@ -415,11 +408,10 @@ static FailureOr<GroupedTile> emitGroupedTile(RewriterBase &rewriter,
 /// same K blocks, since the multicast fills the same ring slot in each, so
 /// the pair runs every K block when either tile has rows; `sameGroup` is
 /// set to whether both have rows of one group, when B is theirs to share.
-static FailureOr<SmallVector<Value>>
-emitGroupedTileValues(RewriterBase &rewriter, TileSpaceOp space, Value tm,
-                      Value tn, Value knownGroup, bool plainGrid,
-                      Value peerTm = Value(), Value peerKnownGroup = Value(),
-                      Value *sameGroup = nullptr) {
+static FailureOr<SmallVector<Value>> emitGroupedTileValues(
+    RewriterBase &rewriter, TileSpaceOp space, Value tm, Value tn,
+    Value knownGroup, Value knownRows, bool plainGrid, Value peerTm = Value(),
+    Value peerKnownGroup = Value(), Value *sameGroup = nullptr) {
   Location loc = space.getLoc();
   int64_t blockSize =
       space->getParentOfType<KernelOp>().getConfigAttr().getBlockM();
@@ -435,14 +427,15 @@ emitGroupedTileValues(RewriterBase &rewriter, TileSpaceOp space, Value tm,
   };
   bool pair = static_cast<bool>(peerTm);
   FailureOr<GroupedTile> grouped =
-      emitGroupedTile(rewriter, space, tm, knownGroup, pair);
+      emitGroupedTile(rewriter, space, tm, knownGroup, knownRows, pair);
   if (failed(grouped))
     return failure();
   Value hasRows = hasRowsOf(tm, *grouped);
   Value runsBlocks = hasRows;
   if (pair) {
-    FailureOr<GroupedTile> peer =
-        emitGroupedTile(rewriter, space, peerTm, peerKnownGroup, pair);
+    FailureOr<GroupedTile> peer = emitGroupedTile(
+        rewriter, space, peerTm, peerKnownGroup,
+        peerKnownGroup == knownGroup ? knownRows : Value(), pair);
     if (failed(peer))
       return failure();
     Value peerHasRows = hasRowsOf(peerTm, *peer);
@@ -749,12 +742,13 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
       rank = arith::RemUIOp::create(rewriter, loc, tile, clusterSize);
       tile = arith::DivUIOp::create(rewriter, loc, tile, clusterSize);
     }
-    Value tm, tn, peerTm, peerGroup, inTail;
+    Value tm, tn, peerTm, peerGroup, groupRows, inTail;
     if (groupPairs) {
       MaskedPairTile pair =
           emitMaskedPairTile(rewriter, space, config, tile, rank, clusterSize,
                              tilesN, halfRow, rowLimit);
       group = peerGroup = pair.group;
+      groupRows = pair.rows;
       tm = pair.tm, tn = pair.tn, peerTm = pair.peerTm, inTail = pair.inTail;
     } else {
       std::tie(tm, tn) = emitClusterTileOrder(
@@ -765,10 +759,11 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
     }
     if (masked && !groupPairs) {
       // The order runs over the row tiles of all groups.
-      auto found = FindRowTileGroupOp::create(rewriter, loc, index, index,
-                                              space.getGroups(), tm, rowLimit,
-                                              Value(), Value(), blockM);
+      auto found = FindRowTileGroupOp::create(
+          rewriter, loc, index, index, index, space.getGroups(), tm, rowLimit,
+          Value(), Value(), blockM);
       group = found.getGroup();
+      groupRows = found.getGroupRows();
       tm = found.getTileInGroup();
     }
     if (unpadded) {
@@ -783,8 +778,8 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
     if (space.isGrouped()) {
       Value sameGroup;
       FailureOr<SmallVector<Value>> values = emitGroupedTileValues(
-          rewriter, space, tm, tn, group, /*plainGrid=*/false, peerTm,
-          peerGroup ? peerGroup : group, &sameGroup);
+          rewriter, space, tm, tn, group, groupRows, /*plainGrid=*/false,
+          peerTm, peerGroup ? peerGroup : group, &sameGroup);
       if (failed(values))
         return failure();
       tileValues = *values;
@@ -871,7 +866,7 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
     if (clusterAlongM)
       peerTm = emitPairPeer(rewriter, loc, tm, rank);
     FailureOr<SmallVector<Value>> values =
-        emitGroupedTileValues(rewriter, space, tm, tn, group,
+        emitGroupedTileValues(rewriter, space, tm, tn, group, Value(),
                               /*plainGrid=*/true, peerTm, group, &sameGroup);
     if (failed(values))
       return failure();

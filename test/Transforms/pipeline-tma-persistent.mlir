@@ -42,7 +42,7 @@
 // GROUPED-SAME: producer {
 // GROUPED-NEXT: fgemm.tile_loop %{{.*}} {
 // GROUPED-NEXT: ^bb0(%{{.*}}: index, %{{.*}}: index, %[[BEFORE:.*]]: index):
-// GROUPED: fgemm.read
+// GROUPED: fgemm.find_row_tile_group
 // GROUPED: %[[BLOCKS:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : index
 // GROUPED-NEXT: fgemm.k_loop "k" blocks(%[[BLOCKS]]) {
 // GROUPED-NEXT: ^bb0(%[[KB:.*]]: index):

@@ -93,8 +93,9 @@
 
 // Persistent masked: one loop over the row tiles that hold rows, group by
 // group (counted on the GPU from masked_m, clamped to m), times the column
-// tiles; fgemm.find_row_tile_group gives a row tile's group and its row tile
-// inside the group. Tiles run different numbers of K blocks, so the loop
+// tiles; fgemm.find_row_tile_group gives a row tile's group, its row tile
+// inside the group and the group's rows (no second read of masked_m). Tiles
+// run different numbers of K blocks, so the loop
 // counts them (its third argument); a tile without rows stores nothing
 // instead of ending the CTA.
 // PERSISTENT: grid = #fgemm.tile_grid<grouped_masked, ["n", "m", "g"]>
@@ -106,9 +107,10 @@
 // PERSISTENT: ^bb0(%{{.*}}: index, %[[T:.*]]: index, %{{.*}}: index):
 // PERSISTENT: %[[ROWTILE:.*]] = arith.divui %[[T]], %[[TN]]
 // PERSISTENT: %[[COL:.*]] = arith.remui %[[T]], %[[TN]]
-// PERSISTENT: %[[GROUP:.*]], %[[TM:.*]] = fgemm.find_row_tile_group %arg4[%[[ROWTILE]]] limit %[[M]] {block = 128 : i64}
-// PERSISTENT: fgemm.read %{{.*}}[%[[GROUP]]]
+// PERSISTENT: %[[GROUP:.*]], %[[TM:.*]], %[[ROWS:.*]] = fgemm.find_row_tile_group %arg4[%[[ROWTILE]]] limit %[[M]] {block = 128 : i64}
+// PERSISTENT-NOT: fgemm.read
 // PERSISTENT-NOT: fgemm.skip_tile_if
+// PERSISTENT: arith.minui %{{.*}}, %[[ROWS]] : index
 // PERSISTENT: fgemm.k_loop "k" blocks(
 // PERSISTENT: fgemm.load %arg0[%[[GROUP]], %[[TM]], %{{.*}}]
 // PERSISTENT: fgemm.load %arg1[%[[GROUP]], %[[COL]], %{{.*}}]
@@ -159,9 +161,9 @@
 // MPAIRS: fgemm.tile_loop %[[TOTAL]]
 // MPAIRS: %[[RANK:.*]] = arith.remui %{{.*}}, %[[TWO]] : index
 // MPAIRS: %[[UNIT:.*]] = arith.divui %{{.*}}, %[[TWO]] : index
-// MPAIRS: %[[G:.*]], %[[U:.*]] = fgemm.find_row_tile_group %arg4[%[[UNIT]]] limit %[[M]] pairs(%[[TN]], %[[HALF]]) {block = 128 : i64}
-// MPAIRS: %[[RAW:.*]] = fgemm.read %arg4[%[[G]]]
-// MPAIRS: %[[T:.*]] = arith.ceildivui %{{.*}}, %{{.*}} : index
+// MPAIRS: %[[G:.*]], %[[U:.*]], %[[GROWS:.*]] = fgemm.find_row_tile_group %arg4[%[[UNIT]]] limit %[[M]] pairs(%[[TN]], %[[HALF]]) {block = 128 : i64}
+// MPAIRS-NOT: fgemm.read
+// MPAIRS: %[[T:.*]] = arith.ceildivui %[[GROWS]], %{{.*}} : index
 // MPAIRS: %[[PAIRROWS:.*]] = arith.divui %[[T]], %[[TWO]] : index
 // MPAIRS: %[[BODY:.*]] = arith.muli %[[PAIRROWS]], %[[TN]] : index
 // MPAIRS: %[[INTAIL:.*]] = arith.cmpi uge, %[[U]], %[[BODY]] : index

@@ -2264,13 +2264,18 @@ LogicalResult KernelLowering::lowerFindPieceGroup(FindPieceGroupOp op) {
   return success();
 }
 
+/// Group g's rows: clamp(sizes[g], 0, limit) (i32).
+Value KernelLowering::groupRowsOf(Value sizes, Value g, Value limit) {
+  return arith::MinUIOp::create(
+      b, loc, arith::MaxSIOp::create(b, loc, loadEntry(sizes, g), constI32(0)),
+      limit);
+}
+
 /// Group g's row tiles: ceil(clamp(sizes[g], 0, limit) / block) (i32).
 Value KernelLowering::rowTilesOf(Value sizes, Value g, Value limit,
                                  int64_t block) {
-  Value rows = arith::MinUIOp::create(
-      b, loc, arith::MaxSIOp::create(b, loc, loadEntry(sizes, g), constI32(0)),
-      limit);
-  return arith::CeilDivUIOp::create(b, loc, rows, constI32(block));
+  return arith::CeilDivUIOp::create(b, loc, groupRowsOf(sizes, g, limit),
+                                    constI32(block));
 }
 
 /// What a count_row_tiles / find_row_tile_group op counts of group g (i32):
@@ -2328,10 +2333,10 @@ LogicalResult KernelLowering::lowerCountRowTiles(CountRowTilesOp op) {
 
 /// Walks the groups, counting their row tiles, until the one that holds
 /// `tile` (the last group if none). Every lookup over the same counts
-/// shares a cache of the group found last, its first tile and its end (three
-/// stack slots that LLVM promotes to registers carried around the tile
-/// loop): a tile inside that group needs no load at all (a persistent CTA's
-/// consecutive tiles and a pair's two row tiles lie mostly in one group);
+/// shares a cache of the group found last, its first tile, its end and its
+/// rows (four stack slots that LLVM promotes to registers carried around the
+/// tile loop): a tile inside that group needs no load at all (a persistent
+/// CTA's consecutive tiles and a pair's two row tiles lie mostly in one group);
 /// otherwise the walk starts there, first back while the tile lies before
 /// it, then forward. (A walk from group 0 was up to 32 dependent loads per
 /// tile and role with 32 groups; a walk per lookup, two per tile for a
@@ -2348,19 +2353,20 @@ LogicalResult KernelLowering::lowerFindRowTileGroup(FindRowTileGroupOp op) {
   Value cachedGroup = LLVM::LoadOp::create(b, loc, i32, cache.group);
   Value cachedStart = LLVM::LoadOp::create(b, loc, i32, cache.start);
   Value cachedEnd = LLVM::LoadOp::create(b, loc, i32, cache.end);
+  Value cachedRows = LLVM::LoadOp::create(b, loc, i32, cache.rows);
   Value inCached = arith::AndIOp::create(
       b, loc,
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, cachedStart,
                             tile),
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tile,
                             cachedEnd));
-  auto found = scf::IfOp::create(b, loc, TypeRange{i32, i32, i32}, inCached,
-                                 /*withElseRegion=*/true);
+  auto found = scf::IfOp::create(b, loc, TypeRange{i32, i32, i32, i32},
+                                 inCached, /*withElseRegion=*/true);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(found.thenBlock());
-    scf::YieldOp::create(b, loc,
-                         ValueRange{cachedGroup, cachedStart, cachedEnd});
+    scf::YieldOp::create(
+        b, loc, ValueRange{cachedGroup, cachedStart, cachedEnd, cachedRows});
     b.setInsertionPointToStart(found.elseBlock());
     // Back to the last group that starts at or before the tile (group 0
     // starts at tile 0).
@@ -2411,14 +2417,18 @@ LogicalResult KernelLowering::lowerFindRowTileGroup(FindRowTileGroupOp op) {
               arith::AddIOp::create(b, loc, after->getArgument(0), constI32(1)),
               after->getArgument(2)});
     }
-    scf::YieldOp::create(b, loc, loop.getResults());
+    SmallVector<Value> walked(loop.getResults());
+    walked.push_back(groupRowsOf(op.getSizes(), walked[0], limit));
+    scf::YieldOp::create(b, loc, walked);
   }
   LLVM::StoreOp::create(b, loc, found.getResult(0), cache.group);
   LLVM::StoreOp::create(b, loc, found.getResult(1), cache.start);
   LLVM::StoreOp::create(b, loc, found.getResult(2), cache.end);
+  LLVM::StoreOp::create(b, loc, found.getResult(3), cache.rows);
   mapping[op.getGroup()] = toIndex(found.getResult(0));
   mapping[op.getTileInGroup()] =
       toIndex(arith::SubIOp::create(b, loc, tile, found.getResult(1)));
+  mapping[op.getGroupRows()] = toIndex(found.getResult(3));
   return success();
 }
 
@@ -2433,7 +2443,7 @@ Value KernelLowering::newStackSlot(Type type) {
 }
 
 /// The lookup cache of row tiles counted like `op`'s (the same counts,
-/// limit and block), made on first use: three i32 stack slots, all 0 at the
+/// limit and block), made on first use: four i32 stack slots, all 0 at the
 /// kernel's entry (group 0 starts at tile 0; an empty range, so the first
 /// lookup walks).
 KernelLowering::RowTileCache
@@ -2445,7 +2455,7 @@ KernelLowering::rowTileCacheFor(FindRowTileGroupOp op) {
       return cache;
   RowTileCache cache;
   // Each slot goes to the entry's start, its store after it.
-  for (Value *slot : {&cache.end, &cache.start, &cache.group}) {
+  for (Value *slot : {&cache.rows, &cache.end, &cache.start, &cache.group}) {
     *slot = newStackSlot(b.getI32Type());
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointAfter(slot->getDefiningOp());

@@ -442,7 +442,7 @@ private:
   /// find_row_tile_group's cache (i32 stack slots): the group found last,
   /// its first row tile and its end.
   struct RowTileCache {
-    Value group, start, end;
+    Value group, start, end, rows;
   };
   RowTileCache rowTileCacheFor(FindRowTileGroupOp op);
   /// Keyed by the counts, limit, block and pair and tail units (null: row
@@ -452,6 +452,8 @@ private:
   /// A stack slot of `type` at the kernel's entry: a value set on one path
   /// and read on another, which LLVM turns into registers (mem2reg).
   Value newStackSlot(Type type);
+  /// clamp(sizes[g], 0, limit) (i32 values).
+  Value groupRowsOf(Value sizes, Value g, Value limit);
   /// ceil(clamp(sizes[g], 0, limit) / block) (i32 values).
   Value rowTilesOf(Value sizes, Value g, Value limit, int64_t block);
   template <typename RowTileOp>

@@ -137,17 +137,19 @@
 // Persistent masked: thread 0 prefetches masked_m's first line into L2 while
 // it sets up the barriers; after the set-up, before the roles split, every
 // thread sums the groups' row tiles (masked_m clamped to [0, m], ceil by
-// 128), eight groups' loads per step; the tile loop runs over those row tiles
+// 128), one group per lane, 32 a step; the tile loop runs over those row tiles
 // times the column tiles, and each role walks the groups to the one holding
 // the tile's row tile: a tile inside the group the last lookup found (its
-// group, first tile and end in three stack slots, zero at entry, shared by
-// all lookups) needs no load; otherwise the walk starts from that group.
+// group, first tile, end and rows in four stack slots, zero at entry, shared
+// by all lookups) needs no load; otherwise the walk starts from that group.
 // MASKED-PERSISTENT: %[[GROUP:.*]] = llvm.alloca %{{.*}} x i32
 // MASKED-PERSISTENT-NEXT: llvm.store %[[ZERO:.*]], %[[GROUP]]
 // MASKED-PERSISTENT-NEXT: %[[START:.*]] = llvm.alloca %{{.*}} x i32
 // MASKED-PERSISTENT-NEXT: llvm.store %[[ZERO]], %[[START]]
 // MASKED-PERSISTENT-NEXT: %[[END:.*]] = llvm.alloca %{{.*}} x i32
 // MASKED-PERSISTENT-NEXT: llvm.store %[[ZERO]], %[[END]]
+// MASKED-PERSISTENT-NEXT: %[[ROWS:.*]] = llvm.alloca %{{.*}} x i32
+// MASKED-PERSISTENT-NEXT: llvm.store %[[ZERO]], %[[ROWS]]
 // MASKED-PERSISTENT-NOT: llvm.alloca
 // MASKED-PERSISTENT: nvvm.prefetch level = L2, %arg
 // MASKED-PERSISTENT: nvvm.mbarrier.init
@@ -171,11 +173,12 @@
 // MASKED-PERSISTENT: %[[LASTG:.*]] = llvm.load %[[GROUP]] : !llvm.ptr -> i32
 // MASKED-PERSISTENT-NEXT: %[[LASTS:.*]] = llvm.load %[[START]] : !llvm.ptr -> i32
 // MASKED-PERSISTENT-NEXT: %[[LASTE:.*]] = llvm.load %[[END]] : !llvm.ptr -> i32
+// MASKED-PERSISTENT-NEXT: %[[LASTR:.*]] = llvm.load %[[ROWS]] : !llvm.ptr -> i32
 // MASKED-PERSISTENT-NEXT: %[[BEFOREEND:.*]] = arith.cmpi ult, %[[TILE:.*]], %[[LASTE]] : i32
 // MASKED-PERSISTENT-NEXT: %[[FROMSTART:.*]] = arith.cmpi ule, %[[LASTS]], %[[TILE]] : i32
 // MASKED-PERSISTENT-NEXT: %[[HIT:.*]] = arith.andi %[[FROMSTART]], %[[BEFOREEND]] : i1
-// MASKED-PERSISTENT-NEXT: %[[FOUND:.*]]:3 = scf.if %[[HIT]] -> (i32, i32, i32) {
-// MASKED-PERSISTENT-NEXT: scf.yield %[[LASTG]], %[[LASTS]], %[[LASTE]] : i32, i32, i32
+// MASKED-PERSISTENT-NEXT: %[[FOUND:.*]]:4 = scf.if %[[HIT]] -> (i32, i32, i32, i32) {
+// MASKED-PERSISTENT-NEXT: scf.yield %[[LASTG]], %[[LASTS]], %[[LASTE]], %[[LASTR]] : i32, i32, i32, i32
 // MASKED-PERSISTENT-NEXT: } else {
 // Back while the tile lies before the group's start, then forward.
 // MASKED-PERSISTENT-NEXT: %[[BACK:.*]]:2 = scf.while (%{{.*}} = %[[LASTG]], %{{.*}} = %[[LASTS]])
@@ -190,10 +193,15 @@
 // MASKED-PERSISTENT: arith.minui
 // MASKED-PERSISTENT: arith.ceildivui %{{.*}}, %c128_i32
 // MASKED-PERSISTENT: scf.condition
-// MASKED-PERSISTENT: scf.yield %[[WALKED]]#0, %[[WALKED]]#1, %[[WALKED]]#2 : i32, i32, i32
+// The found group's rows: one load after the walk.
+// MASKED-PERSISTENT: llvm.load %{{.*}} : !llvm.ptr<1> -> i32
+// MASKED-PERSISTENT: arith.maxsi
+// MASKED-PERSISTENT: %[[FOUNDROWS:.*]] = arith.minui
+// MASKED-PERSISTENT: scf.yield %[[WALKED]]#0, %[[WALKED]]#1, %[[WALKED]]#2, %[[FOUNDROWS]] : i32, i32, i32, i32
 // MASKED-PERSISTENT: llvm.store %[[FOUND]]#0, %[[GROUP]]
 // MASKED-PERSISTENT-NEXT: llvm.store %[[FOUND]]#1, %[[START]]
 // MASKED-PERSISTENT-NEXT: llvm.store %[[FOUND]]#2, %[[END]]
+// MASKED-PERSISTENT-NEXT: llvm.store %[[FOUND]]#3, %[[ROWS]]
 // MASKED-PERSISTENT: nvvm.setmaxregister increase
 // MASKED-PERSISTENT: scf.while
 // A tile the rows miss skips its store but still meets the staging barrier

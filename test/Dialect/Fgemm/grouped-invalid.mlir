@@ -231,6 +231,6 @@ fgemm.kernel @find_row_tile_group_type(%sizes: !fgemm.tensor<[g, m, k], f8E4M3FN
   %m = fgemm.dim "m"
   %i = fgemm.program_id x
   // expected-error @below {{reads per-group row counts from a 1-D i32 tensor; got '!fgemm.tensor<[g, m, k], f8E4M3FN>'}}
-  %g, %t = fgemm.find_row_tile_group %sizes[%i] limit %m {block = 128 : i64} : !fgemm.tensor<[g, m, k], f8E4M3FN>
+  %g, %t, %r = fgemm.find_row_tile_group %sizes[%i] limit %m {block = 128 : i64} : !fgemm.tensor<[g, m, k], f8E4M3FN>
   fgemm.return
 }

@@ -84,11 +84,11 @@ fgemm.kernel @roles(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m"
 fgemm.kernel @row_tiles(%sizes: !fgemm.tensor<[g], i32>) attributes {dims = ["g", "m"]} {
   %m = fgemm.dim "m"
   %n = fgemm.count_row_tiles %sizes limit %m {block = 128 : i64} : !fgemm.tensor<[g], i32>
-  %g, %t = fgemm.find_row_tile_group %sizes[%n] limit %m {block = 128 : i64} : !fgemm.tensor<[g], i32>
+  %g, %t, %r = fgemm.find_row_tile_group %sizes[%n] limit %m {block = 128 : i64} : !fgemm.tensor<[g], i32>
   %pair = arith.constant 6 : index
   %tail = arith.constant 3 : index
   %u = fgemm.count_row_tiles %sizes limit %m pairs(%pair, %tail) {block = 128 : i64} : !fgemm.tensor<[g], i32>
-  %ug, %ut = fgemm.find_row_tile_group %sizes[%u] limit %m pairs(%pair, %tail) {block = 128 : i64} : !fgemm.tensor<[g], i32>
+  %ug, %ut, %ur = fgemm.find_row_tile_group %sizes[%u] limit %m pairs(%pair, %tail) {block = 128 : i64} : !fgemm.tensor<[g], i32>
   fgemm.return
 }
 
