@@ -844,6 +844,7 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
   SmallVector<LoadScalesOp> staged = stagedScales(op);
   firstStagingOrdered = isFirstStagingOrdered(op);
   stagingSkipsStoreWarp = op->getParentOfType<TileLoopOp>() != nullptr;
+  firstStagingAfterWgmma = stagingSkipsStoreWarp;
 
   // A tile whose columns straddle 128-column scale blocks (block_n not
   // dividing 128) picks each fragment's scale by its column. Tiles start at
@@ -935,7 +936,9 @@ KernelLowering::emitKBlock(KLoopOp op, Value kb, Value inLoop, ValueRange args,
   mapping[body.getArgument(0)] = kb;
   for (auto [from, to] : llvm::zip(body.getArguments().drop_front(), args))
     mapping[from] = to;
-  std::function<LogicalResult()> storeOnly; // set while staging is deferred
+  // While the first block's staging is deferred: the hook it joined.
+  std::optional<std::function<LogicalResult()>> hookBefore;
+  int64_t hookRunsBefore = firstBlockHookRuns;
   if (!staged.empty()) {
     // The per-block scales the math threads read come from shared memory:
     // at the first K block of each chunk the math threads copy the chunk's
@@ -952,7 +955,11 @@ KernelLowering::emitKBlock(KLoopOp op, Value kb, Value inLoop, ValueRange args,
     // sees which unrolled copies cannot start a chunk, and the loop's
     // counters keep to the uniform datapath (with the piece's first block
     // in the test, ptxas moved the whole math loop off it: 116 R2UR).
-    auto stage = [this, kb, inLoop, staged]() {
+    // The chunk's scales into shared memory (from `loaded`, one list per
+    // staged op, where they are in registers already) and this block's
+    // reads of them.
+    auto stage = [this, kb, inLoop,
+                  staged](ArrayRef<SmallVector<Value>> loaded) {
       Value chunkBlock = arith::RemUIOp::create(b, loc, toI32(inLoop),
                                                 constI32(kScaleChunkBlocks));
       Value atChunk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
@@ -965,14 +972,10 @@ KernelLowering::emitKBlock(KLoopOp op, Value kb, Value inLoop, ValueRange args,
           stagingBarrier();
         Value chunkStart = arith::SubIOp::create(b, loc, toI32(kb), chunkBlock);
         int64_t word = 0;
-        // The tile's first chunk may have been loaded during the previous
-        // tile (prefetchTile).
-        bool prefetched =
-            firstKBlock && carriedTileScales.size() == staged.size();
         for (size_t i = 0; i < staged.size(); ++i) {
           LoadScalesOp scales = staged[i];
-          if (prefetched)
-            storeStagedScales(scales, chunkStart, word, carriedTileScales[i]);
+          if (!loaded.empty())
+            storeStagedScales(scales, chunkStart, word, loaded[i]);
           else
             stageBlockScales(scales, chunkStart, word);
           word += getScaleBlocksSpanned(
@@ -989,24 +992,55 @@ KernelLowering::emitKBlock(KLoopOp op, Value kb, Value inLoop, ValueRange args,
     };
     for (LoadScalesOp scales : staged)
       preloaded.insert(scales);
-    // With a deferred store pending, the first block stages after it: the
-    // store's barriers order the previous tile's reads of the staging first,
-    // and the scales' loads run under the wgmmas as well.
-    if (firstKBlock && firstBlockHook) {
-      storeOnly = firstBlockHook;
-      firstBlockHook = [storeOnly, stage]() {
-        if (failed(storeOnly()))
+    // The tile's first chunk may have been loaded during the previous tile
+    // (prefetchTile).
+    bool carried = firstKBlock && carriedTileScales.size() == staged.size();
+    // In a tile loop the first block loads its chunk of scales after its
+    // first wgmmas are issued (and after a deferred store, whose barriers
+    // order the previous tile's reads of the staging first), and stores
+    // them to shared memory after the wgmmas' wait and the slot's release
+    // (beforeFirstPromotion): the loads run under the wgmmas instead of
+    // between two tiles (0.5-1.8% faster grouped rows at K = 2048), and
+    // the producer gets its slot back as soon as the wgmmas have read it
+    // (the whole staging before the wait had cost 1.4% at contiguous
+    // K = 7168). A plain grid's CTA stages first: its loads then overlap
+    // the wait for its first operands, which arrive later (staging after
+    // the wgmmas, 64xN tiles at M <= 128 ran 1.5-5% slower). H100,
+    // docs/PERF.md, twenty-ninth session.
+    if (firstKBlock &&
+        (firstBlockHook || (firstStagingAfterWgmma && !carried))) {
+      hookBefore = firstBlockHook;
+      firstBlockHook = [this, before = firstBlockHook, stage, staged, kb,
+                        carried]() {
+        if (before && failed(before()))
           return failure();
-        stage();
+        if (carried) {
+          stage(carriedTileScales);
+          return success();
+        }
+        SmallVector<SmallVector<Value>> loaded;
+        for (LoadScalesOp scales : staged)
+          loaded.push_back(loadStagedScales(scales, toI32(kb)));
+        beforeFirstPromotion = [stage, loaded]() { stage(loaded); };
         return success();
       };
+    } else if (carried) {
+      stage(carriedTileScales);
     } else {
-      stage();
+      stage({});
     }
   }
   LogicalResult lowered = lowerBlock(body);
-  if (storeOnly)
-    firstBlockHook = storeOnly;
+  if (hookBefore) {
+    firstBlockHook = *hookBefore;
+    // The block's scales are read in the hooks: a first block that issues
+    // or promotes no wgmma would read scales never staged.
+    if (succeeded(lowered) &&
+        (firstBlockHookRuns == hookRunsBefore || beforeFirstPromotion))
+      return op.emitOpError("internal: the first K block's scale staging "
+                            "waits for its first wgmmas and their "
+                            "promotion, but it has none");
+  }
   if (failed(lowered))
     return failure();
   auto yield = cast<YieldOp>(body.getTerminator());

@@ -547,6 +547,18 @@ KernelLowering::promoteDot(ScaledDotOp op, Value partial, Value acc,
       return failure();
     rowScales = *loaded;
   }
+  // A tile's first scales, loaded under its first wgmmas, go to shared
+  // memory now; the slot is released first (the row scales are read), so
+  // that the producer refills it meanwhile.
+  if (beforeFirstPromotion) {
+    if (release) {
+      (void)lowerRingRelease(lookup(release.getStage()));
+      release = nullptr;
+    }
+    std::function<void()> stageScales = std::move(beforeFirstPromotion);
+    beforeFirstPromotion = nullptr;
+    stageScales();
+  }
   Value scaleB = lookup(op.getScaleB());
   auto bScales = blockScales.find(op.getScaleB());
   // Per-column scales (1x128 blocks of B, the 1D1D recipe) come with the

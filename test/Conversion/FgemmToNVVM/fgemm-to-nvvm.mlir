@@ -58,7 +58,8 @@
 // CHECK: nvvm.setmaxregister increase 232
 // CHECK: nvvm.shfl.sync idx %{{.*}}, %{{.*}}, %c0_i32, %c31_i32 : i32 -> i32
 // The tile's first staging needs no barrier before it (nothing has read the
-// staging yet), only the one after.
+// staging yet), only the one after; a plain grid's CTA stages before its
+// first wgmmas, while it waits for its first operands.
 // CHECK-NOT: nvvm.barrier
 // CHECK: llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
 // CHECK: llvm.store %{{.*}} : f32, !llvm.ptr<3>
@@ -185,7 +186,17 @@
 // (512 bytes each from 165952) without its store warp (its threads 0-31,
 // thread = 32 x warp + lane), which may still be issuing the previous
 // tile's TMA stores, and meets only its own barrier after it: the
-// warpgroups of a persistent CTA never wait for each other.
+// warpgroups of a persistent CTA never wait for each other. Its loads come
+// after the tile's first wgmmas are issued (they run under them), its
+// stores after the wgmmas' wait.
+// PERSIST-NOT: nvvm.barrier
+// PERSIST: nvvm.mbarrier.try_wait.parity
+// PERSIST-NOT: nvvm.barrier
+// PERSIST: %[[COPY:.*]] = arith.muli %{{.*}}, %c512_i32 : i32
+// PERSIST-NEXT: arith.addi %{{.*}}, %[[COPY]] : i32
+// PERSIST-NEXT: nvvm.wgmma.fence.aligned
+// PERSIST-NOT: nvvm.barrier
+// PERSIST: nvvm.wgmma.mma_async
 // PERSIST-NOT: nvvm.barrier
 // PERSIST: %[[WARP_BASE:.*]] = arith.muli %{{.*}}, %c32_i32 : i32
 // PERSIST-NEXT: %[[THREAD:.*]] = arith.addi %[[WARP_BASE]], %{{.*}} : i32
@@ -195,13 +206,14 @@
 // PERSIST: arith.andi %{{.*}}, %[[TAKES]] : i1
 // PERSIST-NOT: nvvm.barrier
 // PERSIST: llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
-// PERSIST: %[[COPY:.*]] = arith.muli %{{.*}}, %c512_i32 : i32
-// PERSIST-NEXT: arith.addi %[[COPY]], %c165952_i32 : i32
+// PERSIST-NOT: nvvm.barrier
+// PERSIST: nvvm.wgmma.wait.group.sync.aligned 0
+// PERSIST-NOT: nvvm.barrier
+// PERSIST: arith.addi %[[COPY]], %c165952_i32 : i32
 // PERSIST: llvm.store %{{.*}} : f32, !llvm.ptr<3>
 // PERSIST-NOT: nvvm.barrier
 // PERSIST: %[[STAGED:.*]] = arith.addi %{{.*}}, %c2_i32 : i32
 // PERSIST-NEXT: nvvm.barrier id = %[[STAGED]] number_of_threads = %c128_i32
-// PERSIST: nvvm.wgmma.mma_async
 // PERSIST: nvvm.cp.async.bulk.wait_group 0 {read}
 // PERSIST-NEXT: }
 // PERSIST-NEXT: nvvm.barrier id = %[[STAGED]] number_of_threads = %c128_i32

@@ -3,7 +3,7 @@
 // overlap_epilogue: the math role's tile loop carries the finished tile (its
 // accumulator, its row and column, and whether one is pending) and stores it
 // in the next tile's first K block, between that block's wgmma commit and
-// its wait; the scale staging of the new tile follows the store (whose
+// its wait; the scale loads of the new tile follow the store (whose
 // barriers order the previous tile's reads of the staging first). The last
 // tile is stored after the loop, before the wait for its TMA read.
 
@@ -18,10 +18,13 @@
 // CHECK: nvvm.fence.proxy
 // CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta
 // CHECK: nvvm.cp.async.bulk.commit.group
-// The first block's scale staging, then its wait and promotion.
+// The first block's scale loads, then its wait, the slot's release, the
+// scales' staging and the promotion.
 // CHECK: llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
-// CHECK: nvvm.barrier id = %c1_i32
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
+// CHECK: llvm.store %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: nvvm.barrier id = %c1_i32
 // CHECK: llvm.fmul
 // The loop yields this tile for the next one.
 // CHECK: scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %true :

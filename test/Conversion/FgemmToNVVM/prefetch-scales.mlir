@@ -49,6 +49,18 @@
 // CHECK-NEXT: llvm.store %[[NEXT]]#3, %[[SCALE2_SLOT]] : f32, !llvm.ptr
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 
-// Without the knob no loop or branch yields a lone prefetched f32.
+// Without the knob nothing is carried to the next tile (no f32 stack slot):
+// a tile's first scales are loaded under its first wgmmas, and stored to
+// shared memory after their wait and the slot's release.
 // OFF: llvm.func @sm90_fp8_gemm_1d2d
-// OFF-NOT: -> (f32) {
+// OFF-NOT: {{: f32, !llvm.ptr$}}
+// OFF: nvvm.setmaxregister increase
+// OFF-NOT: invariant
+// OFF: nvvm.wgmma.mma_async
+// OFF: -> (f32) {
+// OFF: llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// OFF: nvvm.wgmma.wait.group.sync.aligned 0
+// OFF: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
+// OFF: llvm.store %{{.*}} : f32, !llvm.ptr<3>
+// OFF: nvvm.barrier id
+// OFF: llvm.fmul
