@@ -1000,7 +1000,7 @@ KernelLowering::emitKBlock(KLoopOp op, Value kb, Value inLoop, ValueRange args,
     // order the previous tile's reads of the staging first), and stores
     // them to shared memory after the wgmmas' wait and the slot's release
     // (beforeFirstPromotion): the loads run under the wgmmas instead of
-    // between two tiles (0.5-1.8% faster grouped rows at K = 2048), and
+    // between two tiles (grouped rows at K = 2048 0-2% faster), and
     // the producer gets its slot back as soon as the wgmmas have read it
     // (the whole staging before the wait had cost 1.4% at contiguous
     // K = 7168). A plain grid's CTA stages first: its loads then overlap

@@ -440,7 +440,7 @@ private:
   LogicalResult lowerCountRowTiles(CountRowTilesOp op);
   LogicalResult lowerFindRowTileGroup(FindRowTileGroupOp op);
   /// find_row_tile_group's cache (i32 stack slots): the group found last,
-  /// its first row tile and its end.
+  /// its first row tile, its end and its rows.
   struct RowTileCache {
     Value group, start, end, rows;
   };
