@@ -408,10 +408,12 @@ static FailureOr<GroupedTile> emitGroupedTile(RewriterBase &rewriter,
 /// same K blocks, since the multicast fills the same ring slot in each, so
 /// the pair runs every K block when either tile has rows; `sameGroup` is
 /// set to whether both have rows of one group, when B is theirs to share.
-static FailureOr<SmallVector<Value>> emitGroupedTileValues(
-    RewriterBase &rewriter, TileSpaceOp space, Value tm, Value tn,
-    Value knownGroup, Value knownRows, bool plainGrid, Value peerTm = Value(),
-    Value peerKnownGroup = Value(), Value *sameGroup = nullptr) {
+/// Where the order knows the tile's group (masked), it is the peer's too.
+static FailureOr<SmallVector<Value>>
+emitGroupedTileValues(RewriterBase &rewriter, TileSpaceOp space, Value tm,
+                      Value tn, Value knownGroup, Value knownRows,
+                      bool plainGrid, Value peerTm = Value(),
+                      Value *sameGroup = nullptr) {
   Location loc = space.getLoc();
   int64_t blockSize =
       space->getParentOfType<KernelOp>().getConfigAttr().getBlockM();
@@ -433,9 +435,8 @@ static FailureOr<SmallVector<Value>> emitGroupedTileValues(
   Value hasRows = hasRowsOf(tm, *grouped);
   Value runsBlocks = hasRows;
   if (pair) {
-    FailureOr<GroupedTile> peer = emitGroupedTile(
-        rewriter, space, peerTm, peerKnownGroup,
-        peerKnownGroup == knownGroup ? knownRows : Value(), pair);
+    FailureOr<GroupedTile> peer =
+        emitGroupedTile(rewriter, space, peerTm, knownGroup, knownRows, pair);
     if (failed(peer))
       return failure();
     Value peerHasRows = hasRowsOf(peerTm, *peer);
@@ -742,12 +743,12 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
       rank = arith::RemUIOp::create(rewriter, loc, tile, clusterSize);
       tile = arith::DivUIOp::create(rewriter, loc, tile, clusterSize);
     }
-    Value tm, tn, peerTm, peerGroup, groupRows, inTail;
+    Value tm, tn, peerTm, groupRows, inTail;
     if (groupPairs) {
       MaskedPairTile pair =
           emitMaskedPairTile(rewriter, space, config, tile, rank, clusterSize,
                              tilesN, halfRow, rowLimit);
-      group = peerGroup = pair.group;
+      group = pair.group;
       groupRows = pair.rows;
       tm = pair.tm, tn = pair.tn, peerTm = pair.peerTm, inTail = pair.inTail;
     } else {
@@ -777,9 +778,9 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
     SmallVector<Value> tileValues = {tm, tn};
     if (space.isGrouped()) {
       Value sameGroup;
-      FailureOr<SmallVector<Value>> values = emitGroupedTileValues(
-          rewriter, space, tm, tn, group, groupRows, /*plainGrid=*/false,
-          peerTm, peerGroup ? peerGroup : group, &sameGroup);
+      FailureOr<SmallVector<Value>> values =
+          emitGroupedTileValues(rewriter, space, tm, tn, group, groupRows,
+                                /*plainGrid=*/false, peerTm, &sameGroup);
       if (failed(values))
         return failure();
       tileValues = *values;
@@ -867,7 +868,7 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
       peerTm = emitPairPeer(rewriter, loc, tm, rank);
     FailureOr<SmallVector<Value>> values =
         emitGroupedTileValues(rewriter, space, tm, tn, group, Value(),
-                              /*plainGrid=*/true, peerTm, group, &sameGroup);
+                              /*plainGrid=*/true, peerTm, &sameGroup);
     if (failed(values))
       return failure();
     tileValues = *values;

@@ -844,7 +844,6 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
   SmallVector<LoadScalesOp> staged = stagedScales(op);
   firstStagingOrdered = isFirstStagingOrdered(op);
   stagingSkipsStoreWarp = op->getParentOfType<TileLoopOp>() != nullptr;
-  firstStagingAfterWgmma = stagingSkipsStoreWarp;
 
   // A tile whose columns straddle 128-column scale blocks (block_n not
   // dividing 128) picks each fragment's scale by its column. Tiles start at
@@ -1007,8 +1006,8 @@ KernelLowering::emitKBlock(KLoopOp op, Value kb, Value inLoop, ValueRange args,
     // the wait for its first operands, which arrive later (staging after
     // the wgmmas, 64xN tiles at M <= 128 ran 1.5-5% slower). H100,
     // docs/PERF.md, twenty-ninth session.
-    if (firstKBlock &&
-        (firstBlockHook || (firstStagingAfterWgmma && !carried))) {
+    bool inTileLoop = op->getParentOfType<TileLoopOp>() != nullptr;
+    if (firstKBlock && (firstBlockHook || (inTileLoop && !carried))) {
       hookBefore = firstBlockHook;
       firstBlockHook = [this, before = firstBlockHook, stage, staged, kb,
                         carried]() {

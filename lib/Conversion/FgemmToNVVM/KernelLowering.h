@@ -536,12 +536,10 @@ private:
   /// warpgroup's own), whose loads would otherwise start after the previous
   /// tile's stores (DeepGEMM leaves it out too).
   bool stagingSkipsStoreWarp = false;
-  /// Set in tile loops: a tile's first staging waits for its first wgmmas
-  /// (emitKBlock).
-  bool firstStagingAfterWgmma = false;
-  /// Set by that staging's loads (under the first wgmmas): stores them to
-  /// shared memory and reads this block's scales; promoteDot runs it once
-  /// the wgmmas are done, after releasing the slot.
+  /// Set by the loads of a tile loop's first staging (under the tile's
+  /// first wgmmas): stores them to shared memory and reads this block's
+  /// scales; promoteDot runs it once the wgmmas are done, after releasing
+  /// the slot.
   std::function<void()> beforeFirstPromotion;
   /// Set while a persistent math tile loop's body is lowered where the ring
   /// plan decouples the math warpgroups (planDecoupledWarpgroups): the scale
