@@ -1618,9 +1618,17 @@ LogicalResult KernelLowering::lowerRingPut(RingPutOp op) {
           Value partDst =
               LLVM::GEPOp::create(b, loc, dst.getType(), b.getI8Type(), dst,
                                   ValueRange{mulI32(j, part * rowBytes)});
-          if (mask)
-            partDst = LLVM::AddrSpaceCastOp::create(
-                b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), partDst);
+          if (mask) {
+            // A shared::cta address is the shared::cluster address of the
+            // same bytes in this CTA (PTX ISA, state spaces), so the offset
+            // is reused as it is: an addrspacecast goes through a generic
+            // address, which costs an S2UR of the shared window's base and
+            // 64-bit arithmetic on every multicast copy.
+            Value offset =
+                LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), partDst);
+            partDst = LLVM::IntToPtrOp::create(
+                b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), offset);
+          }
           NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
               b, loc, partDst, desc, at, full,
               /*im2colOffsets=*/ValueRange(), mask,

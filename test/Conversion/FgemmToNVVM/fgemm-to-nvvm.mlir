@@ -272,8 +272,9 @@
 // CLUSTER: nvvm.cluster.arrive.relaxed {aligned}
 // CLUSTER-NEXT: nvvm.cluster.wait {aligned}
 // CLUSTER: nvvm.read.ptx.sreg.cluster.ctarank
-// CLUSTER: llvm.addrspacecast %{{.*}} : !llvm.ptr<3> to !llvm.ptr<7>
-// CLUSTER: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg0, %{{.*}}, box[%{{.*}}, %{{.*}}] multicast_mask = %c3_i16
+// CLUSTER: %[[OFFSET:.*]] = llvm.ptrtoint %{{.*}} : !llvm.ptr<3> to i64
+// CLUSTER-NEXT: %[[DST:.*]] = llvm.inttoptr %[[OFFSET]] : i64 to !llvm.ptr<7>
+// CLUSTER: nvvm.cp.async.bulk.tensor.shared.cluster.global %[[DST]], %arg0, %{{.*}}, box[%{{.*}}, %{{.*}}] multicast_mask = %c3_i16
 // CLUSTER: scf.for
 // CLUSTER: }
 // CLUSTER-COUNT-4: nvvm.mbarrier.try_wait.parity
