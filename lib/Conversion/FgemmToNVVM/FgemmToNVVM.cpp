@@ -38,6 +38,7 @@
 
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/SaveAndRestore.h"
 
 #include <numeric>
 
@@ -69,20 +70,19 @@ static constexpr llvm::StringLiteral kUnrollRemainderAttrName =
 /// compiled in, larger tiles take four too (the loop's trip count and ring
 /// stages fold, and the partial sums share one set of registers across the
 /// copies: no spill with ptxas 13.0; 1.5% faster than two at 256x128 on
-/// the H100, docs/PERF.md, seventeenth session); by three where four
-/// copies would each see a constant ring stage (a stage count divisible by
-/// four): ptxas then keeps every stage's addresses live, and 128x192 with
-/// four stages spilled them.
-static int64_t kLoopUnrollFactor(ConfigAttr config, int64_t stages) {
+/// the H100, docs/PERF.md, seventeenth session). Where the stage count
+/// divides four, each copy sees a constant ring stage: its addresses and
+/// descriptors are constants, computed per block (emitKBlock pins their
+/// bases; hoisted out of the loop, every stage's set stayed live and the
+/// 128x192 kernels with four stages spilled).
+static int64_t kLoopUnrollFactor(ConfigAttr config) {
   constexpr int64_t kSmallTileRegisters = 64;
   int64_t registers = (config.getWaves() + 1) * config.getBlockN() / 2;
   if (config.getMathWarpgroups() == 2 && config.getBlockN() <= 32)
     return 2;
-  if (registers <= kSmallTileRegisters)
+  if (registers <= kSmallTileRegisters || config.getFixedK())
     return 4;
-  if (!config.getFixedK())
-    return 2;
-  return stages % 4 == 0 ? 3 : 4;
+  return 2;
 }
 
 Value KernelLowering::barrierAt(bool empty, Value stage) {
@@ -439,8 +439,8 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
         int64_t block = getTileDimExtent(n.getBlock(), config);
         if (!extentValue || block <= 0)
           return n.emitError("unknown dimension or block symbol");
-        mapping[n] =
-            arith::CeilDivUIOp::create(b, loc, extentValue, constIndex(block));
+        mapping[n] = b.createOrFold<arith::CeilDivUIOp>(loc, extentValue,
+                                                        constIndex(block));
         return success();
       })
       .Case([&](RingPutOp p) { return lowerRingPut(p); })
@@ -933,6 +933,18 @@ KernelLowering::emitKBlock(KLoopOp op, Value kb, Value inLoop, ValueRange args,
                            ArrayRef<LoadScalesOp> staged) {
   Block &body = op.getBody().front();
   mapping[body.getArgument(0)] = kb;
+  // In a loop of constant-stage copies, this block's shared-memory
+  // addresses and wgmma descriptors derive from bases pinned here: LLVM
+  // would hoist every stage's constants out of the loop, and ptxas kept
+  // them all in registers.
+  llvm::SaveAndRestore savedSmem(smemBase), savedDescriptor(descriptorBase);
+  if (pinBlockBases) {
+    auto shared = LLVM::LLVMPointerType::get(b.getContext(), 3);
+    smemBase = LLVM::IntToPtrOp::create(
+        b, loc, shared,
+        pinned(LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), smemBase)));
+    descriptorBase = pinned(descriptorBase);
+  }
   for (auto [from, to] : llvm::zip(body.getArguments().drop_front(), args))
     mapping[from] = to;
   // While the first block's staging is deferred: the hook it joined.
@@ -1067,6 +1079,11 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
   });
   // A stream-K piece runs K blocks [first, first + numBlocks).
   Value first = op.getFirst() ? lookup(op.getFirst()) : Value();
+  int64_t factor = kLoopUnrollFactor(config);
+  // With K compiled in and a stage count dividing the factor, each copy sees
+  // a constant ring stage; its blocks pin their address bases (emitKBlock).
+  bool constantStages = config.getFixedK() && factor % stages == 0;
+  llvm::SaveAndRestore pin(pinBlockBases, constantStages);
   auto buildLoop = [&](int64_t from,
                        ValueRange loopInits) -> FailureOr<SmallVector<Value>> {
     Value lower = constIndex(shifted ? 0 : from), upper = numBlocks;
@@ -1084,8 +1101,7 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
         scf::ForOp::create(b, loc, lower, upper, constIndex(1), carried);
     if (config.getWaves() > 1)
       forOp->setAttr(kUnrollRemainderAttrName, b.getUnitAttr());
-    forOp->setAttr(kUnrollAttrName,
-                   b.getI64IntegerAttr(kLoopUnrollFactor(config, stages)));
+    forOp->setAttr(kUnrollAttrName, b.getI64IntegerAttr(factor));
     OpBuilder::InsertionGuard guard(b);
     openLoopBody(forOp);
     Value inLoop = forOp.getInductionVar();
@@ -1133,7 +1149,22 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
     firstKBlock = false;
     if (failed(peeled))
       return failure();
-    FailureOr<SmallVector<Value>> looped = buildLoop(1, *peeled);
+    // Copies of a constant stage: the blocks a loop of whole trips leaves
+    // over run right after the peeled one, unrolled, so that no remainder
+    // loop computes its stage and waits at its head for every block (left
+    // after the loop, unrolled, they made ptxas spill the dense 128x192
+    // kernel).
+    int64_t from = 1;
+    if (std::optional<int64_t> blocks = getConstantIntValue(numBlocks);
+        constantStages && blocks && !first) {
+      for (; (*blocks - from) % factor != 0; ++from) {
+        peeled =
+            emitKBlock(op, constIndex(from), constIndex(from), *peeled, staged);
+        if (failed(peeled))
+          return failure();
+      }
+    }
+    FailureOr<SmallVector<Value>> looped = buildLoop(from, *peeled);
     lastPartial = Value();
     return looped;
   };
@@ -1158,6 +1189,13 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
       v = LLVM::UndefOp::create(b, loc, v.getType());
   scf::YieldOp::create(b, loc, emptyResults);
   b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  // Here the tile runs its blocks: a count of select(c, n, 0) is n, a
+  // constant where K is compiled in, so that the unrolled loop's remainder
+  // has a static trip count.
+  if (auto select = numBlocks.getDefiningOp<arith::SelectOp>())
+    if (matchPattern(select.getFalseValue(), m_Zero()) &&
+        matchPattern(select.getTrueValue(), m_Constant()))
+      numBlocks = select.getTrueValue();
   FailureOr<SmallVector<Value>> results = emitPeeled();
   if (failed(results))
     return failure();

@@ -307,10 +307,25 @@
 // PCLUSTER-NOT: nvvm.cluster.arrive
 // PCLUSTER: llvm.return
 
-// With K compiled in (56 blocks) the first K block is peeled too (it
-// promotes with FMUL), and the loop runs over the other 55 three at a time
-// (kLoopUnrollFactor: four stages, so not four), then the last one after
-// it; the loop carries the accumulator and the last partial sum.
+// With K compiled in (56 blocks) the producer's loop runs four blocks at a
+// time; each copy sees a constant ring stage (four stages), so each block
+// pins the bases of its shared-memory addresses and descriptors (an
+// inline-asm mov; hoisted, every stage's constants stayed live). The math
+// threads' first K block is peeled (it promotes with FMUL), the next three
+// follow it unrolled, and the loop runs over the last 52 four at a time,
+// with no remainder; it carries the accumulator and the last partial sum.
+// FIXEDK: nvvm.setmaxregister decrease 40
+// FIXEDK: scf.for %{{.*}} = %c0 to %c56 step %c4 {
+// FIXEDK-NEXT: llvm.inline_asm has_side_effects "mov.b32 $0, $1;", "=r,r"
 // FIXEDK: nvvm.setmaxregister increase 232
+// FIXEDK: llvm.inline_asm has_side_effects "mov.b32 $0, $1;", "=r,r"
+// FIXEDK: nvvm.wgmma.wait.group.sync.aligned 0
 // FIXEDK: llvm.fmul
-// FIXEDK: scf.for %{{.*}} = %c0 to %c54 step %c3 iter_args({{.*}}) -> (!llvm.struct<({{(f32, ){63,63}f32}})>, !llvm.struct<({{(f32, ){63,63}f32}})>)
+// FIXEDK-COUNT-3: nvvm.wgmma.wait.group.sync.aligned 0
+// FIXEDK-NOT: nvvm.wgmma.wait.group.sync.aligned
+// FIXEDK: scf.for %{{.*}} = %c0 to %c52 step %c4 iter_args({{.*}}) -> (!llvm.struct<({{(f32, ){63,63}f32}})>, !llvm.struct<({{(f32, ){63,63}f32}})>)
+// FIXEDK: llvm.inline_asm has_side_effects "mov.b32 $0, $1;", "=r,r"
+// FIXEDK-COUNT-4: nvvm.wgmma.wait.group.sync.aligned 0
+// FIXEDK: scf.yield
+// FIXEDK-NOT: nvvm.wgmma.wait.group.sync.aligned
+// FIXEDK: llvm.return
