@@ -1080,8 +1080,10 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
   // A stream-K piece runs K blocks [first, first + numBlocks).
   Value first = op.getFirst() ? lookup(op.getFirst()) : Value();
   int64_t factor = kLoopUnrollFactor(config);
-  // With K compiled in and a stage count dividing the factor, each copy sees
-  // a constant ring stage; its blocks pin their address bases (emitKBlock).
+  // With K compiled in and a stage count dividing the factor, each copy's
+  // ring stage folds to a constant (where a tile's K blocks are a multiple
+  // of the stages, as at K = 7168); its blocks pin their address bases
+  // (emitKBlock).
   bool constantStages = config.getFixedK() && factor % stages == 0;
   llvm::SaveAndRestore pin(pinBlockBases, constantStages);
   auto buildLoop = [&](int64_t from,
