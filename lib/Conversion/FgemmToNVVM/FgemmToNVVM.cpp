@@ -74,15 +74,18 @@ static constexpr llvm::StringLiteral kUnrollRemainderAttrName =
 /// divides four, each copy sees a constant ring stage: its addresses and
 /// descriptors are constants, computed per block (emitKBlock pins their
 /// bases; hoisted out of the loop, every stage's set stayed live and the
-/// 128x192 kernels with four stages spilled).
-static int64_t kLoopUnrollFactor(ConfigAttr config) {
+/// 128x192 kernels with four stages spilled). By three, as before, for 8,
+/// 12 or 16 stages (four copies would see two stages each; not measured).
+static int64_t kLoopUnrollFactor(ConfigAttr config, int64_t stages) {
   constexpr int64_t kSmallTileRegisters = 64;
   int64_t registers = (config.getWaves() + 1) * config.getBlockN() / 2;
   if (config.getMathWarpgroups() == 2 && config.getBlockN() <= 32)
     return 2;
-  if (registers <= kSmallTileRegisters || config.getFixedK())
+  if (registers <= kSmallTileRegisters)
     return 4;
-  return 2;
+  if (!config.getFixedK())
+    return 2;
+  return stages % 4 == 0 && stages > 4 ? 3 : 4;
 }
 
 Value KernelLowering::barrierAt(bool empty, Value stage) {
@@ -1079,7 +1082,7 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
   });
   // A stream-K piece runs K blocks [first, first + numBlocks).
   Value first = op.getFirst() ? lookup(op.getFirst()) : Value();
-  int64_t factor = kLoopUnrollFactor(config);
+  int64_t factor = kLoopUnrollFactor(config, stages);
   // With K compiled in and a stage count dividing the factor, each copy's
   // ring stage folds to a constant (where a tile's K blocks are a multiple
   // of the stages, as at K = 7168); its blocks pin their address bases
@@ -1192,12 +1195,13 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
   scf::YieldOp::create(b, loc, emptyResults);
   b.setInsertionPointToStart(&ifOp.getThenRegion().front());
   // Here the tile runs its blocks: a count of select(c, n, 0) is n, a
-  // constant where K is compiled in, so that the unrolled loop's remainder
-  // has a static trip count.
-  if (auto select = numBlocks.getDefiningOp<arith::SelectOp>())
-    if (matchPattern(select.getFalseValue(), m_Zero()) &&
-        matchPattern(select.getTrueValue(), m_Constant()))
-      numBlocks = select.getTrueValue();
+  // constant where K is compiled in, so that the blocks left over by the
+  // constant-stage copies are known (emitPeeled).
+  if (auto select = numBlocks.getDefiningOp<arith::SelectOp>();
+      select && constantStages &&
+      matchPattern(select.getFalseValue(), m_Zero()) &&
+      matchPattern(select.getTrueValue(), m_Constant()))
+    numBlocks = select.getTrueValue();
   FailureOr<SmallVector<Value>> results = emitPeeled();
   if (failed(results))
     return failure();
