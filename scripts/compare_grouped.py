@@ -20,8 +20,12 @@ clamped to the capacity, for two capacities: 4096 rows per group (DeepGEMM's
 test) and the tight one, align(1.3 M, 128). expected_m = M for both
 libraries. TFLOPS count valid rows only (2 x valid rows x N x K / t).
 GROUPED_CONTIGUOUS / GROUPED_MASKED ("G,M,N,K;...", "" = none) replace the
-lists, e.g. for a K sweep; GROUPED_CAPACITY=C runs the masked shapes at that
-one capacity instead (with M >= C / 0.7 every group holds exactly C rows).
+lists, e.g. for a K sweep; GROUPED_MASKED=extended runs the issue's masked
+shapes, then DeepGEMM's masked test shapes, then groups of an odd number of
+row tiles (the 40-row table of docs/PERF.md with the contiguous rows; the
+draws follow a row's position in the list). GROUPED_CAPACITY=C runs the
+masked shapes at that one capacity instead (with M >= C / 0.7 every group
+holds exactly C rows).
 """
 
 import argparse
@@ -33,12 +37,21 @@ import sys
 CONTIGUOUS = [(4, 8192, 4096, 7168), (4, 8192, 7168, 2048), (8, 4096, 4096, 7168), (8, 4096, 7168, 2048)]
 MASKED = [(1, 1024, 4096, 7168), (1, 1024, 7168, 2048), (2, 512, 4096, 7168), (2, 512, 7168, 2048),
           (4, 256, 4096, 7168), (4, 256, 7168, 2048)]
+# DeepGEMM's masked test shapes (its tests' group counts, rows and N, K).
+MASKED_DEEPGEMM = [(32, 192, 6144, 7168), (32, 192, 4096, 2048), (6, 1024, 6144, 7168),
+                   (6, 1024, 4096, 2048), (32, 20, 6144, 7168), (32, 20, 7168, 3072),
+                   (32, 20, 4096, 2048), (6, 20, 6144, 7168), (6, 20, 4096, 2048)]
+# Groups of an odd number of 128-row tiles.
+MASKED_ODD = [(32, 300, 4096, 2048), (16, 384, 7168, 2048), (8, 640, 4096, 7168)]
+PRESETS = {"extended": MASKED + MASKED_DEEPGEMM + MASKED_ODD}
 
 
 def shapes_from_env(name, default):
     text = os.environ.get(name)
     if text is None:
         return default
+    if text in PRESETS:
+        return PRESETS[text]
     return [tuple(int(x) for x in part.split(",")) for part in text.split(";") if part.strip()]
 
 
