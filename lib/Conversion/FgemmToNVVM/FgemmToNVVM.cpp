@@ -88,6 +88,15 @@ static int64_t kLoopUnrollFactor(ConfigAttr config, int64_t stages) {
   return stages % 4 == 0 && stages > 4 ? 3 : 4;
 }
 
+/// With K compiled in and a stage count dividing the unroll factor, each
+/// copy's ring stage folds to a constant (where a tile's K blocks are a
+/// multiple of the stages, as at K = 7168): its blocks pin their address
+/// bases (emitKBlock), and the blocks a loop of whole trips leaves over run
+/// after the peeled one (buildKLoop).
+static bool hasConstantStageCopies(ConfigAttr config, int64_t stages) {
+  return config.getFixedK() && kLoopUnrollFactor(config, stages) % stages == 0;
+}
+
 Value KernelLowering::barrierAt(bool empty, Value stage) {
   Value index = toI32(stage);
   if (empty)
@@ -941,7 +950,7 @@ KernelLowering::emitKBlock(KLoopOp op, Value kb, Value inLoop, ValueRange args,
   // would hoist every stage's constants out of the loop, and ptxas kept
   // them all in registers.
   llvm::SaveAndRestore savedSmem(smemBase), savedDescriptor(descriptorBase);
-  if (pinBlockBases) {
+  if (hasConstantStageCopies(config, stages)) {
     auto shared = LLVM::LLVMPointerType::get(b.getContext(), 3);
     smemBase = LLVM::IntToPtrOp::create(
         b, loc, shared,
@@ -1083,12 +1092,7 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
   // A stream-K piece runs K blocks [first, first + numBlocks).
   Value first = op.getFirst() ? lookup(op.getFirst()) : Value();
   int64_t factor = kLoopUnrollFactor(config, stages);
-  // With K compiled in and a stage count dividing the factor, each copy's
-  // ring stage folds to a constant (where a tile's K blocks are a multiple
-  // of the stages, as at K = 7168); its blocks pin their address bases
-  // (emitKBlock).
-  bool constantStages = config.getFixedK() && factor % stages == 0;
-  llvm::SaveAndRestore pin(pinBlockBases, constantStages);
+  bool constantStages = hasConstantStageCopies(config, stages);
   auto buildLoop = [&](int64_t from,
                        ValueRange loopInits) -> FailureOr<SmallVector<Value>> {
     Value lower = constIndex(shifted ? 0 : from), upper = numBlocks;

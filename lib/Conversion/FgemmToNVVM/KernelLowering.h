@@ -519,9 +519,6 @@ private:
   /// Set while the math loop's first K block is emitted: its promotion
   /// writes the accumulator instead of adding to it.
   bool firstKBlock = false;
-  /// The K loop being built unrolls into copies of constant ring stages
-  /// (buildKLoop): each block pins its address bases (emitKBlock).
-  bool pinBlockBases = false;
   /// The math loop's last finished wgmma partial sum: the next K block's
   /// first wgmma takes it as its (ignored, scale-d 0) input, so that every
   /// block's partial sum is tied to one set of registers (buildKLoop carries
