@@ -74,8 +74,11 @@ static constexpr llvm::StringLiteral kUnrollRemainderAttrName =
 /// divides four, each copy sees a constant ring stage: its addresses and
 /// descriptors are constants, computed per block (emitKBlock pins their
 /// bases; hoisted out of the loop, every stage's set stayed live and the
-/// 128x192 kernels with four stages spilled). By three, as before, for 8,
-/// 12 or 16 stages (four copies would see two stages each; not measured).
+/// 128x192 kernels with four stages spilled). By three with three stages
+/// (the 256x128 pairs: constant stages, a third less code, no spill; as
+/// fast as by four, H100, docs/PERF.md, thirty-first session), and, as
+/// before, for 8, 12 or 16 stages (four copies would see two stages each;
+/// not measured).
 static int64_t kLoopUnrollFactor(ConfigAttr config, int64_t stages) {
   constexpr int64_t kSmallTileRegisters = 64;
   int64_t registers = (config.getWaves() + 1) * config.getBlockN() / 2;
@@ -85,6 +88,8 @@ static int64_t kLoopUnrollFactor(ConfigAttr config, int64_t stages) {
     return 4;
   if (!config.getFixedK())
     return 2;
+  if (stages == 3)
+    return 3;
   return stages % 4 == 0 && stages > 4 ? 3 : 4;
 }
 

@@ -93,16 +93,15 @@
 // ONE-WG: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>, D[<f32>, <zero>]
 // ONE-WG: llvm.getelementptr %{{.*}}[8192]
 
-// With K compiled in (12 blocks): the producer's loop runs four blocks a
-// trip; the math loop peels the first block (two waves of four wgmmas), runs
-// blocks 1-8 four at a time (32 wgmmas a trip) and the last three after it,
-// unrolled (no loop of its own: kUnrollRemainderAttrName).
-// FIXEDK: scf.for %{{.*}} = %c0 to %c12 step %c4
-// FIXEDK-COUNT-8: nvvm.wgmma.mma_async
-// FIXEDK: scf.for %{{.*}} = %c0 to %c8 step %c4
-// FIXEDK-COUNT-32: nvvm.wgmma.mma_async
-// FIXEDK: scf.yield
-// FIXEDK-NOT: scf.for
+// With K compiled in (12 blocks) and 3 stages: both loops run three blocks
+// a trip, each copy at a constant ring stage (kLoopUnrollFactor). The math
+// loop peels the first block (two waves of four wgmmas) and runs the two
+// blocks a loop of whole trips leaves over right after it, then blocks 3-11
+// three at a time (24 wgmmas a trip), with no remainder.
+// FIXEDK: scf.for %{{.*}} = %c0 to %c12 step %c3
 // FIXEDK-COUNT-24: nvvm.wgmma.mma_async
+// FIXEDK: scf.for %{{.*}} = %c0 to %c9 step %c3
+// FIXEDK-COUNT-24: nvvm.wgmma.mma_async
+// FIXEDK: scf.yield
 // FIXEDK-NOT: nvvm.wgmma.mma_async
 // FIXEDK: llvm.return
