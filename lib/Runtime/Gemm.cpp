@@ -192,9 +192,9 @@ uint32_t fgemm::chooseRasterGroup(const KernelMeta &meta, int64_t n, int64_t k,
     return 0;
   // B is FP8: N x K bytes per group; it fits while it takes at most 60% of
   // the L2.
-  bool bFits = 5 * n * k <= 3 * l2Bytes;
+  auto fits = [&](int64_t bytes) { return 5 * bytes <= 3 * l2Bytes; };
   if (groups == 1)
-    return bFits && n <= kRowMajorMaxN ? 1 : 0;
+    return fits(n * k) && n <= kRowMajorMaxN ? 1 : 0;
   if (rowsPerGroup <= 0)
     return 0;
   int64_t unitsPerGroup =
@@ -202,7 +202,9 @@ uint32_t fgemm::chooseRasterGroup(const KernelMeta &meta, int64_t n, int64_t k,
   // One band of the default order holds every group's pairs: keep it.
   if (groups * unitsPerGroup <= int64_t(raster->defaultRasterGroup))
     return 0;
-  return bFits || unitsPerGroup <= 1 ? 1 : 0;
+  // Row-major reuses a group's B a pair row later, and a round of tiles
+  // that crosses into the next group holds two groups' B.
+  return fits(2 * n * k) || unitsPerGroup <= 1 ? 1 : 0;
 }
 
 Expected<size_t>

@@ -190,7 +190,9 @@ inline constexpr int64_t kKSplitMinK = 4096;
 /// - several groups of `rowsPerGroup` rows each (masked: expected_m; 0 =
 ///   unknown, the contiguous layouts, which keep the default): where the
 ///   groups' pairs span more than one band of the default order and either
-///   a group's B fits or a group is one pair (no pairs share its B).
+///   two groups' B fit (row-major reuses a group's B a pair row later, and
+///   a round of tiles that crosses into the next group holds both) or a
+///   group is one pair (no pairs share its B).
 ///   Row-major 2.4-7.6% faster at 32 x 192 and 6 x 1024 rows (N = 4096,
 ///   K = 2048; 32 x 192 at N = 6144, K = 7168), 2.3% slower at 6 x 1024,
 ///   N = 6144, K = 7168, and 5-6% slower on 2-4 groups of 1-2 pairs, which
@@ -205,7 +207,9 @@ inline constexpr int64_t kKSplitMinK = 4096;
 /// their bands inside each group since the twenty-eighth session (the
 /// default clamped to a group's pair rows); these choices were still the
 /// best measured or equal at 6 x 1024 (N = 6144, K = 7168), 16 x 384,
-/// 2 x 512 and 4 x 256 rows (docs/PERF.md).
+/// 2 x 512 and 4 x 256 rows (docs/PERF.md). At 8 x 640 rows, N = 4096,
+/// K = 7168 (B 29 MB, one group's fits, two do not) groups of 3-16 pair
+/// rows ran 1.7-2.1% faster than row-major (thirty-first session).
 inline constexpr int64_t kRowMajorMaxN = 4096;
 
 uint32_t chooseRasterGroup(const KernelMeta &meta, int64_t n, int64_t k,

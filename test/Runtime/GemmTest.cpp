@@ -440,11 +440,14 @@ TEST(RasterGroupChoice, PairsSharingBWalkRowMajorWhereMeasuredFaster) {
   EXPECT_EQ(chooseRasterGroup(meta, 7168, 2048, 4, 256, l2), 0u);
   EXPECT_EQ(chooseRasterGroup(meta, 7168, 2048, 2, 512, l2), 0u);
   EXPECT_EQ(chooseRasterGroup(meta, 4096, 2048, 8, 256, l2), 0u);
-  // More: row-major where a group's B fits or a group is one pair.
+  // More: row-major where two groups' B fit or a group is one pair.
   EXPECT_EQ(chooseRasterGroup(meta, 4096, 2048, 32, 192, l2), 1u);
   EXPECT_EQ(chooseRasterGroup(meta, 6144, 7168, 32, 192, l2), 1u);
   EXPECT_EQ(chooseRasterGroup(meta, 4096, 2048, 6, 1024, l2), 1u);
+  EXPECT_EQ(chooseRasterGroup(meta, 7168, 2048, 16, 384, l2), 1u);
   EXPECT_EQ(chooseRasterGroup(meta, 6144, 7168, 6, 1024, l2), 0u);
+  // B = 29 MB: one group's fits, two do not.
+  EXPECT_EQ(chooseRasterGroup(meta, 4096, 7168, 8, 640, l2), 0u);
   // An unknown L2 size: the default.
   EXPECT_EQ(chooseRasterGroup(meta, 2112, 7168, 1, 0, 0), 0u);
   EXPECT_EQ(chooseRasterGroup(meta, 4096, 2048, 32, 192, 0), 0u);
