@@ -54,6 +54,11 @@ while (($#)); do
   esac
   shift
 done
+# The phases after the first keep up to 200 s for themselves (cap below).
+if ! [[ $budget =~ ^[0-9]+$ ]] || ((budget < 220)); then
+  echo "--budget is at least 220 s (the later phases keep up to 200 s), got '$budget'" >&2
+  exit 2
+fi
 case $recipe in
   1d2d) recipe_flags=() dg_kernel=sm90_fp8_gemm_1d2d ;;
   1d1d) recipe_flags=(--recipe 1d1d --c-in-place) dg_kernel=sm90_fp8_gemm_1d1d cublas=0 ;;
@@ -81,7 +86,7 @@ say() { echo "$(ts) $*"; }
 note() { echo "$*" >>"$work/notes.txt"; say "NOTE: $*"; }
 left() { echo $((start + budget - $(date +%s))); }
 # cap WANT [RESERVE]: a phase's time limit, leaving RESERVE s (the report's) of the budget.
-cap() { local want=$1 l; l=$(($(left) - ${2:-30})); ((l < want)) && want=$l; echo "$want"; }
+cap() { local want=$1 l; l=$(($(left) - ${2:-30})); ((l < want)) && want=$l; ((want < 1)) && want=1; echo "$want"; }
 py() { python3 "$root/scripts/compare_deepgemm.py" "$@"; }
 
 quick_flag=()
