@@ -21,7 +21,7 @@
 //                                        cvt bf16x2, stmatrix,
 //                                        fence.proxy.async bar.sync 1, 128*w;
 //                                        TMA store
-// Both K loops are unrolled by 2 or 4 at the end of the pass.
+// Both K loops are unrolled by 2, 3 or 4 at the end of the pass.
 //
 // Shared-memory descriptors for wgmma are built here, not by nvgpu (whose
 // lowering mis-steps FP8 B operands, MLIR-NVGPU.md trap 1): K-major, 128-byte
