@@ -88,9 +88,9 @@ static int64_t kLoopUnrollFactor(ConfigAttr config, int64_t stages) {
     return 4;
   if (!config.getFixedK())
     return 2;
-  if (stages == 3)
-    return 3;
-  return stages % 4 == 0 && stages > 4 ? 3 : 4;
+  if (4 % stages == 0)
+    return 4;
+  return 3 % stages == 0 || stages % 4 == 0 ? 3 : 4;
 }
 
 /// With K compiled in and a stage count dividing the unroll factor, each
