@@ -866,9 +866,8 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
   // dividing 128) picks each fragment's scale by its column. Tiles start at
   // multiples of block_n, so their offset inside a scale block takes only
   // 128 / gcd(block_n, 128) values: with few, the loop is emitted once per
-  // offset, each copy with its fragments' scales known (no per-fragment
-  // select and predicate work in the loop: ptxas had issued up to 60 such
-  // instructions per K block at block_n 192, and moved wgmmas behind them).
+  // offset, each copy with its fragments' scales known (no select in the
+  // loop); with more, one loop selects them (fragmentScale).
   std::optional<LoadScalesOp> straddling;
   for (LoadScalesOp scales : staged) {
     int64_t rows = extent(scales.getResult().getType().getDims()[0]);

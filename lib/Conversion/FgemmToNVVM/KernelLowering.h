@@ -90,7 +90,10 @@ inline constexpr int64_t kCutPatternRows = 8;
 /// before their stores are issued (copyOutRows).
 inline constexpr int64_t kCopyBatch = 4;
 /// The most copies of the K loop emitted for tiles that straddle scale
-/// blocks, one per offset of the tile inside a block (lowerKLoop).
+/// blocks, one per offset of the tile inside a block (lowerKLoop). At
+/// block_n 192 two copies and one loop with shared selects ran alike; at 176
+/// eight copies (150 KB of code) ran 2.5% slower than one loop (H100,
+/// docs/PERF.md, thirty-second session).
 inline constexpr int64_t kMaxStraddleCopies = 4;
 /// Threads of a warp: fgemm.count_row_tiles sums this many groups per step.
 inline constexpr int64_t kWarpSize = 32;
@@ -280,6 +283,7 @@ private:
     Value kBlocks, groupBase, lastBlock, firstRow, firstBlock; // i32
     int64_t numBlocks = 0;         // blocks the tile spans
     std::optional<int64_t> offset; // firstRow % 128 when known
+    int64_t offsetStep = 128;      // firstRow % 128 is a multiple of it
   };
   FailureOr<BlockScaleSource> blockScaleSource(LoadScalesOp op);
   Value loadBlockScale(LoadScalesOp op, const BlockScaleSource &source,
@@ -617,6 +621,9 @@ private:
     /// firstRow % 128 when known at compile time (values then holds exactly
     /// the blocks spanned).
     std::optional<int64_t> offset;
+    /// firstRow % 128 is a multiple of this (tiles start at multiples of
+    /// their rows).
+    int64_t offsetStep = 128;
   };
   DenseMap<Value, BlockScales> blockScales;
   /// Stores of `x + read_tile(C)` -> whether C is the destination's buffer

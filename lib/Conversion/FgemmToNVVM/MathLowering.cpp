@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Conversion/FgemmToNVVM/KernelLowering.h"
+#include <numeric>
 
 using namespace mlir;
 using namespace mlir::fgemm;
@@ -204,6 +205,7 @@ KernelLowering::blockScaleSource(LoadScalesOp op) {
   source.firstBlock =
       arith::DivUIOp::create(b, loc, source.firstRow, constI32(128));
   source.numBlocks = getScaleBlocksSpanned(rows);
+  source.offsetStep = std::gcd<int64_t>(rows, 128);
   // A known offset r of the tile inside its first block: it spans exactly
   // the blocks of rows r .. r + rows - 1.
   auto known = knownScaleOffsets.find(op.getResult());
@@ -252,7 +254,7 @@ LogicalResult KernelLowering::lowerLoadScales(LoadScalesOp op) {
   FailureOr<BlockScaleSource> source = blockScaleSource(op);
   if (failed(source))
     return failure();
-  BlockScales scales{source->firstRow, {}, source->offset};
+  BlockScales scales{source->firstRow, {}, source->offset, source->offsetStep};
   for (int64_t j = 0; j < source->numBlocks; ++j)
     scales.values.push_back(
         loadBlockScale(op, *source, constI32(j), toI32(lookup(op.getKb()))));
@@ -385,7 +387,7 @@ void KernelLowering::readStagedScales(LoadScalesOp op, Value chunkBlock,
   FailureOr<BlockScaleSource> source = blockScaleSource(op);
   if (failed(source))
     return;
-  BlockScales scales{source->firstRow, {}, source->offset};
+  BlockScales scales{source->firstRow, {}, source->offset, source->offsetStep};
   for (int64_t j = 0; j < source->numBlocks; ++j) {
     Value slot = arith::AddIOp::create(
         b, loc, chunkBlock, constI32((word + j) * kScaleChunkBlocks));
@@ -406,17 +408,21 @@ Value KernelLowering::fragmentScale(const BlockScales &scales, int64_t i) {
     return scales.values.front();
   if (scales.offset)
     return scales.values[(*scales.offset + 8 * i) / 128];
-  // Index of the fragment's block relative to the tile's first block.
-  Value col = arith::AddIOp::create(b, loc, scales.firstRow, constI32(8 * i));
-  Value firstBlock =
-      arith::DivUIOp::create(b, loc, scales.firstRow, constI32(128));
-  Value rel = arith::SubIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, col, constI32(128)), firstBlock);
-  Value scale = scales.values.front();
-  for (size_t j = 1; j < scales.values.size(); ++j) {
-    Value here = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rel,
-                                       constI32(j));
-    scale = arith::SelectOp::create(b, loc, here, scales.values[j], scale);
+  // The tile's offset r inside its first block is a multiple of the step;
+  // fragment i lies in block (r + 8i) / 128 of the tile's, block j once
+  // r >= 128 j - 8 i. Each threshold is rounded up to an offset that occurs,
+  // so fragments whose block changes at the same offsets get the same
+  // compares and selects, which LLVM merges: at block_n 192 (offsets 0 and
+  // 64) the middle 64 columns share one select per K block.
+  int64_t step = scales.offsetStep;
+  int64_t lo = 8 * i / 128, hi = (128 - step + 8 * i) / 128;
+  Value offset = arith::RemUIOp::create(b, loc, scales.firstRow, constI32(128));
+  Value scale = scales.values[lo];
+  for (int64_t j = lo + 1; j <= hi; ++j) {
+    Value past =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, offset,
+                              constI32(llvm::alignTo(128 * j - 8 * i, step)));
+    scale = arith::SelectOp::create(b, loc, past, scales.values[j], scale);
   }
   return scale;
 }

@@ -1,6 +1,7 @@
 // RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s
 // RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=64 block-n=64" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=SMALL
 // RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-n=96" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm | FileCheck %s --check-prefix=STRADDLE
+// RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-n=176" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=SELECT
 // RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize=schedule=persistent --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=PERSIST
 // RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-n=64 overlap-promotion=true" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm | FileCheck %s --check-prefix=OVERLAP
 // RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-n=64" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm | FileCheck %s --check-prefix=NOOVERLAP
@@ -167,6 +168,20 @@
 // STRADDLE: default {
 // STRADDLE-NOT: arith.select
 // STRADDLE: scf.yield
+
+// A 176-column tile starts at any multiple of 16 columns into a block (eight
+// offsets, more than the copies the K loop is emitted for): one loop, each
+// fragment picking its block's scale by the tile's offset. Each threshold is
+// rounded up to an offset that occurs, so fragments whose block changes at the
+// same offset share one compare and one select: seven compares in all (one
+// per offset past the first), not one per fragment and block.
+// SELECT-NOT: scf.index_switch
+// SELECT: %[[PAST:.*]] = arith.cmpi uge, %[[OFF:.*]], %c112_i32 : i32
+// SELECT-NEXT: %[[SB:.*]] = arith.select %[[PAST]], %{{.*}}, %{{.*}} : f32
+// SELECT-NEXT: arith.mulf %{{.*}}, %[[SB]] : f32
+// SELECT-COUNT-6: arith.cmpi uge, %[[OFF]], %c{{(96|80|64|48|32|16)}}_i32 : i32
+// SELECT-NOT: arith.cmpi uge
+// SELECT-NOT: scf.index_switch
 
 // Persistent: CTA p of P loops over tiles p, p + P, ... (grid x). Each math
 // warpgroup's first thread, which stored its rows, waits for TMA to have read
