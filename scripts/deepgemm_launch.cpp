@@ -10,7 +10,11 @@
 //       -o deepgemm_launch -L/usr/local/cuda/lib64/stubs -lcuda
 //   deepgemm_launch CUBIN NAMEFILE M N K BM BN THREADS SMS CLUSTER [ITERS]
 // THREADS = 128 + 128 x math warpgroups (BM 64: 256, else 384); SMS = the
-// kernel's compiled SM count (132); CLUSTER = 1 or 2.
+// kernel's compiled SM count (132); CLUSTER = 1 or 2. The operands are random
+// e4m3 bytes of moderate exponent, or with DGL_DATA=normal quantized normals
+// as fgemm-bench and DeepGEMM's tests draw them: the tensor cores' power, and
+// so the clock under the power limit, depends on the bits (DeepGEMM's 256x128
+// kernel ran 2% faster on the normals; docs/PERF.md, thirty-second session).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
