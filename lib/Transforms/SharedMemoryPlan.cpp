@@ -11,6 +11,7 @@
 #include "Transforms/SharedMemoryPlan.h"
 
 #include "llvm/Support/MathExtras.h"
+#include <numeric>
 
 using namespace mlir;
 using namespace mlir::fgemm;
@@ -60,6 +61,10 @@ bool mlir::fgemm::decouplesMathWarpgroups(Operation *kernel,
 
 int64_t mlir::fgemm::getScaleBlocksSpanned(int64_t rows) {
   return 128 % rows == 0 ? 1 : llvm::divideCeil(rows, 128) + 1;
+}
+
+int64_t mlir::fgemm::getScaleOffsetStep(int64_t rows) {
+  return std::gcd<int64_t>(rows, 128);
 }
 
 int64_t mlir::fgemm::getStagedScaleWords(Operation *kernel, ConfigAttr config) {

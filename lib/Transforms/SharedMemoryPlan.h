@@ -23,6 +23,11 @@ inline constexpr int64_t kScaleChunkBlocks = 128;
 /// divides 128, else ceil(rows / 128) + 1 (tiles straddle blocks).
 int64_t getScaleBlocksSpanned(int64_t rows);
 
+/// Tiles of `rows` rows start at multiples of `rows`, so their offset inside
+/// a 128-row scale block is a multiple of gcd(rows, 128): 128 / this many
+/// offsets occur.
+int64_t getScaleOffsetStep(int64_t rows);
+
 /// Scale words per K block the math threads of `kernel` stage: the blocks
 /// each per-block scales load (not a TMA load) can span.
 int64_t getStagedScaleWords(Operation *kernel, ConfigAttr config);

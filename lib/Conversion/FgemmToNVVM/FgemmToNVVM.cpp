@@ -40,8 +40,6 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/SaveAndRestore.h"
 
-#include <numeric>
-
 #define DEBUG_TYPE "convert-fgemm-to-nvvm"
 
 namespace mlir::fgemm {
@@ -876,8 +874,8 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
   }
   int64_t step = 0;
   if (straddling)
-    step = std::gcd<int64_t>(
-        extent(straddling->getResult().getType().getDims()[0]), 128);
+    step = getScaleOffsetStep(
+        extent(straddling->getResult().getType().getDims()[0]));
   if (!straddling || 128 / step > kMaxStraddleCopies) {
     FailureOr<SmallVector<Value>> results = buildKLoop(op, numBlocks, staged);
     if (failed(results))
@@ -1090,8 +1088,7 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
   // spill the grouped psum 128x96 kernel.)
   bool shifted = llvm::all_of(staged, [&](LoadScalesOp scales) {
     int64_t rows = extent(scales.getResult().getType().getDims()[0]);
-    return getScaleBlocksSpanned(rows) == 1 ||
-           std::gcd<int64_t>(rows, 128) >= 64;
+    return getScaleBlocksSpanned(rows) == 1 || getScaleOffsetStep(rows) >= 64;
   });
   // A stream-K piece runs K blocks [first, first + numBlocks).
   Value first = op.getFirst() ? lookup(op.getFirst()) : Value();

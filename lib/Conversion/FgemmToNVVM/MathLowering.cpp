@@ -10,7 +10,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "Conversion/FgemmToNVVM/KernelLowering.h"
-#include <numeric>
 
 using namespace mlir;
 using namespace mlir::fgemm;
@@ -205,7 +204,7 @@ KernelLowering::blockScaleSource(LoadScalesOp op) {
   source.firstBlock =
       arith::DivUIOp::create(b, loc, source.firstRow, constI32(128));
   source.numBlocks = getScaleBlocksSpanned(rows);
-  source.offsetStep = std::gcd<int64_t>(rows, 128);
+  source.offsetStep = getScaleOffsetStep(rows);
   // A known offset r of the tile inside its first block: it spans exactly
   // the blocks of rows r .. r + rows - 1.
   auto known = knownScaleOffsets.find(op.getResult());
