@@ -60,6 +60,9 @@ def Fgemm_ConfigAttr : AttrDef<Fgemm_Dialect, "Config"> {
     int64_t getNumThreads() const { return getKnobs().getNumThreads(); }
     /// m64 WGMMA waves per math warpgroup (1 or 2).
     int64_t getWaves() const { return getKnobs().getWaves(); }
+    /// WGMMA groups per wave along N (2 at block_n 256) and their width.
+    int64_t getColumnGroups() const { return getKnobs().getColumnGroups(); }
+    int64_t getGroupN() const { return getKnobs().getGroupN(); }
     /// One CTA per SM looping over tiles (stream_k: and pieces of tiles).
     bool isPersistent() const { return getSchedule() != Schedule::Plain; }
     bool isStreamK() const { return getSchedule() == Schedule::StreamK; }

@@ -77,6 +77,17 @@ std::string listKnobValues() {
   return s;
 }
 
+/// Widest tile whose accumulators fit in the math warpgroups' registers as
+/// one WGMMA group per wave.
+inline constexpr int64_t kMaxBlockN = 192;
+/// Columns of each WGMMA group of a wider wave (block_n 256 as two groups:
+/// consecutive groups that share their A operand kept the tensor pipe 98%
+/// busy in scripts/wgmma_operand_reuse.cu, against 75% for two m64 waves
+/// that share B; H100, docs/PERF.md, thirty-third session).
+inline constexpr int64_t kColumnGroupN = 128;
+/// Widest tile: two column groups of one m64 wave per math warpgroup.
+inline constexpr int64_t kMaxBlockNGrouped = 2 * kColumnGroupN;
+
 /// One value per knob of KernelConfig.def; the defaults are the flags'.
 struct KernelConfig {
 #define FGEMM_KNOB(TYPE, NAME, ACCESSOR, FLAG, KEY, DEFAULT, HELP)             \
@@ -93,6 +104,15 @@ struct KernelConfig {
   /// m64 WGMMA waves per math warpgroup (its rows / 64): each wave has its
   /// own promoted accumulator and reuses one partial sum.
   int64_t getWaves() const { return getRowsPerWarpgroup() / 64; }
+  /// WGMMA groups per wave along N: a wave wider than kMaxBlockN (one
+  /// m64 wave per warpgroup only) issues its columns as groups of
+  /// kColumnGroupN that share the wave's A rows, each with its own wait and
+  /// promotion through one partial sum of kColumnGroupN / 2 registers.
+  int64_t getColumnGroups() const {
+    return blockN > kMaxBlockN ? blockN / kColumnGroupN : 1;
+  }
+  /// Columns of one WGMMA group (block_n, or kColumnGroupN when split).
+  int64_t getGroupN() const { return blockN / getColumnGroups(); }
   /// Threads per CTA: one producer warpgroup plus the math warpgroups.
   int64_t getNumThreads() const { return 128 * (1 + mathWarpgroups); }
 };
@@ -101,8 +121,6 @@ llvm::hash_code hash_value(const KernelConfig &config);
 
 /// Deepest pipeline fgemm-specialize considers.
 inline constexpr int64_t kMaxStages = 16;
-/// Widest tile whose accumulators fit in the math warpgroups' registers.
-inline constexpr int64_t kMaxBlockN = 192;
 /// Widest tile with two m64 waves per math warpgroup.
 inline constexpr int64_t kMaxBlockNTwoWaves = 128;
 /// Largest raster group (tile rows walked together).

@@ -29,17 +29,21 @@ std::string mlir::fgemm::checkKernelConfig(const KernelConfig &c,
     return "block-m must be 64, 128 or 256 (64 or 128 rows per math "
            "warpgroup, in waves of WGMMA's M = 64), got " +
            str(c.blockM);
-  if (c.blockN < 8 || c.blockN > 256 || c.blockN % 8 != 0)
-    return "block-n must be a multiple of 8 in [8, 256] (WGMMA's N; at most " +
-           str(kMaxBlockN) + " fit in registers), got " + str(c.blockN);
+  if (c.blockN < 8 || c.blockN > kMaxBlockNGrouped || c.blockN % 8 != 0)
+    return "block-n must be a multiple of 8 in [8, " + str(kMaxBlockN) +
+           "] (WGMMA's N), or " + str(kMaxBlockNGrouped) +
+           " (two groups of " + str(kColumnGroupN) + " columns), got " +
+           str(c.blockN);
   // Each math thread holds block_n / 2 partial and block_n / 2 promoted FP32
   // values; beyond 192 they no longer fit next to the addressing registers
-  // under setmaxnreg 232 and ptxas spills.
-  if (c.blockN > kMaxBlockN)
-    return "block-n must be at most " + str(kMaxBlockN) +
-           " (the accumulators of a larger tile do not fit in the math "
-           "warpgroups' "
-           "registers), got " +
+  // under setmaxnreg 232 and ptxas spills. 256 columns are issued as two
+  // groups of 128 through one 64-register partial sum.
+  if (c.blockN > kMaxBlockN && c.blockN != kMaxBlockNGrouped)
+    return "block-n must be at most " + str(kMaxBlockN) + ", or " +
+           str(kMaxBlockNGrouped) + " as two groups of " +
+           str(kColumnGroupN) +
+           " columns (the accumulators of another width do not fit in the "
+           "math warpgroups' registers), got " +
            str(c.blockN);
   if (c.blockK != 128)
     return "block-k must be 128 (the K granularity of the scales), got " +
@@ -69,6 +73,17 @@ std::string mlir::fgemm::checkKernelConfig(const KernelConfig &c,
            " math warpgroups): their accumulators would not fit in "
            "registers; got " +
            str(c.blockN);
+  if (c.getColumnGroups() > 1 && c.mathWarpgroups && c.getWaves() != 1)
+    return "block-n " + str(c.blockN) + " (groups of " + str(kColumnGroupN) +
+           " columns) needs one m64 wave per math warpgroup (64 rows each): "
+           "block-m " +
+           str(c.blockM) + " on " + str(c.mathWarpgroups) +
+           " math warpgroups gives " + str(c.getRowsPerWarpgroup()) +
+           " rows each";
+  if (c.getColumnGroups() > 1 && c.overlapPromotion)
+    return "overlap-promotion keeps a second partial sum in flight: it does "
+           "not combine with block-n " +
+           str(c.blockN) + " (column groups)";
   if (c.getWaves() > 1 && c.overlapPromotion)
     return "overlap-promotion needs one m64 wave per math warpgroup (a "
            "second in-flight partial sum does not fit beside two "

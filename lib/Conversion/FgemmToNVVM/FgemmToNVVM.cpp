@@ -79,7 +79,8 @@ static constexpr llvm::StringLiteral kUnrollRemainderAttrName =
 /// not measured).
 static int64_t kLoopUnrollFactor(ConfigAttr config, int64_t stages) {
   constexpr int64_t kSmallTileRegisters = 64;
-  int64_t registers = (config.getWaves() + 1) * config.getBlockN() / 2;
+  int64_t registers =
+      (config.getWaves() * config.getBlockN() + config.getGroupN()) / 2;
   if (config.getMathWarpgroups() == 2 && config.getBlockN() <= 32)
     return 2;
   if (registers <= kSmallTileRegisters)
@@ -114,8 +115,9 @@ void KernelLowering::waitParity(Value barrier, Value parityI32) {
 }
 
 Type KernelLowering::partialType() {
-  // m64nN f32: each of the warpgroup's 128 threads holds N / 2 values.
-  SmallVector<Type> fields(config.getBlockN() / 2, b.getF32Type());
+  // m64nN f32 of one column group: each of the warpgroup's 128 threads
+  // holds N / 2 values.
+  SmallVector<Type> fields(config.getGroupN() / 2, b.getF32Type());
   return LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
 }
 
@@ -1109,7 +1111,7 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
       carried.push_back(lastPartial);
     auto forOp =
         scf::ForOp::create(b, loc, lower, upper, constIndex(1), carried);
-    if (config.getWaves() > 1)
+    if (config.getWaves() * config.getColumnGroups() > 1)
       forOp->setAttr(kUnrollRemainderAttrName, b.getUnitAttr());
     forOp->setAttr(kUnrollAttrName, b.getI64IntegerAttr(factor));
     OpBuilder::InsertionGuard guard(b);

@@ -378,12 +378,13 @@ private:
                               constI32(0)));
   }
   LogicalResult lowerScaledDot(ScaledDotOp op, RingReleaseOp fusedRelease);
-  FailureOr<Value> issueDot(ScaledDotOp op, int64_t wave, Value previous);
+  FailureOr<Value> issueDot(ScaledDotOp op, int64_t wave, int64_t group,
+                            Value previous);
   FailureOr<std::pair<Value, Value>> loadRowScales(ScaledDotOp op,
                                                    int64_t wave);
   FailureOr<Value>
   promoteDot(ScaledDotOp op, Value partial, Value acc, RingReleaseOp release,
-             int64_t wave,
+             int64_t wave, int64_t group,
              std::optional<std::pair<Value, Value>> rowScales = std::nullopt);
   LogicalResult lowerOverlappedDotLoop(KLoopOp op, ScaledDotOp dot);
   Value fenceFields(Value value, int64_t first, int64_t count);

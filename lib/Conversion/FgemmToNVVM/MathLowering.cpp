@@ -57,7 +57,7 @@ LogicalResult KernelLowering::lowerOverlappedDotLoop(KLoopOp op,
     for (Operation *inner : issueOps)
       if (failed(lowerOp(*inner)))
         return failure();
-    return issueDot(dot, /*wave=*/0, /*previous=*/Value());
+    return issueDot(dot, /*wave=*/0, /*group=*/0, /*previous=*/Value());
   };
   auto promote = [&](Value kb, Value partial, Value acc) -> FailureOr<Value> {
     mapping[kbArg] = absolute(kb);
@@ -69,7 +69,7 @@ LogicalResult KernelLowering::lowerOverlappedDotLoop(KLoopOp op,
     for (Operation *inner : promoteOps)
       if (failed(lowerOp(*inner)))
         return failure();
-    return promoteDot(dot, partial, acc, release, /*wave=*/0);
+    return promoteDot(dot, partial, acc, release, /*wave=*/0, /*group=*/0);
   };
   auto waitGroups = [&](int64_t pending) {
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, pending);
@@ -457,17 +457,17 @@ static NVVM::WGMMATypes getWgmmaType(Type type) {
                                    : NVVM::WGMMATypes::e4m3;
 }
 
-/// Issues one wave's wgmmas for the K block into a fresh partial sum and
-/// commits them as one group; the caller waits for the group before reading
-/// the result.
+/// Issues the wgmmas of one wave's column group `group` for the K block into
+/// a fresh partial sum and commits them as one group; the caller waits for
+/// the group before reading the result.
 FailureOr<Value> KernelLowering::issueDot(ScaledDotOp op, int64_t wave,
-                                          Value previous) {
+                                          int64_t group, Value previous) {
   Value aTile = lookup(op.getA()), bTile = lookup(op.getB());
   if (!aTile || !bTile || !isa<LLVM::LLVMPointerType>(aTile.getType()) ||
       !isa<LLVM::LLVMPointerType>(bTile.getType()))
     return op.emitError(
         "operands must come from the producer's ring (shared memory)");
-  int64_t bk = config.getBlockK(), bn = config.getBlockN();
+  int64_t bk = config.getBlockK(), gn = config.getGroupN();
   MLIRContext *ctx = b.getContext();
   Type accType = partialType();
 
@@ -480,6 +480,10 @@ FailureOr<Value> KernelLowering::issueDot(ScaledDotOp op, int64_t wave,
   // swizzle atom aligned.
   aLow = arith::AddIOp::create(b, loc, aLow,
                                mulI32(waveBlock(wave), 64 * bk / 16));
+  // The group's rows of B (gn rows of 128 bytes: whole swizzle atoms).
+  if (group)
+    bLow = arith::AddIOp::create(b, loc, bLow,
+                                 constI32(group * gn * bk / 16));
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   // The first step ignores its input (scale-d 0). Feeding it the previous
   // wave's partial sum makes the wgmma rewrite that sum's registers, so
@@ -488,9 +492,9 @@ FailureOr<Value> KernelLowering::issueDot(ScaledDotOp op, int64_t wave,
   // wgmmas in a second set of 64 registers, which spilled.
   // The fence keeps the previous sum's FFMAs before these wgmmas in LLVM's
   // order too, so the sums stay tied to one set of registers.
-  Value partial = previous ? fenceFields(previous, 0, bn / 2)
+  Value partial = previous ? fenceFields(previous, 0, gn / 2)
                            : LLVM::UndefOp::create(b, loc, accType);
-  auto shape = NVVM::MMAShapeAttr::get(ctx, 64, bn, kWgmmaK);
+  auto shape = NVVM::MMAShapeAttr::get(ctx, 64, gn, kWgmmaK);
   auto typeA = NVVM::WGMMATypesAttr::get(
       ctx, getWgmmaType(op.getA().getType().getElementType()));
   auto typeB = NVVM::WGMMATypesAttr::get(
@@ -538,13 +542,13 @@ FailureOr<std::pair<Value, Value>> KernelLowering::loadRowScales(ScaledDotOp op,
                                              b, loc, row0, constI32(8))));
 }
 
-/// Promotes wave `wave`'s finished partial sum into its part of the
-/// accumulator on CUDA cores and, once the slot's scales are read, releases
-/// the ring slot (`release`). `rowScales` are the A scales when the caller
-/// read them already.
+/// Promotes the finished partial sum of wave `wave`'s column group `group`
+/// into its part of the accumulator on CUDA cores and, once the slot's
+/// scales are read, releases the ring slot (`release`). `rowScales` are the
+/// A scales when the caller read them already.
 FailureOr<Value>
 KernelLowering::promoteDot(ScaledDotOp op, Value partial, Value acc,
-                           RingReleaseOp release, int64_t wave,
+                           RingReleaseOp release, int64_t wave, int64_t group,
                            std::optional<std::pair<Value, Value>> rowScales) {
   if (!rowScales) {
     FailureOr<std::pair<Value, Value>> loaded = loadRowScales(op, wave);
@@ -573,7 +577,11 @@ KernelLowering::promoteDot(ScaledDotOp op, Value partial, Value acc,
     return op.emitError("column scales must be per-block scales read by the "
                         "math threads, or per-column scales from the "
                         "producer's ring");
-  int64_t bn = config.getBlockN();
+  int64_t bn = config.getBlockN(), gn = config.getGroupN();
+  // The group's fragments are the tile's fragments from `firstFragment` on
+  // (a group of gn columns is the m64nN accumulator's fragments
+  // gn / 8 x group ..: fragment i holds columns 8i .. 8i+7).
+  int64_t firstFragment = group * gn / 8;
   auto [sa0, sa1] = *rowScales;
   // This thread's columns of fragment i are 8i + 2 (lane % 4) + {0, 1}: one
   // 8-byte load each, all read before the slot is released.
@@ -582,7 +590,7 @@ KernelLowering::promoteDot(ScaledDotOp op, Value partial, Value acc,
     auto v2f32 = VectorType::get({2}, b.getF32Type());
     Value column0 =
         mulI32(arith::RemUIOp::create(b, loc, lane, constI32(4)), 2);
-    for (int64_t i = 0; i < bn / 8; ++i) {
+    for (int64_t i = firstFragment; i < firstFragment + gn / 8; ++i) {
       Value p = LLVM::GEPOp::create(
           b, loc, scaleB.getType(), b.getF32Type(), scaleB,
           ValueRange{arith::AddIOp::create(b, loc, column0, constI32(8 * i))});
@@ -601,8 +609,9 @@ KernelLowering::promoteDot(ScaledDotOp op, Value partial, Value acc,
   // (fragment i = d[4i..4i+3]: d[4i], d[4i+1] in row r0, d[4i+2], d[4i+3] in
   // row r0 + 8, all in columns 8i .. 8i+7).
   Value result = acc;
-  int64_t first = wave * bn / 2; // the wave's fields of the accumulator
-  for (int64_t i = 0; i < bn / 8; ++i) {
+  // The group's fields of the accumulator (fragment i at 4i of its wave's).
+  int64_t first = wave * bn / 2 + 4 * firstFragment;
+  for (int64_t i = 0; i < gn / 8; ++i) {
     // The scale of d[4i + q]: row r0 (q < 2) or r0 + 8, column pair half
     // q % 2.
     Value scales[4];
@@ -613,7 +622,7 @@ KernelLowering::promoteDot(ScaledDotOp op, Value partial, Value acc,
       scales[2] = arith::MulFOp::create(b, loc, sa1, sb0);
       scales[3] = arith::MulFOp::create(b, loc, sa1, sb1);
     } else {
-      Value sb = fragmentScale(bScales->second, i);
+      Value sb = fragmentScale(bScales->second, firstFragment + i);
       scales[0] = scales[1] = arith::MulFOp::create(b, loc, sa0, sb);
       scales[2] = scales[3] = arith::MulFOp::create(b, loc, sa1, sb);
     }
@@ -662,37 +671,45 @@ Value KernelLowering::fenceFields(Value value, int64_t first, int64_t count) {
 }
 
 /// One K block of the math loop. With two waves per math warpgroup (block_m
-/// 256 on two warpgroups), each wave issues its wgmmas, waits and promotes in
-/// turn, reusing one partial sum (DeepGEMM's order); the other warpgroup's
-/// wgmmas keep the tensor cores busy meanwhile. The slot is released after
-/// the last wave's wgmmas have read it.
+/// 256 on two warpgroups) or two column groups per wave (block_n 256), each
+/// wave's group issues its wgmmas, waits and promotes in turn, reusing one
+/// partial sum (DeepGEMM's order); the other warpgroup's wgmmas keep the
+/// tensor cores busy meanwhile. A wave's groups share its A rows, which the
+/// tensor pipe keeps fed better than groups of different rows (docs/PERF.md,
+/// thirty-third session). The slot is released after the last group's
+/// wgmmas have read it.
 LogicalResult KernelLowering::lowerScaledDot(ScaledDotOp op,
                                              RingReleaseOp fusedRelease) {
   Value acc = lookup(op.getAcc()), previous = lastPartial;
-  int64_t waves = config.getWaves();
+  int64_t waves = config.getWaves(), groups = config.getColumnGroups();
+  int64_t groupFields = config.getGroupN() / 2;
   for (int64_t wave = 0; wave < waves; ++wave) {
     // The row scales are read before the wgmmas are issued, so their
     // shared-memory latency has passed when the promotion needs them.
     FailureOr<std::pair<Value, Value>> rowScales = loadRowScales(op, wave);
     if (failed(rowScales))
       return failure();
-    FailureOr<Value> partial = issueDot(op, wave, previous);
-    if (failed(partial))
-      return failure();
-    previous = *partial;
-    // The previous tile's deferred store, under this tile's first wgmmas.
-    if (wave == 0 && firstKBlock && failed(runFirstBlockHook()))
-      return failure();
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-    FailureOr<Value> result = promoteDot(
-        op, *partial, acc, wave + 1 == waves ? fusedRelease : nullptr, wave,
-        *rowScales);
-    if (failed(result))
-      return failure();
-    acc = *result;
-    if (wave + 1 < waves)
-      acc = fenceFields(acc, wave * config.getBlockN() / 2,
-                        config.getBlockN() / 2);
+    for (int64_t group = 0; group < groups; ++group) {
+      FailureOr<Value> partial = issueDot(op, wave, group, previous);
+      if (failed(partial))
+        return failure();
+      previous = *partial;
+      // The previous tile's deferred store, under this tile's first wgmmas.
+      if (wave == 0 && group == 0 && firstKBlock &&
+          failed(runFirstBlockHook()))
+        return failure();
+      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+      bool last = wave + 1 == waves && group + 1 == groups;
+      FailureOr<Value> result =
+          promoteDot(op, *partial, acc, last ? fusedRelease : nullptr, wave,
+                     group, *rowScales);
+      if (failed(result))
+        return failure();
+      acc = *result;
+      if (!last)
+        acc = fenceFields(acc, (wave * groups + group) * groupFields,
+                          groupFields);
+    }
   }
   lastPartial = previous;
   mapping[op] = acc;
