@@ -19,46 +19,107 @@
 //   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a \
 //        scripts/wgmma_operand_reuse.cu -o wgmma_operand_reuse
 //   wgmma_operand_reuse [ITERS [ROUNDS]]
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
 __device__ __forceinline__ uint64_t desc(uint32_t addr) {
-  // K-major, 128-byte swizzle: start >> 4, LBO 1, SBO 1024 >> 4, layout 1 (SW128) in bits 62-63
-  return uint64_t((addr >> 4) & 0x3fff) | (uint64_t(1) << 16) | (uint64_t(64) << 32) | (uint64_t(1) << 62);
+  // K-major, 128-byte swizzle: start >> 4, LBO 1, SBO 1024 >> 4, layout 1
+  // (SW128) in bits 62-63
+  return uint64_t((addr >> 4) & 0x3fff) | (uint64_t(1) << 16) |
+         (uint64_t(64) << 32) | (uint64_t(1) << 62);
 }
-__device__ __forceinline__ void ss(float* t, uint64_t a, uint64_t b, int scaled) {
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-    "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1;\n}\n"
-    : "+f"(t[0]), "+f"(t[1]), "+f"(t[2]), "+f"(t[3]), "+f"(t[4]), "+f"(t[5]), "+f"(t[6]), "+f"(t[7]), "+f"(t[8]), "+f"(t[9]), "+f"(t[10]), "+f"(t[11]), "+f"(t[12]), "+f"(t[13]), "+f"(t[14]), "+f"(t[15]), "+f"(t[16]), "+f"(t[17]), "+f"(t[18]), "+f"(t[19]), "+f"(t[20]), "+f"(t[21]), "+f"(t[22]), "+f"(t[23]), "+f"(t[24]), "+f"(t[25]), "+f"(t[26]), "+f"(t[27]), "+f"(t[28]), "+f"(t[29]), "+f"(t[30]), "+f"(t[31]), "+f"(t[32]), "+f"(t[33]), "+f"(t[34]), "+f"(t[35]), "+f"(t[36]), "+f"(t[37]), "+f"(t[38]), "+f"(t[39]), "+f"(t[40]), "+f"(t[41]), "+f"(t[42]), "+f"(t[43]), "+f"(t[44]), "+f"(t[45]), "+f"(t[46]), "+f"(t[47]), "+f"(t[48]), "+f"(t[49]), "+f"(t[50]), "+f"(t[51]), "+f"(t[52]), "+f"(t[53]), "+f"(t[54]), "+f"(t[55]), "+f"(t[56]), "+f"(t[57]), "+f"(t[58]), "+f"(t[59]), "+f"(t[60]), "+f"(t[61]), "+f"(t[62]), "+f"(t[63]) : "l"(a), "l"(b), "r"(scaled));
+__device__ __forceinline__ void ss(float *t, uint64_t a, uint64_t b,
+                                   int scaled) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {%0, %1, %2, %3, "
+      "%4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "
+      "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, "
+      "%33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, "
+      "%47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, "
+      "%61, %62, %63}, %64, %65, p, 1, 1;\n}\n"
+      : "+f"(t[0]), "+f"(t[1]), "+f"(t[2]), "+f"(t[3]), "+f"(t[4]), "+f"(t[5]),
+        "+f"(t[6]), "+f"(t[7]), "+f"(t[8]), "+f"(t[9]), "+f"(t[10]),
+        "+f"(t[11]), "+f"(t[12]), "+f"(t[13]), "+f"(t[14]), "+f"(t[15]),
+        "+f"(t[16]), "+f"(t[17]), "+f"(t[18]), "+f"(t[19]), "+f"(t[20]),
+        "+f"(t[21]), "+f"(t[22]), "+f"(t[23]), "+f"(t[24]), "+f"(t[25]),
+        "+f"(t[26]), "+f"(t[27]), "+f"(t[28]), "+f"(t[29]), "+f"(t[30]),
+        "+f"(t[31]), "+f"(t[32]), "+f"(t[33]), "+f"(t[34]), "+f"(t[35]),
+        "+f"(t[36]), "+f"(t[37]), "+f"(t[38]), "+f"(t[39]), "+f"(t[40]),
+        "+f"(t[41]), "+f"(t[42]), "+f"(t[43]), "+f"(t[44]), "+f"(t[45]),
+        "+f"(t[46]), "+f"(t[47]), "+f"(t[48]), "+f"(t[49]), "+f"(t[50]),
+        "+f"(t[51]), "+f"(t[52]), "+f"(t[53]), "+f"(t[54]), "+f"(t[55]),
+        "+f"(t[56]), "+f"(t[57]), "+f"(t[58]), "+f"(t[59]), "+f"(t[60]),
+        "+f"(t[61]), "+f"(t[62]), "+f"(t[63])
+      : "l"(a), "l"(b), "r"(scaled));
 }
-__device__ __forceinline__ void rs(float* t, const uint32_t* a, uint64_t b, int scaled) {
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
-    "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
-    : "+f"(t[0]), "+f"(t[1]), "+f"(t[2]), "+f"(t[3]), "+f"(t[4]), "+f"(t[5]), "+f"(t[6]), "+f"(t[7]), "+f"(t[8]), "+f"(t[9]), "+f"(t[10]), "+f"(t[11]), "+f"(t[12]), "+f"(t[13]), "+f"(t[14]), "+f"(t[15]), "+f"(t[16]), "+f"(t[17]), "+f"(t[18]), "+f"(t[19]), "+f"(t[20]), "+f"(t[21]), "+f"(t[22]), "+f"(t[23]), "+f"(t[24]), "+f"(t[25]), "+f"(t[26]), "+f"(t[27]), "+f"(t[28]), "+f"(t[29]), "+f"(t[30]), "+f"(t[31]), "+f"(t[32]), "+f"(t[33]), "+f"(t[34]), "+f"(t[35]), "+f"(t[36]), "+f"(t[37]), "+f"(t[38]), "+f"(t[39]), "+f"(t[40]), "+f"(t[41]), "+f"(t[42]), "+f"(t[43]), "+f"(t[44]), "+f"(t[45]), "+f"(t[46]), "+f"(t[47]), "+f"(t[48]), "+f"(t[49]), "+f"(t[50]), "+f"(t[51]), "+f"(t[52]), "+f"(t[53]), "+f"(t[54]), "+f"(t[55]), "+f"(t[56]), "+f"(t[57]), "+f"(t[58]), "+f"(t[59]), "+f"(t[60]), "+f"(t[61]), "+f"(t[62]), "+f"(t[63]) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(scaled));
+__device__ __forceinline__ void rs(float *t, const uint32_t *a, uint64_t b,
+                                   int scaled) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {%0, %1, %2, %3, "
+      "%4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "
+      "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, "
+      "%33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, "
+      "%47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, "
+      "%61, %62, %63}, {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
+      : "+f"(t[0]), "+f"(t[1]), "+f"(t[2]), "+f"(t[3]), "+f"(t[4]), "+f"(t[5]),
+        "+f"(t[6]), "+f"(t[7]), "+f"(t[8]), "+f"(t[9]), "+f"(t[10]),
+        "+f"(t[11]), "+f"(t[12]), "+f"(t[13]), "+f"(t[14]), "+f"(t[15]),
+        "+f"(t[16]), "+f"(t[17]), "+f"(t[18]), "+f"(t[19]), "+f"(t[20]),
+        "+f"(t[21]), "+f"(t[22]), "+f"(t[23]), "+f"(t[24]), "+f"(t[25]),
+        "+f"(t[26]), "+f"(t[27]), "+f"(t[28]), "+f"(t[29]), "+f"(t[30]),
+        "+f"(t[31]), "+f"(t[32]), "+f"(t[33]), "+f"(t[34]), "+f"(t[35]),
+        "+f"(t[36]), "+f"(t[37]), "+f"(t[38]), "+f"(t[39]), "+f"(t[40]),
+        "+f"(t[41]), "+f"(t[42]), "+f"(t[43]), "+f"(t[44]), "+f"(t[45]),
+        "+f"(t[46]), "+f"(t[47]), "+f"(t[48]), "+f"(t[49]), "+f"(t[50]),
+        "+f"(t[51]), "+f"(t[52]), "+f"(t[53]), "+f"(t[54]), "+f"(t[55]),
+        "+f"(t[56]), "+f"(t[57]), "+f"(t[58]), "+f"(t[59]), "+f"(t[60]),
+        "+f"(t[61]), "+f"(t[62]), "+f"(t[63])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(scaled));
 }
 __device__ __forceinline__ void wgmmaFence() {
   asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 }
-__device__ __forceinline__ void commit_wait(float* t) {
+__device__ __forceinline__ void commit_wait(float *t) {
   asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-  asm volatile("wgmma.wait_group.sync.aligned 0;\n" : "+f"(t[0]), "+f"(t[1]), "+f"(t[2]), "+f"(t[3]), "+f"(t[4]), "+f"(t[5]), "+f"(t[6]), "+f"(t[7]), "+f"(t[8]), "+f"(t[9]), "+f"(t[10]), "+f"(t[11]), "+f"(t[12]), "+f"(t[13]), "+f"(t[14]), "+f"(t[15]), "+f"(t[16]), "+f"(t[17]), "+f"(t[18]), "+f"(t[19]), "+f"(t[20]), "+f"(t[21]), "+f"(t[22]), "+f"(t[23]), "+f"(t[24]), "+f"(t[25]), "+f"(t[26]), "+f"(t[27]), "+f"(t[28]), "+f"(t[29]), "+f"(t[30]), "+f"(t[31]), "+f"(t[32]), "+f"(t[33]), "+f"(t[34]), "+f"(t[35]), "+f"(t[36]), "+f"(t[37]), "+f"(t[38]), "+f"(t[39]), "+f"(t[40]), "+f"(t[41]), "+f"(t[42]), "+f"(t[43]), "+f"(t[44]), "+f"(t[45]), "+f"(t[46]), "+f"(t[47]), "+f"(t[48]), "+f"(t[49]), "+f"(t[50]), "+f"(t[51]), "+f"(t[52]), "+f"(t[53]), "+f"(t[54]), "+f"(t[55]), "+f"(t[56]), "+f"(t[57]), "+f"(t[58]), "+f"(t[59]), "+f"(t[60]), "+f"(t[61]), "+f"(t[62]), "+f"(t[63]) :: "memory");
+  asm volatile(
+      "wgmma.wait_group.sync.aligned 0;\n"
+      : "+f"(t[0]), "+f"(t[1]), "+f"(t[2]), "+f"(t[3]), "+f"(t[4]), "+f"(t[5]),
+        "+f"(t[6]), "+f"(t[7]), "+f"(t[8]), "+f"(t[9]), "+f"(t[10]),
+        "+f"(t[11]), "+f"(t[12]), "+f"(t[13]), "+f"(t[14]), "+f"(t[15]),
+        "+f"(t[16]), "+f"(t[17]), "+f"(t[18]), "+f"(t[19]), "+f"(t[20]),
+        "+f"(t[21]), "+f"(t[22]), "+f"(t[23]), "+f"(t[24]), "+f"(t[25]),
+        "+f"(t[26]), "+f"(t[27]), "+f"(t[28]), "+f"(t[29]), "+f"(t[30]),
+        "+f"(t[31]), "+f"(t[32]), "+f"(t[33]), "+f"(t[34]), "+f"(t[35]),
+        "+f"(t[36]), "+f"(t[37]), "+f"(t[38]), "+f"(t[39]), "+f"(t[40]),
+        "+f"(t[41]), "+f"(t[42]), "+f"(t[43]), "+f"(t[44]), "+f"(t[45]),
+        "+f"(t[46]), "+f"(t[47]), "+f"(t[48]), "+f"(t[49]), "+f"(t[50]),
+        "+f"(t[51]), "+f"(t[52]), "+f"(t[53]), "+f"(t[54]), "+f"(t[55]),
+        "+f"(t[56]), "+f"(t[57]), "+f"(t[58]), "+f"(t[59]), "+f"(t[60]),
+        "+f"(t[61]), "+f"(t[62]), "+f"(t[63])::"memory");
 }
-__device__ __forceinline__ void ldsm(uint32_t* a, uint32_t addr) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-    : "=r"(a[0]), "=r"(a[1]), "=r"(a[2]), "=r"(a[3]) : "r"(addr));
+__device__ __forceinline__ void ldsm(uint32_t *a, uint32_t addr) {
+  asm volatile(
+      "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+      : "=r"(a[0]), "=r"(a[1]), "=r"(a[2]), "=r"(a[3])
+      : "r"(addr));
 }
-// A fragment address of lane `lane` of warp `warp` for rows row0.. (64 rows per warpgroup, 16 per warp), K step ks
-__device__ __forceinline__ uint32_t fragAddr(uint32_t base, int row0, int warp, int lane, int ks) {
+// A fragment address of lane `lane` of warp `warp` for rows row0.. (64 rows per
+// warpgroup, 16 per warp), K step ks
+__device__ __forceinline__ uint32_t fragAddr(uint32_t base, int row0, int warp,
+                                             int lane, int ks) {
   int r = row0 + 16 * warp + ((lane >> 3) & 1) * 8 + (lane & 7);
   int chunk = 2 * ks + (lane >> 4);
   return base + r * 128 + ((chunk ^ (r & 7)) << 4);
 }
 template <int MODE>
-__global__ void __launch_bounds__(256, 1) loop(int iters, float* out) {
+__global__ void __launch_bounds__(256, 1) loop(int iters, float *out) {
   extern __shared__ __align__(1024) uint8_t smem[];
-  uint32_t* words = reinterpret_cast<uint32_t*>(smem);
-  // 64 KB of e4m3 bytes like quantized normals (exponent field 8..14, any sign and mantissa), then 64 scales
+  uint32_t *words = reinterpret_cast<uint32_t *>(smem);
+  // 64 KB of e4m3 bytes like quantized normals (exponent field 8..14, any sign
+  // and mantissa), then 64 scales
   for (int i = threadIdx.x; i < 16384; i += 256) {
     uint32_t h = (i + 1) * 2654435761u ^ (blockIdx.x * 97u), w = 0;
     for (int b = 0; b < 4; ++b) {
@@ -68,79 +129,107 @@ __global__ void __launch_bounds__(256, 1) loop(int iters, float* out) {
     }
     words[i] = w;
   }
-  float* scales = reinterpret_cast<float*>(smem + 65536);
-  if (threadIdx.x < 64) scales[threadIdx.x] = 1.0f + threadIdx.x * 1e-3f;
+  float *scales = reinterpret_cast<float *>(smem + 65536);
+  if (threadIdx.x < 64)
+    scales[threadIdx.x] = 1.0f + threadIdx.x * 1e-3f;
   __syncthreads();
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
   __syncthreads();
   const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
   const uint32_t baseA = base, baseB = base + 32768;
-  const int wg = threadIdx.x / 128, warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+  const int wg = threadIdx.x / 128, warp = (threadIdx.x / 32) % 4,
+            lane = threadIdx.x % 32;
   float f[2][64], t[64];
   for (int h = 0; h < 2; ++h)
-    for (int i = 0; i < 64; ++i) f[h][i] = 0.f;
+    for (int i = 0; i < 64; ++i)
+      f[h][i] = 0.f;
   uint32_t a[4][4];
   for (int it = 0; it < iters; ++it) {
     float s = scales[it & 63];
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      if (MODE == 2 && h == 0) {  // RS 128x256: one A fragment per K step, used by both N halves
+      if (MODE == 2 && h == 0) { // RS 128x256: one A fragment per K step, used
+                                 // by both N halves
 #pragma unroll
-        for (int ks = 0; ks < 4; ++ks) ldsm(a[ks], fragAddr(baseA, 64 * wg, warp, lane, ks));
+        for (int ks = 0; ks < 4; ++ks)
+          ldsm(a[ks], fragAddr(baseA, 64 * wg, warp, lane, ks));
       }
-      if (MODE == 3) {  // RS 256x128: the m-half's own A fragment
+      if (MODE == 3) { // RS 256x128: the m-half's own A fragment
 #pragma unroll
-        for (int ks = 0; ks < 4; ++ks) ldsm(a[ks], fragAddr(baseA, 128 * wg + 64 * h, warp, lane, ks));
+        for (int ks = 0; ks < 4; ++ks)
+          ldsm(a[ks], fragAddr(baseA, 128 * wg + 64 * h, warp, lane, ks));
       }
       wgmmaFence();
 #pragma unroll
       for (int ks = 0; ks < 4; ++ks) {
-        if (MODE == 0)  // SS 256x128: rows 128 wg + 64 h, the same 128 columns of B
-          ss(t, desc(baseA + (128 * wg + 64 * h) * 128 + 32 * ks), desc(baseB + 32 * ks), ks);
-        else if (MODE == 1)  // SS 128x256: rows 64 wg, columns 128 h of B
-          ss(t, desc(baseA + 64 * wg * 128 + 32 * ks), desc(baseB + 128 * h * 128 + 32 * ks), ks);
+        if (MODE ==
+            0) // SS 256x128: rows 128 wg + 64 h, the same 128 columns of B
+          ss(t, desc(baseA + (128 * wg + 64 * h) * 128 + 32 * ks),
+             desc(baseB + 32 * ks), ks);
+        else if (MODE == 1) // SS 128x256: rows 64 wg, columns 128 h of B
+          ss(t, desc(baseA + 64 * wg * 128 + 32 * ks),
+             desc(baseB + 128 * h * 128 + 32 * ks), ks);
         else if (MODE == 2)
           rs(t, a[ks], desc(baseB + 128 * h * 128 + 32 * ks), ks);
-        else if (MODE == 4)  // SS, A rows differ per half (64 wg + 128 h) and B columns differ per half
-          ss(t, desc(baseA + (64 * wg + 128 * h) * 128 + 32 * ks), desc(baseB + 128 * h * 128 + 32 * ks), ks);
-        else if (MODE == 5)  // SS 256x128 but each warpgroup its own B columns (128 wg)
-          ss(t, desc(baseA + (128 * wg + 64 * h) * 128 + 32 * ks), desc(baseB + 128 * wg * 128 + 32 * ks), ks);
-        else if (MODE == 6)  // SS, same A and same B in both halves
-          ss(t, desc(baseA + 64 * wg * 128 + 32 * ks), desc(baseB + 32 * ks), ks);
+        else if (MODE == 4) // SS, A rows differ per half (64 wg + 128 h) and B
+                            // columns differ per half
+          ss(t, desc(baseA + (64 * wg + 128 * h) * 128 + 32 * ks),
+             desc(baseB + 128 * h * 128 + 32 * ks), ks);
+        else if (MODE ==
+                 5) // SS 256x128 but each warpgroup its own B columns (128 wg)
+          ss(t, desc(baseA + (128 * wg + 64 * h) * 128 + 32 * ks),
+             desc(baseB + 128 * wg * 128 + 32 * ks), ks);
+        else if (MODE == 6) // SS, same A and same B in both halves
+          ss(t, desc(baseA + 64 * wg * 128 + 32 * ks), desc(baseB + 32 * ks),
+             ks);
         else if (MODE == 3)
           rs(t, a[ks], desc(baseB + 32 * ks), ks);
       }
       commit_wait(t);
 #pragma unroll
-      for (int i = 0; i < 64; ++i) f[h][i] = fmaf(t[i], s, f[h][i]);
+      for (int i = 0; i < 64; ++i)
+        f[h][i] = fmaf(t[i], s, f[h][i]);
     }
   }
   float sum = 0.f;
   for (int h = 0; h < 2; ++h)
-    for (int i = 0; i < 64; ++i) sum += f[h][i];
+    for (int i = 0; i < 64; ++i)
+      sum += f[h][i];
   out[blockIdx.x * 256 + threadIdx.x] = sum;
 }
 template <int MODE>
-float run(int iters, int sms, float* out) {
-  cudaFuncSetAttribute(loop<MODE>, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536 + 256);
+float run(int iters, int sms, float *out) {
+  cudaFuncSetAttribute(loop<MODE>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                       65536 + 256);
   cudaEvent_t e0, e1;
-  cudaEventCreate(&e0); cudaEventCreate(&e1);
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
   cudaEventRecord(e0);
   loop<MODE><<<sms, 256, 65536 + 256>>>(iters, out);
   cudaEventRecord(e1);
   cudaEventSynchronize(e1);
-  float ms; cudaEventElapsedTime(&ms, e0, e1);
+  float ms;
+  cudaEventElapsedTime(&ms, e0, e1);
   cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess) { printf("error %s\n", cudaGetErrorString(err)); exit(1); }
+  if (err != cudaSuccess) {
+    printf("error %s\n", cudaGetErrorString(err));
+    exit(1);
+  }
   return ms;
 }
-int main(int argc, char** argv) {
-  int iters = argc > 1 ? atoi(argv[1]) : 20000, rounds = argc > 2 ? atoi(argv[2]) : 3;
-  int sms; cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
-  float* out; cudaMalloc(&out, sms * 256 * sizeof(float));
-  const char* names[7] = {"SS 256x128 (A once, B per m-half)", "SS 128x256 (A per n-half, B once)",
-                          "RS 128x256 (A by ldmatrix once)", "RS 256x128 (A by ldmatrix per m-half)",
-                          "SS A and B both change per half", "SS 256x128, B per warpgroup",
+int main(int argc, char **argv) {
+  int iters = argc > 1 ? atoi(argv[1]) : 20000,
+      rounds = argc > 2 ? atoi(argv[2]) : 3;
+  int sms;
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  float *out;
+  cudaMalloc(&out, sms * 256 * sizeof(float));
+  const char *names[7] = {"SS 256x128 (A once, B per m-half)",
+                          "SS 128x256 (A per n-half, B once)",
+                          "RS 128x256 (A by ldmatrix once)",
+                          "RS 256x128 (A by ldmatrix per m-half)",
+                          "SS A and B both change per half",
+                          "SS 256x128, B per warpgroup",
                           "SS same A and B in both halves"};
   double macs = double(sms) * iters * 16 * 64.0 * 128 * 32;
   run<0>(iters / 10, sms, out);
@@ -153,7 +242,8 @@ int main(int argc, char** argv) {
                  : m == 4 ? run<4>(iters, sms, out)
                  : m == 5 ? run<5>(iters, sms, out)
                           : run<6>(iters, sms, out);
-      printf("round %d mode %d %-40s %8.2f ms  %7.1f TFLOPS\n", r, m, names[m], ms, 2 * macs / ms / 1e9);
+      printf("round %d mode %d %-40s %8.2f ms  %7.1f TFLOPS\n", r, m, names[m],
+             ms, 2 * macs / ms / 1e9);
     }
   return 0;
 }

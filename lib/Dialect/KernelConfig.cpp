@@ -31,17 +31,15 @@ std::string mlir::fgemm::checkKernelConfig(const KernelConfig &c,
            str(c.blockM);
   if (c.blockN < 8 || c.blockN > kMaxBlockNGrouped || c.blockN % 8 != 0)
     return "block-n must be a multiple of 8 in [8, " + str(kMaxBlockN) +
-           "] (WGMMA's N), or " + str(kMaxBlockNGrouped) +
-           " (two groups of " + str(kColumnGroupN) + " columns), got " +
-           str(c.blockN);
+           "] (WGMMA's N), or " + str(kMaxBlockNGrouped) + " (two groups of " +
+           str(kColumnGroupN) + " columns), got " + str(c.blockN);
   // Each math thread holds block_n / 2 partial and block_n / 2 promoted FP32
   // values; beyond 192 they no longer fit next to the addressing registers
   // under setmaxnreg 232 and ptxas spills. 256 columns are issued as two
   // groups of 128 through one 64-register partial sum.
   if (c.blockN > kMaxBlockN && c.blockN != kMaxBlockNGrouped)
     return "block-n must be at most " + str(kMaxBlockN) + ", or " +
-           str(kMaxBlockNGrouped) + " as two groups of " +
-           str(kColumnGroupN) +
+           str(kMaxBlockNGrouped) + " as two groups of " + str(kColumnGroupN) +
            " columns (the accumulators of another width do not fit in the "
            "math warpgroups' registers), got " +
            str(c.blockN);
@@ -73,13 +71,6 @@ std::string mlir::fgemm::checkKernelConfig(const KernelConfig &c,
            " math warpgroups): their accumulators would not fit in "
            "registers; got " +
            str(c.blockN);
-  if (c.getColumnGroups() > 1 && c.mathWarpgroups && c.getWaves() != 1)
-    return "block-n " + str(c.blockN) + " (groups of " + str(kColumnGroupN) +
-           " columns) needs one m64 wave per math warpgroup (64 rows each): "
-           "block-m " +
-           str(c.blockM) + " on " + str(c.mathWarpgroups) +
-           " math warpgroups gives " + str(c.getRowsPerWarpgroup()) +
-           " rows each";
   if (c.getColumnGroups() > 1 && c.overlapPromotion)
     return "overlap-promotion keeps a second partial sum in flight: it does "
            "not combine with block-n " +

@@ -55,6 +55,11 @@ double fgemm::estimateTileRate(uint32_t blockM, uint32_t blockN) {
   // docs/PERF.md).
   if (blockM >= 256)
     a *= 1.13;
+  // 256-column tiles (two 128-column groups per wave, sharing its A rows)
+  // ran as fast as 256x128 at K = 7168 and 16384 (H100, docs/PERF.md,
+  // thirty-third session): the same rate.
+  if (blockN > 192)
+    return estimateTileRate(2 * blockM, blockN / 2);
   return straddlePenalty(blockN) * a * blockN / (blockN + c);
 }
 
@@ -141,8 +146,16 @@ fgemm::denseConfigurationSet(DenseRecipe recipe) {
   // first wgmmas and carried (the order had been recomputed at each tile's
   // top, and the pairs lost with it): 0.98-1.00x the time on the M = 4096
   // shapes (H100, docs/PERF.md, 2026-11-27 twenty-fifth session).
+  // 128x256 persistent (two 128-column wgmma groups per warpgroup sharing
+  // A): 1.4% and 5% faster than the 256x128 pairs at 4096x24576x1536 and
+  // 4096x32768x512, alike at K = 2048-16384 (H100, docs/PERF.md,
+  // thirty-third session); its estimate equals theirs, so it takes the
+  // shapes where the pairs had no edge (K <= 4096, ties go to the wider).
   static const std::vector<DenseConfiguration> set = {
       {256, 128, false, 8},
+      {128, 256, true, 16, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/1,
+       /*multicastB=*/false, /*kSplit=*/1, /*launchRaster=*/false,
+       /*prefetchScales=*/true},
       {256, 128, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
        /*multicastB=*/false, /*kSplit=*/1, /*launchRaster=*/false,
        /*prefetchScales=*/true},

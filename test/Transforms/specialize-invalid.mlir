@@ -13,6 +13,8 @@
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=256 math-warpgroups=1" 2>&1 | FileCheck %s --check-prefix=ROWS
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=256 block-n=136" 2>&1 | FileCheck %s --check-prefix=WAVES-N
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=256 block-n=64 overlap-promotion=true" 2>&1 | FileCheck %s --check-prefix=WAVES-OVERLAP
+// RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=256 block-n=256" 2>&1 | FileCheck %s --check-prefix=WAVES-GROUPS
+// RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=128 block-n=256 overlap-promotion=true" 2>&1 | FileCheck %s --check-prefix=GROUPS-OVERLAP
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="overlap-epilogue=true" 2>&1 | FileCheck %s --check-prefix=OE-PLAIN
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="overlap-epilogue=true overlap-promotion=true schedule=persistent" 2>&1 | FileCheck %s --check-prefix=OE-PROMOTION
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="prefetch-scales=true" 2>&1 | FileCheck %s --check-prefix=PF-PLAIN
@@ -25,8 +27,9 @@
 // that says what is allowed.
 
 // BM: dense.mlir:{{[0-9]+}}:{{[0-9]+}}: error: block-m must be 64, 128 or 256 (64 or 128 rows per math warpgroup, in waves of WGMMA's M = 64), got 96
-// WGMMA-N: error: block-n must be a multiple of 8 in [8, 256] (WGMMA's N; at most 192 fit in registers), got 12
-// BN: error: block-n must be at most 192 (the accumulators of a larger tile do not fit in the math warpgroups' registers), got 200
+// WGMMA-N: error: block-n must be a multiple of 8 in [8, 192] (WGMMA's N), or 256 (two groups of 128 columns), got 12
+// BN: error: block-n must be at most 192, or 256 as two groups of 128 columns (the accumulators of another width do not fit in the math warpgroups' registers), got 200
+// GROUPS-OVERLAP: error: overlap-promotion keeps a second partial sum in flight: it does not combine with block-n 256 (column groups)
 // SMEM: error: configuration needs 299648 bytes of shared memory (8 stages); sm_90 allows 232448 (227 KiB): use fewer stages or smaller blocks
 // K16: error: fixed K must be 0 (any) or a positive multiple of 16 (FP8 rows of A and B need 16-byte strides for TMA), got 100
 // N8: error: fixed N must be 0 (any) or a positive multiple of 8 (BF16 rows of D need 16-byte strides for TMA), got 20
@@ -38,6 +41,7 @@
 // RASTER: error: raster-group must be in [0, 64], got 65
 // ROWS: error: each math warpgroup owns 64 or 128 rows (one or two m64 waves); block-m 256 with 1 math warpgroups would need 256 rows each
 // WAVES-N: error: block-n must be at most 128 with two m64 waves per math warpgroup (block-m 256 on 2 math warpgroups): their accumulators would not fit in registers; got 136
+// WAVES-GROUPS: error: block-n must be at most 128 with two m64 waves per math warpgroup (block-m 256 on 2 math warpgroups): their accumulators would not fit in registers; got 256
 // WAVES-OVERLAP: error: overlap-promotion needs one m64 wave per math warpgroup (a second in-flight partial sum does not fit beside two accumulators); block-m 256 on 2 math warpgroups has two
 // OE-PLAIN: error: overlap-epilogue defers each tile's store into the next tile's first K block: it needs schedule persistent, got plain
 // OE-PROMOTION: error: overlap-epilogue and overlap-promotion cannot be combined

@@ -482,8 +482,7 @@ FailureOr<Value> KernelLowering::issueDot(ScaledDotOp op, int64_t wave,
                                mulI32(waveBlock(wave), 64 * bk / 16));
   // The group's rows of B (gn rows of 128 bytes: whole swizzle atoms).
   if (group)
-    bLow = arith::AddIOp::create(b, loc, bLow,
-                                 constI32(group * gn * bk / 16));
+    bLow = arith::AddIOp::create(b, loc, bLow, constI32(group * gn * bk / 16));
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   // The first step ignores its input (scale-d 0). Feeding it the previous
   // wave's partial sum makes the wgmma rewrite that sum's registers, so
@@ -695,8 +694,7 @@ LogicalResult KernelLowering::lowerScaledDot(ScaledDotOp op,
         return failure();
       previous = *partial;
       // The previous tile's deferred store, under this tile's first wgmmas.
-      if (wave == 0 && group == 0 && firstKBlock &&
-          failed(runFirstBlockHook()))
+      if (wave == 0 && group == 0 && firstKBlock && failed(runFirstBlockHook()))
         return failure();
       NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
       bool last = wave + 1 == waves && group + 1 == groups;

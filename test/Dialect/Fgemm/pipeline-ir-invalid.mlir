@@ -6,7 +6,7 @@
 // rejected where it is read.
 
 // fuzz-repros 03: block_n = -2^31 (SmallVector grow in the lowering).
-// expected-error @below {{invalid #fgemm.config: block-n must be a multiple of 8 in [8, 256] (WGMMA's N; at most 192 fit in registers), got -2147483648}}
+// expected-error @below {{invalid #fgemm.config: block-n must be a multiple of 8 in [8, 192] (WGMMA's N), or 256 (two groups of 128 columns), got -2147483648}}
 fgemm.kernel @block_n_negative(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"], config = #fgemm.config<block_n = -2147483648, math_warpgroups = 2>} {
   fgemm.return
 }
@@ -14,7 +14,7 @@ fgemm.kernel @block_n_negative(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims
 // -----
 
 // fuzz-repros 04: block_n = 2^31 - 1 (out of memory in the lowering).
-// expected-error @below {{invalid #fgemm.config: block-n must be a multiple of 8 in [8, 256] (WGMMA's N; at most 192 fit in registers), got 2147483647}}
+// expected-error @below {{invalid #fgemm.config: block-n must be a multiple of 8 in [8, 192] (WGMMA's N), or 256 (two groups of 128 columns), got 2147483647}}
 fgemm.kernel @block_n_huge(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"], config = #fgemm.config<block_n = 2147483647, math_warpgroups = 2>} {
   fgemm.return
 }
@@ -22,7 +22,7 @@ fgemm.kernel @block_n_huge(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = [
 // -----
 
 // fuzz-repros 05: block_n = 0 (division by zero in the scale lowering).
-// expected-error @below {{invalid #fgemm.config: block-n must be a multiple of 8 in [8, 256] (WGMMA's N; at most 192 fit in registers), got 0}}
+// expected-error @below {{invalid #fgemm.config: block-n must be a multiple of 8 in [8, 192] (WGMMA's N), or 256 (two groups of 128 columns), got 0}}
 fgemm.kernel @block_n_zero(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"], config = #fgemm.config<block_n = 0, math_warpgroups = 2>} {
   fgemm.return
 }
