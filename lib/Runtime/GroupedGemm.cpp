@@ -38,8 +38,13 @@ fgemm::groupedConfigurationSet(GroupedLayout layout) {
   // plain 128-row grids in raster groups of 16 tile rows; 128x192
   // persistent in clusters of two row tiles sharing B (when they are in one
   // group), in raster groups of 8 pairs (16 tile rows), as DeepGEMM runs
-  // them; 64-row tiles for a few rows per group.
+  // them; 64-row tiles for a few rows per group. 128x256 pairs (two
+  // 128-column wgmma groups sharing A) ran the contiguous shapes in
+  // 0.983-0.996x the 128x192 pairs' time (H100, docs/PERF.md, thirty-third
+  // session); the model takes them where they need fewer whole waves.
   static const std::vector<DenseConfiguration> contiguous = {
+      {128, 256, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
+       /*multicastB=*/true, /*kSplit=*/1, /*launchRaster=*/true},
       {128, 192, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
        /*multicastB=*/true, /*kSplit=*/1, /*launchRaster=*/true},
       {128, 128, true, 0},
