@@ -80,10 +80,11 @@ std::string listKnobValues() {
 /// Widest tile whose accumulators fit in the math warpgroups' registers as
 /// one WGMMA group per wave.
 inline constexpr int64_t kMaxBlockN = 192;
-/// Columns of each WGMMA group of a wider wave (block_n 256 as two groups:
-/// consecutive groups that share their A operand kept the tensor pipe 98%
-/// busy in scripts/wgmma_operand_reuse.cu, against 75% for two m64 waves
-/// that share B; H100, docs/PERF.md, thirty-third session).
+/// Columns of each WGMMA group of a wider wave (block_n 256 as two groups
+/// sharing the wave's A rows: as fast as 256x128 tiles at long K and up to
+/// 5% faster at short K; in scripts/wgmma_operand_reuse.cu, without TMA,
+/// such groups kept the tensor pipe 98% busy against 75% for two m64 waves
+/// sharing B; H100, docs/PERF.md, thirty-third session).
 inline constexpr int64_t kColumnGroupN = 128;
 /// Widest tile: two column groups of one m64 wave per math warpgroup.
 inline constexpr int64_t kMaxBlockNGrouped = 2 * kColumnGroupN;

@@ -40,8 +40,9 @@ fgemm::groupedConfigurationSet(GroupedLayout layout) {
   // group), in raster groups of 8 pairs (16 tile rows), as DeepGEMM runs
   // them; 64-row tiles for a few rows per group. 128x256 pairs (two
   // 128-column wgmma groups sharing A) ran the contiguous shapes in
-  // 0.983-0.996x the 128x192 pairs' time (H100, docs/PERF.md, thirty-third
-  // session); the model takes them where they need fewer whole waves.
+  // 0.978-0.998x the 128x192 pairs' time, the psum form in 0.971-0.983x
+  // (H100, docs/PERF.md, thirty-third session); the model takes them where
+  // they need fewer whole waves.
   static const std::vector<DenseConfiguration> contiguous = {
       {128, 256, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
        /*multicastB=*/true, /*kSplit=*/1, /*launchRaster=*/true},
