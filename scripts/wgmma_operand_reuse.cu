@@ -14,6 +14,12 @@
 //   4  A and B both differ between the groups
 //   5  as 0, each warpgroup its own 128 columns of B
 //   6  A and B both the same in both groups
+// Then modes 0 and 1 again with a ring: a third warpgroup streams 48 KB per
+// iteration into three shared-memory stages by bulk copies on mbarriers, the
+// math warpgroups wait for each stage and release it (the kernels' traffic
+// and synchronization; their wgmmas still read the fixed operands). Written
+// after the first runs (docs/PERF.md, thirty-third session) and not yet run
+// on a GPU: does the ring take mode 1 from 98% down to the kernels' 85%?
 // Times each with CUDA events at the clocks the power limit allows; under
 // ncu, sm__pipe_tensor_cycles_active shows the tensor pipe's activity.
 //   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a \
@@ -82,6 +88,47 @@ __device__ __forceinline__ void ldsm(uint32_t *a, uint32_t addr) {
                : "=r"(a[0]), "=r"(a[1]), "=r"(a[2]), "=r"(a[3])
                : "r"(addr));
 }
+// The ring's mbarriers (RING = true), CTA scope.
+__device__ __forceinline__ void mbarInit(uint32_t bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar),
+               "r"(count));
+}
+__device__ __forceinline__ void mbarWait(uint32_t bar, uint32_t parity) {
+  uint32_t done = 0;
+  do
+    asm volatile("{\n.reg .pred p;\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                 "selp.u32 %0, 1, 0, p;\n}\n"
+                 : "=r"(done)
+                 : "r"(bar), "r"(parity)
+                 : "memory");
+  while (!done);
+}
+__device__ __forceinline__ void mbarArrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar)
+               : "memory");
+}
+// Announces `bytes` and copies them from global memory into shared memory
+// with one bulk copy completing on `bar` (the producer's TMA traffic).
+__device__ __forceinline__ void bulkLoad(uint32_t dst, const void *src,
+                                         uint32_t bytes, uint32_t bar) {
+  asm volatile(
+      "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar),
+      "r"(bytes)
+      : "memory");
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::"
+               "bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
+               "l"(src), "r"(bytes), "r"(bar)
+               : "memory");
+}
+// With RING, a third warpgroup's thread streams 48 KB per iteration (what a
+// 256x128 or 128x256 K block loads) from global memory into a 3-stage ring,
+// and the math warpgroups wait for each stage and release it as the kernels
+// do, while their wgmmas still read the fixed operands.
+constexpr uint32_t kRingStages = 3, kStageBytes = 49152, kRingOffset = 66560,
+                   kBarrierOffset = kRingOffset + kRingStages * kStageBytes,
+                   kRingSmemBytes = kBarrierOffset + 2 * kRingStages * 8,
+                   kSmemBytes = 65536 + 256;
 // A fragment address of lane `lane` of warp `warp` for rows row0.. (64 rows per
 // warpgroup, 16 per warp), K step ks
 __device__ __forceinline__ uint32_t fragAddr(uint32_t base, int row0, int warp,
@@ -90,13 +137,14 @@ __device__ __forceinline__ uint32_t fragAddr(uint32_t base, int row0, int warp,
   int chunk = 2 * ks + (lane >> 4);
   return base + r * 128 + ((chunk ^ (r & 7)) << 4);
 }
-template <int MODE>
-__global__ void __launch_bounds__(256, 1) loop(int iters, float *out) {
+template <int MODE, bool RING>
+__global__ void __launch_bounds__(RING ? 384 : 256, 1)
+    loop(int iters, float *out, const uint8_t *source, int chunks) {
   extern __shared__ __align__(1024) uint8_t smem[];
   uint32_t *words = reinterpret_cast<uint32_t *>(smem);
   // 64 KB of e4m3 bytes like quantized normals (exponent field 8..14, any sign
   // and mantissa), then 64 scales
-  for (int i = threadIdx.x; i < 16384; i += 256) {
+  for (int i = threadIdx.x; i < 16384; i += blockDim.x) {
     uint32_t h = (i + 1) * 2654435761u ^ (blockIdx.x * 97u), w = 0;
     for (int b = 0; b < 4; ++b) {
       h = h * 1664525u + 1013904223u;
@@ -108,10 +156,38 @@ __global__ void __launch_bounds__(256, 1) loop(int iters, float *out) {
   float *scales = reinterpret_cast<float *>(smem + 65536);
   if (threadIdx.x < 64)
     scales[threadIdx.x] = 1.0f + threadIdx.x * 1e-3f;
+  const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+  auto full = [&](int stage) { return base + kBarrierOffset + 8 * stage; };
+  auto empty = [&](int stage) {
+    return base + kBarrierOffset + 8 * (kRingStages + stage);
+  };
+  if (RING && threadIdx.x == 0) {
+    for (int stage = 0; stage < int(kRingStages); ++stage) {
+      mbarInit(full(stage), 1);
+      mbarInit(empty(stage), 8); // one arrival per math warp
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
   __syncthreads();
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
   __syncthreads();
-  const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+  // With the ring, registers move from the producer warpgroup to the math
+  // warpgroups as in the kernels (168 each at entry for 384 threads).
+  if (RING && threadIdx.x >= 256)
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
+  else if (RING)
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+  if (RING && threadIdx.x >= 256) {
+    if (threadIdx.x == 256)
+      for (int it = 0; it < iters; ++it) {
+        int stage = it % kRingStages;
+        mbarWait(empty(stage), ((it / kRingStages) & 1) ^ 1);
+        size_t chunk = (size_t(blockIdx.x) + size_t(it) * gridDim.x) % chunks;
+        bulkLoad(base + kRingOffset + stage * kStageBytes,
+                 source + chunk * kStageBytes, kStageBytes, full(stage));
+      }
+    return;
+  }
   const uint32_t baseA = base, baseB = base + 32768;
   const int wg = threadIdx.x / 128, warp = (threadIdx.x / 32) % 4,
             lane = threadIdx.x % 32;
@@ -121,6 +197,8 @@ __global__ void __launch_bounds__(256, 1) loop(int iters, float *out) {
       f[h][i] = 0.f;
   uint32_t a[4][4];
   for (int it = 0; it < iters; ++it) {
+    if (RING)
+      mbarWait(full(it % kRingStages), (it / kRingStages) & 1);
     float s = scales[it & 63];
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
@@ -162,6 +240,8 @@ __global__ void __launch_bounds__(256, 1) loop(int iters, float *out) {
           rs(t, a[ks], desc(baseB + 32 * ks), ks);
       }
       commit_wait(t);
+      if (RING && h == 1 && lane == 0)
+        mbarArrive(empty(it % kRingStages));
 #pragma unroll
       for (int i = 0; i < 64; ++i)
         f[h][i] = fmaf(t[i], s, f[h][i]);
@@ -173,15 +253,18 @@ __global__ void __launch_bounds__(256, 1) loop(int iters, float *out) {
       sum += f[h][i];
   out[blockIdx.x * 256 + threadIdx.x] = sum;
 }
-template <int MODE>
-float run(int iters, int sms, float *out) {
-  cudaFuncSetAttribute(loop<MODE>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                       65536 + 256);
+template <int MODE, bool RING = false>
+float run(int iters, int sms, float *out, const uint8_t *source = nullptr,
+          int chunks = 1) {
+  uint32_t smemBytes = RING ? kRingSmemBytes : kSmemBytes;
+  cudaFuncSetAttribute(loop<MODE, RING>,
+                       cudaFuncAttributeMaxDynamicSharedMemorySize, smemBytes);
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
   cudaEventRecord(e0);
-  loop<MODE><<<sms, 256, 65536 + 256>>>(iters, out);
+  loop<MODE, RING>
+      <<<sms, RING ? 384 : 256, smemBytes>>>(iters, out, source, chunks);
   cudaEventRecord(e1);
   cudaEventSynchronize(e1);
   float ms;
@@ -220,6 +303,19 @@ int main(int argc, char **argv) {
                           : run<6>(iters, sms, out);
       printf("round %d mode %d %-40s %8.2f ms  %7.1f TFLOPS\n", r, m, names[m],
              ms, 2 * macs / ms / 1e9);
+    }
+  // Modes 0 and 1 again with the ring: 640 chunks of 48 KB (30 MB, mostly L2
+  // hits, as the kernels' operands at M = 4096).
+  const int chunks = 640;
+  uint8_t *source;
+  cudaMalloc(&source, size_t(chunks) * kStageBytes);
+  cudaMemset(source, 0x3c, size_t(chunks) * kStageBytes);
+  for (int r = 0; r < rounds; ++r)
+    for (int m = 0; m < 2; ++m) {
+      float ms = m == 0 ? run<0, true>(iters, sms, out, source, chunks)
+                        : run<1, true>(iters, sms, out, source, chunks);
+      printf("round %d mode %d %-40s %8.2f ms  %7.1f TFLOPS (with the ring)\n",
+             r, m, names[m], ms, 2 * macs / ms / 1e9);
     }
   return 0;
 }
