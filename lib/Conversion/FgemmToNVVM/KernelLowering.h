@@ -146,8 +146,14 @@ private:
   /// The tile's promoted accumulator: waves x block_n / 2 f32 per thread,
   /// wave w's fragment j at field w * block_n / 2 + j.
   Type accumulatorType();
-  /// One wgmma m64nN partial sum: block_n / 2 f32 per thread.
+  /// One wgmma m64nN partial sum of a column group: group_n / 2 f32 per
+  /// thread.
   Type partialType();
+  /// The accumulator's first field of wave `wave`'s column group `group`
+  /// (the wave's fields in the m64n(block_n) layout, group_n / 2 a group).
+  int64_t groupFirstField(int64_t wave, int64_t group) {
+    return (wave * config.getColumnGroups() + group) * config.getGroupN() / 2;
+  }
   /// The 64-row block of the tile that wave `wave` of this thread's math
   /// warpgroup owns: wave w of warpgroup g owns block w x math warpgroups +
   /// g (i32).

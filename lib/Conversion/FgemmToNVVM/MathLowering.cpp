@@ -576,7 +576,7 @@ KernelLowering::promoteDot(ScaledDotOp op, Value partial, Value acc,
     return op.emitError("column scales must be per-block scales read by the "
                         "math threads, or per-column scales from the "
                         "producer's ring");
-  int64_t bn = config.getBlockN(), gn = config.getGroupN();
+  int64_t gn = config.getGroupN();
   // Group g holds the wave's columns g x gn .. in the accumulator's
   // m64n(block_n) layout: fragments g x gn / 8 on (fragment i holds columns
   // 8i .. 8i+7).
@@ -608,8 +608,7 @@ KernelLowering::promoteDot(ScaledDotOp op, Value partial, Value acc,
   // (fragment i = d[4i..4i+3]: d[4i], d[4i+1] in row r0, d[4i+2], d[4i+3] in
   // row r0 + 8, all in columns 8i .. 8i+7).
   Value result = acc;
-  // The group's fields of the accumulator (fragment i at 4i of its wave's).
-  int64_t first = wave * bn / 2 + 4 * firstFragment;
+  int64_t first = groupFirstField(wave, group);
   for (int64_t i = 0; i < gn / 8; ++i) {
     // The scale of d[4i + q]: row r0 (q < 2) or r0 + 8, column pair half
     // q % 2.
@@ -683,7 +682,6 @@ LogicalResult KernelLowering::lowerScaledDot(ScaledDotOp op,
                                              RingReleaseOp fusedRelease) {
   Value acc = lookup(op.getAcc()), previous = lastPartial;
   int64_t waves = config.getWaves(), groups = config.getColumnGroups();
-  int64_t groupFields = config.getGroupN() / 2;
   for (int64_t wave = 0; wave < waves; ++wave) {
     // The row scales are read before the wgmmas are issued, so their
     // shared-memory latency has passed when the promotion needs them.
@@ -707,8 +705,8 @@ LogicalResult KernelLowering::lowerScaledDot(ScaledDotOp op,
         return failure();
       acc = *result;
       if (!last)
-        acc = fenceFields(acc, (wave * groups + group) * groupFields,
-                          groupFields);
+        acc = fenceFields(acc, groupFirstField(wave, group),
+                          config.getGroupN() / 2);
     }
   }
   lastPartial = previous;
