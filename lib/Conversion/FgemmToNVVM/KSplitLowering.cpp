@@ -7,7 +7,9 @@
 //
 //   rank r > 0 (its ring is idle: every     rank 0
 //   K block it loaded was consumed)
-//     st.shared fragments -> own ring         try_wait.acquire.cluster ready
+//     bar.sync (math: every warpgroup's       try_wait.acquire.cluster ready
+//       wgmmas have read the ring)
+//     st.shared fragments -> own ring
 //     bar.sync (math)                         for r = 1 .. S-1 (rank order):
 //     thread 0: mbarrier.arrive.release.        acc += ld.shared::cluster
 //       cluster ready@rank 0                           fragments@rank r
@@ -122,6 +124,10 @@ LogicalResult KernelLowering::lowerCombineKSplit(CombineKSplitOp op) {
     // stay until rank 0 has read it.
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    // Each math warpgroup waited for its own last wgmmas only: the other's
+    // may still read a ring stage the share overwrites (128x256 shares cover
+    // nearly the whole ring; racecheck found it), so all arrive first.
+    mathBarrier();
     for (int64_t v = 0; v < fields / 4; ++v)
       LLVM::StoreOp::create(b, loc, fragmentVector(partial, v), vectorAt(v),
                             /*alignment=*/16);

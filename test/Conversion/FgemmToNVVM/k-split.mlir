@@ -4,7 +4,8 @@
 // after their inits; after the math loop, rank 0 waits for `ready` with
 // cluster-scope acquire, adds rank 1's share read through distributed
 // shared memory (16-byte vectors from the peer's ring), and after a math
-// barrier releases rank 1 (`done`); rank 1 stores its share to its own ring,
+// barrier releases rank 1 (`done`); rank 1, after a math barrier (both
+// warpgroups past their last wgmmas), stores its share to its own ring,
 // arrives on rank 0's `ready` with cluster-scope release and waits for
 // `done` before it ends. No workspace parameter.
 
@@ -31,6 +32,7 @@
 // CHECK: %[[PEERDONE:.*]] = nvvm.mapa %{{.*}}, %c1_i32 : !llvm.ptr<3> -> !llvm.ptr<7>
 // CHECK-NEXT: nvvm.mbarrier.arrive %[[PEERDONE]] {scope = #nvvm.mem_scope<cluster>} : !llvm.ptr<7>
 // CHECK: } else {
+// CHECK-NEXT: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
 // CHECK: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
 // CHECK: %[[RANK0READY:.*]] = nvvm.mapa %{{.*}}, %c0_i32 : !llvm.ptr<3> -> !llvm.ptr<7>
