@@ -859,6 +859,13 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
   // Per-block scales the math threads read: staged in shared memory by
   // buildKLoop.
   SmallVector<LoadScalesOp> staged = stagedScales(op);
+  // The math threads stage these scales for the blocks they compute; a K
+  // loop without wgmmas (the producer's) has no math threads to do it.
+  if (!staged.empty() && op.getBody().getOps<ScaledDotOp>().empty())
+    return staged.front().emitError(
+        "block-scaled scales read by the math threads (not a TMA load) in a "
+        "K loop without fgemm.scaled_dot: load them in the math warpgroups' "
+        "K loop, beside the dot that uses them");
   firstStagingOrdered = isFirstStagingOrdered(op);
   stagingSkipsStoreWarp = op->getParentOfType<TileLoopOp>() != nullptr;
 
