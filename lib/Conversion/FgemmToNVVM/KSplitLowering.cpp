@@ -125,8 +125,9 @@ LogicalResult KernelLowering::lowerCombineKSplit(CombineKSplitOp op) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&ifOp.getElseRegion().front());
     // Each math warpgroup waited for its own last wgmmas only: the other's
-    // may still read a ring stage the share overwrites (128x256 shares cover
-    // nearly the whole ring; racecheck found it), so all arrive first.
+    // may still read a ring stage the share overwrites (a 128x256 share
+    // covers nearly the whole ring; compute-sanitizer's slower runs gave
+    // wrong results without this barrier), so all arrive first.
     mathBarrier();
     for (int64_t v = 0; v < fields / 4; ++v)
       LLVM::StoreOp::create(b, loc, fragmentVector(partial, v), vectorAt(v),
