@@ -55,10 +55,10 @@ double fgemm::estimateTileRate(uint32_t blockM, uint32_t blockN) {
   // docs/PERF.md).
   if (blockM >= 256)
     a *= 1.13;
-  // 256-column tiles (wider than the compiler's one-group limit of 192:
-  // two 128-column groups per wave, sharing its A rows)
-  // ran as fast as 256x128 at K = 7168 and 16384 (H100, docs/PERF.md,
-  // thirty-third session): the same rate.
+  // 256-column tiles (wider than the compiler's one-group limit of 192: two
+  // 128-column groups per wave, sharing its A rows) ran as fast as 256x128
+  // at K = 7168 and 16384 (H100, docs/PERF.md, thirty-third session): the
+  // same rate.
   if (blockN > 192)
     return estimateTileRate(2 * blockM, blockN / 2);
   return straddlePenalty(blockN) * a * blockN / (blockN + c);

@@ -674,10 +674,10 @@ Value KernelLowering::fenceFields(Value value, int64_t first, int64_t count) {
 /// partial sum (DeepGEMM's order); the other warpgroup's wgmmas keep the
 /// tensor cores busy meanwhile. A wave's groups share its A rows (in a
 /// synthetic loop without TMA that kept the tensor pipe 98% busy against 75%
-/// for waves of different rows; in the kernels 128x256 ran as fast as
-/// 256x128 at long K and up to 5% faster at short K; docs/PERF.md,
-/// thirty-third session). The slot is released after the last group's
-/// wgmmas have read it.
+/// for waves of different rows on an H100, not on an H200; in the kernels
+/// 128x256 ran as fast as 256x128 at long K and up to 5% faster at short K;
+/// docs/PERF.md, thirty-third and thirty-fourth sessions). The slot is
+/// released after the last group's wgmmas have read it.
 LogicalResult KernelLowering::lowerScaledDot(ScaledDotOp op,
                                              RingReleaseOp fusedRelease) {
   Value acc = lookup(op.getAcc()), previous = lastPartial;
