@@ -83,6 +83,15 @@ __device__ __forceinline__ void commit_wait(float *t) {
   asm volatile("wgmma.wait_group.sync.aligned 0;\n"
                : ACCUMULATOR_OPERANDS::"memory");
 }
+// Waits until at most `N` committed groups are in flight, the one that
+// accumulates into t not among them.
+template <int N>
+__device__ __forceinline__ void wait_until(float *t) {
+  asm volatile("wgmma.wait_group.sync.aligned %64;\n"
+               : ACCUMULATOR_OPERANDS
+               : "n"(N)
+               : "memory");
+}
 __device__ __forceinline__ void ldsm(uint32_t *a, uint32_t addr) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, "
                "[%4];\n"
@@ -138,13 +147,10 @@ __device__ __forceinline__ uint32_t fragAddr(uint32_t base, int row0, int warp,
   int chunk = 2 * ks + (lane >> 4);
   return base + r * 128 + ((chunk ^ (r & 7)) << 4);
 }
-template <int MODE, bool RING>
-__global__ void __launch_bounds__(RING ? 384 : 256, 1)
-    loop(int iters, float *out, const uint8_t *source, int chunks) {
-  extern __shared__ __align__(1024) uint8_t smem[];
+// Fills the fixed operands: 64 KB of e4m3 bytes like quantized normals
+// (exponent field 8..14, any sign and mantissa), then 64 scales.
+__device__ void fillOperands(uint8_t *smem) {
   uint32_t *words = reinterpret_cast<uint32_t *>(smem);
-  // 64 KB of e4m3 bytes like quantized normals (exponent field 8..14, any sign
-  // and mantissa), then 64 scales
   for (int i = threadIdx.x; i < 16384; i += blockDim.x) {
     uint32_t h = (i + 1) * 2654435761u ^ (blockIdx.x * 97u), w = 0;
     for (int b = 0; b < 4; ++b) {
@@ -157,21 +163,48 @@ __global__ void __launch_bounds__(RING ? 384 : 256, 1)
   float *scales = reinterpret_cast<float *>(smem + 65536);
   if (threadIdx.x < 64)
     scales[threadIdx.x] = 1.0f + threadIdx.x * 1e-3f;
-  const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
-  auto full = [&](int stage) { return base + kBarrierOffset + 8 * stage; };
-  auto empty = [&](int stage) {
-    return base + kBarrierOffset + 8 * (kRingStages + stage);
-  };
-  if (RING && threadIdx.x == 0) {
+}
+__device__ __forceinline__ uint32_t fullBarrier(uint32_t base, int it) {
+  return base + kBarrierOffset + 8 * (it % kRingStages);
+}
+__device__ __forceinline__ uint32_t emptyBarrier(uint32_t base, int it) {
+  return base + kBarrierOffset + 8 * (kRingStages + it % kRingStages);
+}
+// Fills the operands and, with the ring, initializes its barriers (one
+// arrival per math warp on `empty`).
+__device__ void setUp(uint8_t *smem, uint32_t base, bool ring,
+                      uint32_t mathWarps) {
+  fillOperands(smem);
+  if (ring && threadIdx.x == 0) {
     for (int stage = 0; stage < int(kRingStages); ++stage) {
-      mbarInit(full(stage), 1);
-      mbarInit(empty(stage), 8); // one arrival per math warp
+      mbarInit(fullBarrier(base, stage), 1);
+      mbarInit(emptyBarrier(base, stage), mathWarps);
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   __syncthreads();
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
   __syncthreads();
+}
+// The ring's producer: one thread streams `bytes` per iteration.
+__device__ void produce(uint32_t base, int iters, const uint8_t *source,
+                        int chunks, uint32_t bytes) {
+  for (int it = 0; it < iters; ++it) {
+    mbarWait(emptyBarrier(base, it), ((it / kRingStages) & 1) ^ 1);
+    size_t chunk = (size_t(blockIdx.x) + size_t(it) * gridDim.x) % chunks;
+    bulkLoad(base + kRingOffset + (it % kRingStages) * kStageBytes,
+             source + chunk * kStageBytes, bytes, fullBarrier(base, it));
+  }
+}
+template <int MODE, bool RING>
+__global__ void __launch_bounds__(RING ? 384 : 256, 1)
+    loop(int iters, float *out, const uint8_t *source, int chunks) {
+  extern __shared__ __align__(1024) uint8_t smem[];
+  const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+  const float *scales = reinterpret_cast<const float *>(smem + 65536);
+  setUp(smem, base, RING, 8);
+  auto full = [&](int it) { return fullBarrier(base, it); };
+  auto empty = [&](int it) { return emptyBarrier(base, it); };
   // With the ring, registers move from the producer warpgroup to the math
   // warpgroups as in the kernels (168 each at entry for 384 threads).
   if (RING && threadIdx.x >= 256)
@@ -180,13 +213,7 @@ __global__ void __launch_bounds__(RING ? 384 : 256, 1)
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
   if (RING && threadIdx.x >= 256) {
     if (threadIdx.x == 256)
-      for (int it = 0; it < iters; ++it) {
-        int stage = it % kRingStages;
-        mbarWait(empty(stage), ((it / kRingStages) & 1) ^ 1);
-        size_t chunk = (size_t(blockIdx.x) + size_t(it) * gridDim.x) % chunks;
-        bulkLoad(base + kRingOffset + stage * kStageBytes,
-                 source + chunk * kStageBytes, kStageBytes, full(stage));
-      }
+      produce(base, iters, source, chunks, kStageBytes);
     return;
   }
   const uint32_t baseA = base, baseB = base + 32768;
@@ -199,7 +226,7 @@ __global__ void __launch_bounds__(RING ? 384 : 256, 1)
   uint32_t a[4][4];
   for (int it = 0; it < iters; ++it) {
     if (RING)
-      mbarWait(full(it % kRingStages), (it / kRingStages) & 1);
+      mbarWait(full(it), (it / kRingStages) & 1);
     float s = scales[it & 63];
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
@@ -242,7 +269,7 @@ __global__ void __launch_bounds__(RING ? 384 : 256, 1)
       }
       commit_wait(t);
       if (RING && h == 1 && lane == 0)
-        mbarArrive(empty(it % kRingStages));
+        mbarArrive(empty(it));
 #pragma unroll
       for (int i = 0; i < 64; ++i)
         f[h][i] = fmaf(t[i], s, f[h][i]);
@@ -252,20 +279,101 @@ __global__ void __launch_bounds__(RING ? 384 : 256, 1)
   for (int h = 0; h < 2; ++h)
     for (int i = 0; i < 64; ++i)
       sum += f[h][i];
-  out[blockIdx.x * 256 + threadIdx.x] = sum;
+  out[blockIdx.x * 512 + threadIdx.x] = sum;
 }
-template <int MODE, bool RING = false>
-float run(int iters, int sms, float *out, const uint8_t *source = nullptr,
-          int chunks = 1) {
-  uint32_t smemBytes = RING ? kRingSmemBytes : kSmemBytes;
-  cudaFuncSetAttribute(loop<MODE, RING>,
-                       cudaFuncAttributeMaxDynamicSharedMemorySize, smemBytes);
+// Two schedules that keep a warpgroup's next wgmmas queued while it promotes
+// (every math warpgroup owns 64 rows and all 128 columns of B):
+//   7  192x128, three math warpgroups, one group per K block each (with the
+//      ring 160 registers per math thread, 24 for the producer)
+//   8  128x128, two math warpgroups with two partial sums each: K block k+1
+//      is issued before block k is waited for and promoted
+// The ring streams what the tile's K block loads (40 KB / 32 KB).
+template <int SCHEDULE, bool RING>
+__global__ void
+__launch_bounds__((SCHEDULE == 7 ? 384 : 256) + (RING ? 128 : 0), 1)
+    overlap(int iters, float *out, const uint8_t *source, int chunks) {
+  constexpr int kMathThreads = SCHEDULE == 7 ? 384 : 256;
+  extern __shared__ __align__(1024) uint8_t smem[];
+  const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+  const float *scales = reinterpret_cast<const float *>(smem + 65536);
+  setUp(smem, base, RING, kMathThreads / 32);
+  if (RING && threadIdx.x >= kMathThreads) {
+    if (SCHEDULE == 7)
+      asm volatile("setmaxnreg.dec.sync.aligned.u32 24;\n" ::: "memory");
+    else
+      asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
+    if (threadIdx.x == kMathThreads)
+      produce(base, iters, source, chunks, SCHEDULE == 7 ? 40960 : 32768);
+    return;
+  }
+  if (RING && SCHEDULE == 7)
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 160;\n" ::: "memory");
+  else if (RING)
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+  const int wg = threadIdx.x / 128, lane = threadIdx.x % 32;
+  const uint32_t baseA = base + 64 * wg * 128, baseB = base + 32768;
+  float f[64], ta[64], tb[64];
+  for (int i = 0; i < 64; ++i)
+    f[i] = 0.f;
+  auto issue = [&](float *t, int it) {
+    if (RING)
+      mbarWait(fullBarrier(base, it), (it / kRingStages) & 1);
+    wgmmaFence();
+#pragma unroll
+    for (int ks = 0; ks < 4; ++ks)
+      ss(t, desc(baseA + 32 * ks), desc(baseB + 32 * ks), ks);
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+  };
+  auto promote = [&](const float *t, int it) {
+    if (RING && lane == 0)
+      mbarArrive(emptyBarrier(base, it));
+    float s = scales[it & 63];
+#pragma unroll
+    for (int i = 0; i < 64; ++i)
+      f[i] = fmaf(t[i], s, f[i]);
+  };
+  if (SCHEDULE == 7) {
+    for (int it = 0; it < iters; ++it) {
+      issue(ta, it);
+      wait_until<0>(ta);
+      promote(ta, it);
+    }
+  } else {
+    // Four K blocks per loop iteration, no group in flight across the back
+    // edge: ptxas serializes the wgmmas (C7514) when a group stays in flight
+    // across a loop's back edge while the other partial sum is read. iters is
+    // a multiple of 4.
+    for (int it = 0; it < iters; it += 4) {
+      issue(ta, it);
+      issue(tb, it + 1);
+      wait_until<1>(ta);
+      promote(ta, it);
+      issue(ta, it + 2);
+      wait_until<1>(tb);
+      promote(tb, it + 1);
+      issue(tb, it + 3);
+      wait_until<1>(ta);
+      promote(ta, it + 2);
+      wait_until<0>(tb);
+      promote(tb, it + 3);
+    }
+  }
+  float sum = 0.f;
+  for (int i = 0; i < 64; ++i)
+    sum += f[i];
+  out[blockIdx.x * 512 + threadIdx.x] = sum;
+}
+// Times one launch of `kernel` on `sms` CTAs with CUDA events.
+template <typename Kernel>
+float timeLaunch(Kernel kernel, int threads, uint32_t smemBytes, int iters,
+                 int sms, float *out, const uint8_t *source, int chunks) {
+  cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                       smemBytes);
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
   cudaEventRecord(e0);
-  loop<MODE, RING>
-      <<<sms, RING ? 384 : 256, smemBytes>>>(iters, out, source, chunks);
+  kernel<<<sms, threads, smemBytes>>>(iters, out, source, chunks);
   cudaEventRecord(e1);
   cudaEventSynchronize(e1);
   float ms;
@@ -277,13 +385,27 @@ float run(int iters, int sms, float *out, const uint8_t *source = nullptr,
   }
   return ms;
 }
+template <int MODE, bool RING = false>
+float run(int iters, int sms, float *out, const uint8_t *source = nullptr,
+          int chunks = 1) {
+  return timeLaunch(loop<MODE, RING>, RING ? 384 : 256,
+                    RING ? kRingSmemBytes : kSmemBytes, iters, sms, out, source,
+                    chunks);
+}
+template <int SCHEDULE, bool RING = false>
+float runOverlap(int iters, int sms, float *out,
+                 const uint8_t *source = nullptr, int chunks = 1) {
+  return timeLaunch(
+      overlap<SCHEDULE, RING>, (SCHEDULE == 7 ? 384 : 256) + (RING ? 128 : 0),
+      RING ? kRingSmemBytes : kSmemBytes, iters, sms, out, source, chunks);
+}
 int main(int argc, char **argv) {
   int iters = argc > 1 ? atoi(argv[1]) : 20000,
       rounds = argc > 2 ? atoi(argv[2]) : 3;
   int sms;
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
   float *out;
-  cudaMalloc(&out, sms * 256 * sizeof(float));
+  cudaMalloc(&out, sms * 512 * sizeof(float));
   const char *names[7] = {"SS 256x128 (A once, B per m-half)",
                           "SS 128x256 (A per n-half, B once)",
                           "RS 128x256 (A by ldmatrix once)",
@@ -305,6 +427,17 @@ int main(int argc, char **argv) {
       printf("round %d mode %d %-40s %8.2f ms  %7.1f TFLOPS\n", r, m, names[m],
              ms, 2 * macs / ms / 1e9);
     }
+  // Schedules 7 and 8: 12 and 8 wgmmas per CTA and iteration.
+  const double wgmmaMacs = double(sms) * iters * 64.0 * 128 * 32;
+  for (int r = 0; r < rounds; ++r) {
+    float ms7 = runOverlap<7>(iters, sms, out),
+          ms8 = runOverlap<8>(iters, sms, out);
+    printf("round %d mode 7 %-40s %8.2f ms  %7.1f TFLOPS\n", r,
+           "SS 192x128, three math warpgroups", ms7,
+           2 * 12 * wgmmaMacs / ms7 / 1e9);
+    printf("round %d mode 8 %-40s %8.2f ms  %7.1f TFLOPS\n", r,
+           "SS 128x128, two partial sums", ms8, 2 * 8 * wgmmaMacs / ms8 / 1e9);
+  }
   // Modes 0 and 1 again with the ring: 640 chunks of 48 KB (30 MB, mostly L2
   // hits, as the kernels' operands at M = 4096).
   const int chunks = 640;
@@ -318,5 +451,14 @@ int main(int argc, char **argv) {
       printf("round %d mode %d %-40s %8.2f ms  %7.1f TFLOPS (with the ring)\n",
              r, m, names[m], ms, 2 * macs / ms / 1e9);
     }
+  for (int r = 0; r < rounds; ++r) {
+    float ms7 = runOverlap<7, true>(iters, sms, out, source, chunks),
+          ms8 = runOverlap<8, true>(iters, sms, out, source, chunks);
+    printf("round %d mode 7 %-40s %8.2f ms  %7.1f TFLOPS (with the ring)\n", r,
+           "SS 192x128, three math warpgroups", ms7,
+           2 * 12 * wgmmaMacs / ms7 / 1e9);
+    printf("round %d mode 8 %-40s %8.2f ms  %7.1f TFLOPS (with the ring)\n", r,
+           "SS 128x128, two partial sums", ms8, 2 * 8 * wgmmaMacs / ms8 / 1e9);
+  }
   return 0;
 }
