@@ -124,6 +124,8 @@ llvm::hash_code hash_value(const KernelConfig &config);
 inline constexpr int64_t kMaxStages = 16;
 /// Widest tile with two m64 waves per math warpgroup.
 inline constexpr int64_t kMaxBlockNTwoWaves = 128;
+/// Widest tile with three math warpgroups (160 registers per thread).
+inline constexpr int64_t kMaxBlockNThreeWarpgroups = 128;
 /// Largest raster group (tile rows walked together).
 inline constexpr int64_t kMaxRasterGroup = 64;
 

@@ -109,8 +109,8 @@ def FgemmWarpSpecializePass : Pass<"fgemm-warp-specialize", "::mlir::ModuleOp"> 
     already has warp roles.
   }];
   let options = [
-    Option<"producerRegs", "producer-regs", "int64_t", /*default=*/"40", "setmaxnreg of the producer warpgroup">,
-    Option<"consumerRegs", "consumer-regs", "int64_t", /*default=*/"232", "setmaxnreg of the math warpgroups">,
+    Option<"producerRegs", "producer-regs", "int64_t", /*default=*/"0", "setmaxnreg of the producer warpgroup (0: 40, or 24 beside three math warpgroups)">,
+    Option<"consumerRegs", "consumer-regs", "int64_t", /*default=*/"0", "setmaxnreg of the math warpgroups (0: 232, or 160 for three)">,
   ];
 }
 

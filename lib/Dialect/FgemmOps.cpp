@@ -326,8 +326,8 @@ LogicalResult KLoopOp::verify() {
 }
 
 LogicalResult WarpSpecializeOp::verify() {
-  if (getMathWarpgroups() != 1 && getMathWarpgroups() != 2)
-    return emitOpError("math_warpgroups must be 1 or 2, got ")
+  if (getMathWarpgroups() < 1 || getMathWarpgroups() > 3)
+    return emitOpError("math_warpgroups must be 1, 2 or 3, got ")
            << getMathWarpgroups();
   for (int64_t regs : {getProducerRegs(), getConsumerRegs()})
     if (regs < 24 || regs > 256 || regs % 8 != 0)

@@ -25,8 +25,8 @@ llvm::hash_code mlir::fgemm::hash_value(const KernelConfig &config) {
 std::string mlir::fgemm::checkKernelConfig(const KernelConfig &c,
                                            bool resolved) {
   auto str = [](int64_t v) { return std::to_string(v); };
-  if (c.blockM != 64 && c.blockM != 128 && c.blockM != 256)
-    return "block-m must be 64, 128 or 256 (64 or 128 rows per math "
+  if (c.blockM != 64 && c.blockM != 128 && c.blockM != 192 && c.blockM != 256)
+    return "block-m must be 64, 128, 192 or 256 (64 or 128 rows per math "
            "warpgroup, in waves of WGMMA's M = 64), got " +
            str(c.blockM);
   if (c.blockN < 8 || c.blockN > kMaxBlockNGrouped || c.blockN % 8 != 0)
@@ -50,10 +50,11 @@ std::string mlir::fgemm::checkKernelConfig(const KernelConfig &c,
     return std::string("stages must be in [1, 16]") +
            (resolved ? "" : ", or 0 for as many as fit") + "; got " +
            str(c.stages);
-  if (c.mathWarpgroups < (resolved ? 1 : 0) || c.mathWarpgroups > 2)
-    return std::string("math-warpgroups must be 1 or 2") +
-           (resolved ? "" : ", or 0 for min(2, block-m / 64)") + "; got " +
-           str(c.mathWarpgroups);
+  if (c.mathWarpgroups < (resolved ? 1 : 0) || c.mathWarpgroups > 3)
+    return std::string("math-warpgroups must be 1, 2 or 3") +
+           (resolved ? ""
+                     : ", or 0 for min(2, block-m / 64) (3 with block-m 192)") +
+           "; got " + str(c.mathWarpgroups);
   if (c.mathWarpgroups && c.getRowsPerWarpgroup() != 64 &&
       c.getRowsPerWarpgroup() != 128)
     return "each math warpgroup owns 64 or 128 rows (one or two m64 waves); "
@@ -71,19 +72,23 @@ std::string mlir::fgemm::checkKernelConfig(const KernelConfig &c,
            " math warpgroups): their accumulators would not fit in "
            "registers; got " +
            str(c.blockN);
+  // Three math warpgroups (block-m 192, 512 threads) share the register file
+  // as 3 x 160 + 24 registers per thread: a promoted accumulator and a
+  // partial sum (block_n FP32 registers) fit beside the addressing up to 128
+  // columns (ptxas 13.0 spills at 136).
+  if (c.mathWarpgroups == 3 && c.blockN > kMaxBlockNThreeWarpgroups)
+    return "block-n must be at most " + str(kMaxBlockNThreeWarpgroups) +
+           " with three math warpgroups (160 registers per math thread): "
+           "their accumulators would not fit in registers; got " +
+           str(c.blockN);
+  if (c.mathWarpgroups == 3 && c.overlapPromotion)
+    return "overlap-promotion's second partial sum does not fit in the 160 "
+           "registers of three math warpgroups' threads: it needs 1 or 2 "
+           "math warpgroups";
   if (c.getColumnGroups() > 1 && c.overlapPromotion)
     return "overlap-promotion keeps a second partial sum in flight: it does "
            "not combine with block-n " +
            str(c.blockN) + " (column groups)";
-  // The K-split combine stores a share over nearly the whole ring with
-  // 128x256 tiles: it raced with the other warpgroup's last wgmmas until the
-  // math barrier before the stores (KSplitLowering.cpp), and the fixed
-  // kernel has not yet run every check on a GPU. Stream-K and
-  // overlap-epilogue have (H200, docs/PERF.md, thirty-fourth session).
-  if (c.getColumnGroups() > 1 && c.kSplit > 1)
-    return "block-n " + str(c.blockN) +
-           " (column groups) runs with k-split 1 (k-split " + str(c.kSplit) +
-           " is not verified on a GPU yet)";
   if (c.getWaves() > 1 && c.overlapPromotion)
     return "overlap-promotion needs one m64 wave per math warpgroup (a "
            "second in-flight partial sum does not fit beside two "

@@ -55,6 +55,12 @@ double fgemm::estimateTileRate(uint32_t blockM, uint32_t blockN) {
   // docs/PERF.md).
   if (blockM >= 256)
     a *= 1.13;
+  // 192-row tiles (three math warpgroups of one m64 wave: while one
+  // promotes, two have wgmmas queued) ran 1.033-1.036x the 256x128 pairs'
+  // rate per tile-wave at M = 3072 and 6144, N = 7168, K = 16384, where
+  // both tile heights divide M (H200, docs/PERF.md, thirty-fifth session).
+  if (blockM == 192)
+    a *= 1.13 * 1.034;
   // 256-column tiles (wider than the compiler's one-group limit of 192: two
   // 128-column groups per wave, sharing its A rows) ran as fast as 256x128
   // at K = 7168 and 16384 (H100, docs/PERF.md, thirty-third session): the
@@ -152,8 +158,16 @@ fgemm::denseConfigurationSet(DenseRecipe recipe) {
   // 4096x32768x512, alike at K = 2048-16384 (H100, docs/PERF.md,
   // thirty-third session); its estimate equals theirs, so it takes the
   // shapes where the pairs had no edge (K <= 4096, ties go to the wider).
+  // 192x128 persistent in clusters of two sharing A (three math
+  // warpgroups): 0.965-0.979x the 256x128 pairs' time where 192 divides M
+  // (3072 and 6144 rows at K = 7168-16384), 1.03-1.09x at M = 4096 where
+  // its last row tile is a third empty and its waves end worse (H200,
+  // docs/PERF.md, thirty-fifth session); the wave count decides.
   static const std::vector<DenseConfiguration> set = {
       {256, 128, false, 8},
+      {192, 128, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
+       /*multicastB=*/false, /*kSplit=*/1, /*launchRaster=*/false,
+       /*prefetchScales=*/true},
       {128, 256, true, 16, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/1,
        /*multicastB=*/false, /*kSplit=*/1, /*launchRaster=*/false,
        /*prefetchScales=*/true},
@@ -285,7 +299,13 @@ fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
     // A K-split kernel at a K too short to repay its shares' meeting comes
     // after every other.
     int shortSplit = meta.kSplit > 1 && k < kKSplitMinK ? 1 : 0;
-    Cost cost{shortSplit,
+    // 192-row tiles (three math warpgroups) where M leaves their last row
+    // tile partly empty: 1.03-1.09x the time of the 256- and 128-row
+    // kernels on every M = 4096 shape measured, as their waves end worse
+    // than the estimate counts (H200, docs/PERF.md, thirty-fifth session).
+    int partialThreeWarpgroupTile =
+        meta.blockM == 192 && m % meta.blockM != 0 ? 1 : 0;
+    Cost cost{shortSplit + partialThreeWarpgroupTile,
               wastedRows,
               int64_t(time * 1000),
               isPersistent,

@@ -484,17 +484,19 @@ static Status validate(const KernelMeta &meta, const Locator &where) {
     return fail("block_k", "block_k=" + std::to_string(meta.blockK) +
                                " but the 1x128/128x128 scaling needs "
                                "block_k=128");
-  if (meta.mathWarpgroups != 1 && meta.mathWarpgroups != 2)
+  if (meta.mathWarpgroups < 1 || meta.mathWarpgroups > 3)
     return fail("math_warpgroups",
                 "math_warpgroups=" + std::to_string(meta.mathWarpgroups) +
-                    " (allowed: 1 or 2)");
+                    " (allowed: 1, 2 or 3)");
+  // Three math warpgroups own one m64 wave each (block_m 192).
   if (meta.blockM != 64 * meta.mathWarpgroups &&
-      meta.blockM != 128 * meta.mathWarpgroups)
+      (meta.blockM != 128 * meta.mathWarpgroups || meta.mathWarpgroups == 3))
     return fail("block_m", "block_m=" + std::to_string(meta.blockM) +
                                " does not match math_warpgroups=" +
                                std::to_string(meta.mathWarpgroups) +
                                " (block_m must be 64 or 128 * "
-                               "math_warpgroups: one or two m64 waves)");
+                               "math_warpgroups: one or two m64 waves; 192 "
+                               "with three)");
   if (meta.threads != 128 * (1 + meta.mathWarpgroups))
     return fail("threads", "threads=" + std::to_string(meta.threads) + " but " +
                                std::to_string(meta.mathWarpgroups) +

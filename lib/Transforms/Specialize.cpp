@@ -48,7 +48,8 @@ LogicalResult mlir::fgemm::specializeKernel(KernelOp kernel,
   MLIRContext *ctx = kernel.getContext();
   KernelConfig knobs = requested;
   if (knobs.mathWarpgroups == 0)
-    knobs.mathWarpgroups = std::min<int64_t>(2, knobs.blockM / 64);
+    knobs.mathWarpgroups =
+        knobs.blockM == 192 ? 3 : std::min<int64_t>(2, knobs.blockM / 64);
   auto withStages = [&](int64_t stages) {
     KernelConfig c = knobs;
     c.stages = stages;

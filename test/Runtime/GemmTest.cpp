@@ -256,6 +256,19 @@ TEST(GemmConfig, PersistentPairsSharingB) {
   EXPECT_EQ(choose(kernels, 4096, 7168, 2048), "bm128_bn256_persistent");
   EXPECT_EQ(choose(kernels, 4096, 24576, 1536), "bm128_bn256_persistent");
   EXPECT_EQ(choose(kernels, 4096, 32768, 512), "bm128_bn256_persistent");
+  // 192-row pairs (three math warpgroups) where 192 divides M: 0.965-0.979x
+  // the 256x128 pairs' time at 3072 x 7168 x 16384, 6144 x 7168 x 16384
+  // and 6144 x 4096 x 7168; not where their last row tile is partly empty
+  // (M = 4096: 1.03-1.09x), nor at N = 2112 (1.21x the 128x192 pairs' at
+  // M = 6144) (H200, docs/PERF.md, thirty-fifth session).
+  EXPECT_EQ(choose(kernels, 3072, 7168, 16384),
+            "bm192_bn128_persistent_cluster2");
+  EXPECT_EQ(choose(kernels, 6144, 7168, 16384),
+            "bm192_bn128_persistent_cluster2");
+  EXPECT_EQ(choose(kernels, 6144, 4096, 7168),
+            "bm192_bn128_persistent_cluster2");
+  EXPECT_EQ(choose(kernels, 6144, 2112, 7168),
+            "bm128_bn192_persistent_cluster2b");
   // M = 64 (H200, ncu, docs/PERF.md 2026-11-26): one wave of 64x192 tiles
   // (13.5 against 16.2 us for 64x64 at 64x24576x1536), 64x128 persistent
   // over two waves at K = 512 (9.0 against 9.7 for the plain grid); one

@@ -185,6 +185,22 @@ TEST(KernelMeta, AcceptsCommentsBlankLinesCrlfAndAnyKeyOrder) {
   EXPECT_EQ(meta->params[0].swizzle, CU_TENSOR_MAP_SWIZZLE_128B);
 }
 
+TEST(KernelMeta, ThreeMathWarpgroups) {
+  // 192-row tiles: three math warpgroups of one m64 wave, 512 threads.
+  std::string text = replaced("block_m=192");
+  text = text.replace(text.find("math_warpgroups=2"), 17, "math_warpgroups=3");
+  text = text.replace(text.find("threads=384"), 11, "threads=512");
+  Expected<KernelMeta> meta = parseKernelMeta(text, "k.meta");
+  ASSERT_TRUE(meta.ok()) << meta.status().message();
+  EXPECT_EQ(meta->mathWarpgroups, 3u);
+  // Three warpgroups of two waves (384 rows) is no kernel fgemmc makes.
+  text = text.replace(text.find("block_m=192"), 11, "block_m=384");
+  EXPECT_NE(parseError(text).find("block_m=384 does not match "
+                                  "math_warpgroups=3"),
+            std::string::npos)
+      << parseError(text);
+}
+
 TEST(KernelMeta, SpecializedKernelName) {
   std::string text = withLine("fixed_n", "fixed_n=7168");
   text = text.replace(text.find("fixed_k=0"), 9, "fixed_k=2048");
@@ -369,7 +385,8 @@ TEST(KernelMeta, ValuesAreCheckedAgainstTheAbi) {
       {"variant=grouped-masked",
        "variant='grouped-masked' is not an identifier"},
       {"block_k=64", "block_k=64 but"},
-      {"math_warpgroups=3", "math_warpgroups=3 (allowed: 1 or 2)"},
+      {"math_warpgroups=4", "math_warpgroups=4 (allowed: 1, 2 or 3)"},
+      {"block_m=192", "block_m=192 does not match math_warpgroups=2"},
       {"block_m=64", "block_m=64 does not match math_warpgroups=2"},
       {"threads=256", "threads=256 but 2 math warpgroup(s)"},
       {"block_n=12", "block_n=12 (allowed: a multiple of 8 in [8, 256])"},

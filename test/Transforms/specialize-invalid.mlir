@@ -15,7 +15,10 @@
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=256 block-n=64 overlap-promotion=true" 2>&1 | FileCheck %s --check-prefix=WAVES-OVERLAP
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=256 block-n=256" 2>&1 | FileCheck %s --check-prefix=WAVES-GROUPS
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=128 block-n=256 overlap-promotion=true" 2>&1 | FileCheck %s --check-prefix=GROUPS-OVERLAP
-// RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=128 block-n=256 k-split=2" 2>&1 | FileCheck %s --check-prefix=GROUPS-KSPLIT
+// RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=192 math-warpgroups=2" 2>&1 | FileCheck %s --check-prefix=THREE-ROWS
+// RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=192 block-n=136" 2>&1 | FileCheck %s --check-prefix=THREE-N
+// RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=192 block-n=64 overlap-promotion=true" 2>&1 | FileCheck %s --check-prefix=THREE-OVERLAP
+// RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="math-warpgroups=4" 2>&1 | FileCheck %s --check-prefix=MATH-WG
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="overlap-epilogue=true" 2>&1 | FileCheck %s --check-prefix=OE-PLAIN
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="overlap-epilogue=true overlap-promotion=true schedule=persistent" 2>&1 | FileCheck %s --check-prefix=OE-PROMOTION
 // RUN: not fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="prefetch-scales=true" 2>&1 | FileCheck %s --check-prefix=PF-PLAIN
@@ -27,10 +30,13 @@
 // Configurations the hardware cannot run are rejected with a located error
 // that says what is allowed.
 
-// BM: dense.mlir:{{[0-9]+}}:{{[0-9]+}}: error: block-m must be 64, 128 or 256 (64 or 128 rows per math warpgroup, in waves of WGMMA's M = 64), got 96
+// BM: dense.mlir:{{[0-9]+}}:{{[0-9]+}}: error: block-m must be 64, 128, 192 or 256 (64 or 128 rows per math warpgroup, in waves of WGMMA's M = 64), got 96
 // WGMMA-N: error: block-n must be a multiple of 8 in [8, 192] (WGMMA's N), or 256 (two groups of 128 columns), got 12
 // BN: error: block-n must be at most 192, or 256 as two groups of 128 columns (the accumulators of another width do not fit in the math warpgroups' registers), got 200
-// GROUPS-KSPLIT: error: block-n 256 (column groups) runs with k-split 1 (k-split 2 is not verified on a GPU yet)
+// THREE-ROWS: error: each math warpgroup owns 64 or 128 rows (one or two m64 waves); block-m 192 with 2 math warpgroups would need 96 rows each
+// THREE-N: error: block-n must be at most 128 with three math warpgroups (160 registers per math thread): their accumulators would not fit in registers; got 136
+// THREE-OVERLAP: error: overlap-promotion's second partial sum does not fit in the 160 registers of three math warpgroups' threads: it needs 1 or 2 math warpgroups
+// MATH-WG: error: math-warpgroups must be 1, 2 or 3, or 0 for min(2, block-m / 64) (3 with block-m 192); got 4
 // GROUPS-OVERLAP: error: overlap-promotion keeps a second partial sum in flight: it does not combine with block-n 256 (column groups)
 // SMEM: error: configuration needs 299648 bytes of shared memory (8 stages); sm_90 allows 232448 (227 KiB): use fewer stages or smaller blocks
 // K16: error: fixed K must be 0 (any) or a positive multiple of 16 (FP8 rows of A and B need 16-byte strides for TMA), got 100

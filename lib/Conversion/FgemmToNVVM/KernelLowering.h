@@ -55,7 +55,7 @@ inline constexpr StringLiteral kSharedMemoryName = "fgemm_smem";
 /// holds {CTAs, roles, slots} as i32 for the reader.
 inline constexpr StringLiteral kTimelineName = "fgemm_timeline";
 inline constexpr StringLiteral kTimelineShapeName = "fgemm_timeline_shape";
-inline constexpr int64_t kTimelineCtas = 1024, kTimelineRoles = 3,
+inline constexpr int64_t kTimelineCtas = 1024, kTimelineRoles = 4,
                          kTimelineTiles = 15,
                          kTimelineSlots = 2 + 4 * kTimelineTiles;
 /// Size of a CUtensorMap (cuda.h: 128 bytes, 64-byte aligned).

@@ -2,24 +2,24 @@
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_fp8_gemm_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=OFF
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent prefetch-scales=true timeline=true" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm | FileCheck %s --check-prefix=PF
 // The timeline knob (docs/TIMELINE.md): a zeroed u64 global of 1024 CTAs x
-// 3 roles x 62 slots and its shape; the producer's thread stamps its entry
-// (slot 0 of row 3 * ctaid), each tile's start (slot 2 + 4 t, tiles t < 15),
+// 4 roles x 62 slots and its shape; the producer's thread stamps its entry
+// (slot 0 of row 4 * ctaid), each tile's start (slot 2 + 4 t, tiles t < 15),
 // ready (3 + 4 t: its K loop's start) and end (5 + 4 t), and its exit; a math
-// warpgroup's first thread (row 3 * ctaid + 1 + its warpgroup) stamps its
+// warpgroup's first thread (row 4 * ctaid + 1 + its warpgroup) stamps its
 // entry, each tile's start, ready (before the first full-barrier wait),
 // first wgmmas issued (4 + 4 t, after the commit, before the wait) and end
 // (after the TMA store), and its exit (slot 1) after the last store's read.
 // CTAs from 1024 on stamp nothing. Without the knob: no global, no stamp.
 
-// CHECK: llvm.mlir.global external @fgemm_timeline() {addr_space = 1 : i32, alignment = 8 : i64} : !llvm.array<190464 x i64> {
-// CHECK-NEXT: llvm.mlir.zero : !llvm.array<190464 x i64>
-// CHECK: llvm.mlir.global external constant @fgemm_timeline_shape(dense<[1024, 3, 62]> : tensor<3xi32>) {addr_space = 1 : i32, alignment = 4 : i64} : !llvm.array<3 x i32>
+// CHECK: llvm.mlir.global external @fgemm_timeline() {addr_space = 1 : i32, alignment = 8 : i64} : !llvm.array<253952 x i64> {
+// CHECK-NEXT: llvm.mlir.zero : !llvm.array<253952 x i64>
+// CHECK: llvm.mlir.global external constant @fgemm_timeline_shape(dense<[1024, 4, 62]> : tensor<3xi32>) {addr_space = 1 : i32, alignment = 4 : i64} : !llvm.array<3 x i32>
 // CHECK: %[[STAMPS:.*]] = llvm.mlir.addressof @fgemm_timeline : !llvm.ptr<1>
 // CHECK: nvvm.setmaxregister decrease 40
 // CHECK: %[[CTA:.*]] = nvvm.read.ptx.sreg.ctaid.x : i32
 // CHECK-NEXT: %[[STAMPED:.*]] = arith.cmpi ult, %[[CTA]], %c1024_i32 : i32
 // CHECK-NEXT: scf.if %[[STAMPED]] {
-// CHECK-NEXT: %[[ENTRY:.*]] = arith.muli %[[CTA]], %c186_i32 : i32
+// CHECK-NEXT: %[[ENTRY:.*]] = arith.muli %[[CTA]], %c248_i32 : i32
 // CHECK-NEXT: %[[ENTRY64:.*]] = arith.extui %[[ENTRY]] : i32 to i64
 // CHECK-NEXT: %[[AT:.*]] = llvm.getelementptr %[[STAMPS]][%[[ENTRY64]]]
 // CHECK-NEXT: %[[NOW:.*]] = nvvm.read.ptx.sreg.globaltimer : i64
@@ -48,7 +48,7 @@
 // CHECK: %[[FIRST:.*]] = arith.cmpi eq, %{{.*}}, %c0_i32 : i32
 // CHECK-NEXT: %[[MATHSTAMPED:.*]] = arith.andi %{{.*}}, %[[FIRST]] : i1
 // CHECK-NEXT: scf.if %[[MATHSTAMPED]] {
-// CHECK-NEXT: %[[ROW:.*]] = arith.muli %{{.*}}, %c3_i32 : i32
+// CHECK-NEXT: %[[ROW:.*]] = arith.muli %{{.*}}, %c4_i32 : i32
 // CHECK-NEXT: arith.addi %[[ROW]], %[[ROLE]] : i32
 // CHECK: nvvm.read.ptx.sreg.globaltimer : i64
 // CHECK: %[[READY:.*]] = arith.addi %{{.*}}, %c3_i32 : i32

@@ -145,9 +145,9 @@ fgemm.kernel @space_args(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m
 // -----
 
 fgemm.kernel @regs(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m", "k"]} {
-  // Three warpgroups at 232 registers need more than the SM's 64K registers.
-  // expected-error @below {{'fgemm.warp_specialize' op math_warpgroups must be 1 or 2, got 3}}
-  fgemm.warp_specialize {consumer_regs = 232 : i64, math_warpgroups = 3 : i64, producer_regs = 40 : i64}
+  // At most three math warpgroups (and a producer) in a CTA of 512 threads.
+  // expected-error @below {{'fgemm.warp_specialize' op math_warpgroups must be 1, 2 or 3, got 4}}
+  fgemm.warp_specialize {consumer_regs = 160 : i64, math_warpgroups = 4 : i64, producer_regs = 24 : i64}
   producer {
     fgemm.yield
   } consumer {
