@@ -17,10 +17,13 @@
 // Then modes 0 and 1 again with a ring: a third warpgroup streams 48 KB per
 // iteration into three shared-memory stages by bulk copies on mbarriers, the
 // math warpgroups wait for each stage and release it (the kernels' traffic
-// and synchronization; their wgmmas still read the fixed operands).
+// and synchronization; their wgmmas still read the fixed operands). Then
+// schedules 7 and 8 (kernel `overlap`: a warpgroup's next wgmmas queued while
+// it promotes), without and with the ring.
 // Measured (docs/PERF.md): on an H100 mode 1 kept the tensor pipe 98% busy
 // and the other modes 74-76%; on an H200 every mode ran at 74-76%, mode 1
-// too, and the ring cost modes 0 and 1 12-15% and 5-7% of their time.
+// too, and the ring cost modes 0 and 1 12-15% and 5-7% of their time;
+// schedules 7 and 8 (below) 97% and 90% without the ring (H200).
 // Times each with CUDA events at the clocks the power limit allows; under
 // ncu, sm__pipe_tensor_cycles_active shows the tensor pipe's activity.
 //   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a \
