@@ -124,7 +124,15 @@ llvm::hash_code hash_value(const KernelConfig &config);
 inline constexpr int64_t kMaxStages = 16;
 /// Widest tile with two m64 waves per math warpgroup.
 inline constexpr int64_t kMaxBlockNTwoWaves = 128;
-/// Widest tile with three math warpgroups (160 registers per thread).
+/// setmaxnreg counts of the producer and the math warpgroups: 40 + 2 x 232
+/// per thread (384 threads), or 24 + 3 x 160 with three math warpgroups
+/// (512 threads); fgemm-warp-specialize applies them, the verifier sizes the
+/// accumulators by them.
+inline constexpr int64_t kProducerRegs = 40, kConsumerRegs = 232,
+                         kProducerRegsThreeWarpgroups = 24,
+                         kConsumerRegsThreeWarpgroups = 160;
+/// Widest tile with three math warpgroups (kConsumerRegsThreeWarpgroups
+/// registers per thread).
 inline constexpr int64_t kMaxBlockNThreeWarpgroups = 128;
 /// Largest raster group (tile rows walked together).
 inline constexpr int64_t kMaxRasterGroup = 64;

@@ -78,12 +78,14 @@ std::string mlir::fgemm::checkKernelConfig(const KernelConfig &c,
   // columns (ptxas 13.0 spills at 136).
   if (c.mathWarpgroups == 3 && c.blockN > kMaxBlockNThreeWarpgroups)
     return "block-n must be at most " + str(kMaxBlockNThreeWarpgroups) +
-           " with three math warpgroups (160 registers per math thread): "
-           "their accumulators would not fit in registers; got " +
+           " with three math warpgroups (" + str(kConsumerRegsThreeWarpgroups) +
+           " registers per math thread): their accumulators would not fit in "
+           "registers; got " +
            str(c.blockN);
   if (c.mathWarpgroups == 3 && c.overlapPromotion)
-    return "overlap-promotion's second partial sum does not fit in the 160 "
-           "registers of three math warpgroups' threads: it needs 1 or 2 "
+    return "overlap-promotion's second partial sum does not fit in the " +
+           str(kConsumerRegsThreeWarpgroups) +
+           " registers of three math warpgroups' threads: it needs 1 or 2 "
            "math warpgroups";
   if (c.getColumnGroups() > 1 && c.overlapPromotion)
     return "overlap-promotion keeps a second partial sum in flight: it does "

@@ -64,13 +64,13 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
     return kernel.emitError("fgemm-warp-specialize needs scheduled tiles "
                             "(run fgemm-schedule-tiles first)");
 
-  // The register file's split between the roles: three math warpgroups
-  // (512 threads) share 64K registers as 3 x 160 + 24 per thread.
+  // The register file's split between the roles (KernelConfig.h), unless the
+  // pass options set it.
   bool threeMath = config.getMathWarpgroups() == 3;
   if (producerRegs == 0)
-    producerRegs = threeMath ? 24 : 40;
+    producerRegs = threeMath ? kProducerRegsThreeWarpgroups : kProducerRegs;
   if (consumerRegs == 0)
-    consumerRegs = threeMath ? 160 : 232;
+    consumerRegs = threeMath ? kConsumerRegsThreeWarpgroups : kConsumerRegs;
 
   // With a persistent schedule both roles loop over the same tiles: the K
   // loop lives in the tile loop's body, which each role gets a copy of.
