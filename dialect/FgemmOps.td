@@ -562,6 +562,11 @@ def Fgemm_TileLoopOp : Fgemm_Op<"tile_loop", [RecursiveMemoryEffects, SingleBloc
     arguments are the iteration, the tile, the K blocks of the CTA's
     earlier pieces (the ring position), the piece's first K block and its
     number of K blocks. `fgemm.combine_k_pieces` adds up a tile's pieces.
+    In a kernel with clusters of C > 1 CTAs the rule runs over clusters and
+    units of C consecutive tile indices (`count` a multiple of C): cluster
+    q's CTA of rank r gets the index unit x C + r of each of the cluster's
+    pieces and units, so a cluster's CTAs run the same pieces of the tiles
+    that share their operand.
 
     Example:
     ```mlir
@@ -598,12 +603,14 @@ def Fgemm_CombineKPiecesOp : Fgemm_Op<"combine_k_pieces", [
     the CTA's slot of the launch's workspace and yields `owner` = false
     (the CTA stores nothing). The piece that starts at K block 0 owns the
     tile: it waits for every CTA whose units start inside the tile (CTAs
-    p + 1, p + 2, ...: pieces are consecutive), adds their sums in CTA order
-    (the result does not depend on timing) and yields the tile's sum with
-    `owner` = true. A whole tile yields `partial` unchanged.
+    p + 1, p + 2, ...: pieces are consecutive; with clusters, the CTAs of
+    its own rank in clusters q + 1, q + 2, ...), adds their sums in CTA
+    order (the result does not depend on timing) and yields the tile's sum
+    with `owner` = true. A whole tile yields `partial` unchanged.
 
     A publishing piece is its CTA's first and waits for nothing, so the
-    waits cannot deadlock while every CTA is resident (one per SM). The
+    waits cannot deadlock while every CTA is resident (one per SM; the
+    runtime launches no more clusters than can be resident at once). The
     owner resets the flags it consumed, ready for the next launch.
 
     Example:

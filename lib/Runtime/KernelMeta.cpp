@@ -594,7 +594,7 @@ static Status validate(const KernelMeta &meta, const Locator &where) {
       return fail(key, key + " has an empty scale block");
   }
   // A stream-K kernel combines its pieces through the workspace: it needs
-  // exactly one, and CTAs that are not paired in clusters.
+  // exactly one.
   if (meta.streamK()) {
     size_t workspaces = 0;
     for (const KernelParam &param : meta.params)
@@ -603,10 +603,6 @@ static Status validate(const KernelMeta &meta, const Locator &where) {
       return fail("", "schedule=stream_k needs exactly one 'workspace' "
                       "parameter; the kernel has " +
                           std::to_string(workspaces));
-    if (meta.cluster != 1)
-      return fail("cluster", "schedule=stream_k runs clusters of 1, got "
-                             "cluster=" +
-                                 std::to_string(meta.cluster));
   }
   if (meta.params.empty())
     return fail("", "the kernel has no parameters (missing param.0?)");

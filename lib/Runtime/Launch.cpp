@@ -154,9 +154,11 @@ fgemm::computeLaunchDims(const KernelMeta &meta,
   LaunchDims dims;
   int64_t cluster = std::max<int64_t>(meta.cluster, 1);
   if (meta.streamK()) {
-    // Every SM: the kernel splits the tiles of its last partial wave into
-    // pieces for all of them (one or fewer tiles per SM included).
-    dims.grid[0] = static_cast<uint32_t>(std::max(smCount, 1));
+    // Every SM (in whole clusters): the kernel splits the tiles of its last
+    // partial wave into pieces for all of them (one or fewer tiles per SM
+    // included).
+    dims.grid[0] = static_cast<uint32_t>(
+        std::max<int64_t>(smCount / cluster, 1) * cluster);
   } else if (meta.persistent()) {
     // CTA p of P runs tiles p, p + P, ... of all the tiles (x rounded up to
     // whole clusters): at most one CTA per SM, and whole clusters, so that
@@ -357,6 +359,20 @@ Expected<Kernel> Kernel::load(const Driver &driver,
     return function.takeStatus();
   FGEMM_RETURN_IF_ERROR(prepareFunction(driver, *function, meta.kernel,
                                         meta.smemBytes, meta.threads));
+  // A stream-K kernel's CTAs wait for each other: all must be resident at
+  // once. Clusters may leave SMs unused (a GPC with an odd number of free
+  // SMs): the grid is capped at the clusters the driver can place.
+  if (meta.streamK() && meta.cluster > 1) {
+    Expected<int> resident = residentClusterCtas(
+        driver, *function, meta.threads, meta.smemBytes, meta.cluster, sms);
+    if (!resident.ok())
+      return resident.takeStatus();
+    if (*resident < meta.cluster)
+      return Status::error("kernel '" + meta.kernel + "': no cluster of " +
+                           std::to_string(meta.cluster) +
+                           " CTAs fits on the device at once");
+    sms = *resident;
+  }
   return Kernel(driver, context, std::move(*module), *function, std::move(meta),
                 cubinPath, sms);
 }

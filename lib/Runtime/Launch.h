@@ -121,7 +121,8 @@ std::vector<int64_t> countTiles(const KernelMeta &meta,
 /// The grid of a non-empty launch: plain = the tile counts along x, y, z
 /// with x rounded up to a multiple of `cluster`; persistent = (min(product
 /// of those counts, smCount) rounded down to whole clusters, 1, 1);
-/// stream_k = (smCount, 1, 1) (the pieces of the tiles fill every SM). Block =
+/// stream_k = (smCount rounded down to whole clusters, 1, 1) (the pieces of
+/// the tiles fill every SM). Block =
 /// threads, dynamic shared memory = smem_bytes. Checked against the grid
 /// limits.
 Expected<LaunchDims> computeLaunchDims(const KernelMeta &meta,
@@ -171,7 +172,8 @@ public:
 
   const KernelMeta &meta() const { return description; }
   const std::string &path() const { return cubinPath; }
-  /// SMs of the device it was loaded on (persistent grids).
+  /// SMs of the device it was loaded on (persistent grids); for a stream-K
+  /// kernel in clusters, the CTAs that can be resident at once.
   int smCount() const { return sms; }
 
   /// planLaunch, then the descriptors are encoded and the parameters

@@ -4,6 +4,7 @@
 
 #include "Runtime/Module.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 
@@ -116,6 +117,28 @@ Status fgemm::prepareFunction(const Driver &driver, CUfunction function,
                          " threads but can run at most " +
                          std::to_string(maxThreads) + " (register use?)");
   return Status::success();
+}
+
+Expected<int> fgemm::residentClusterCtas(const Driver &driver,
+                                         CUfunction function, uint32_t threads,
+                                         uint32_t bytes, uint32_t cluster,
+                                         int sms) {
+  CUlaunchConfig config = {};
+  config.gridDimX = std::max<uint32_t>(uint32_t(sms) / cluster, 1) * cluster;
+  config.gridDimY = config.gridDimZ = 1;
+  config.blockDimX = threads;
+  config.blockDimY = config.blockDimZ = 1;
+  config.sharedMemBytes = bytes;
+  CUlaunchAttribute attribute = {};
+  attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  attribute.value.clusterDim.x = cluster;
+  attribute.value.clusterDim.y = attribute.value.clusterDim.z = 1;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  int clusters = 0;
+  FGEMM_CU_CHECK(
+      driver.cuOccupancyMaxActiveClusters(&clusters, function, &config));
+  return std::min<int>(sms, clusters * int(cluster));
 }
 
 Status fgemm::launchKernel(const Driver &driver, CUfunction function,

@@ -71,6 +71,13 @@ Status prepareFunction(const Driver &driver, CUfunction function,
                        const std::string &symbol, uint32_t bytes,
                        uint32_t threads);
 
+/// How many CTAs of `function` (in clusters of `cluster`, `threads` threads
+/// and `bytes` of dynamic shared memory each) can be resident at once, at
+/// most `sms` (the driver's cuOccupancyMaxActiveClusters x `cluster`).
+Expected<int> residentClusterCtas(const Driver &driver, CUfunction function,
+                                  uint32_t threads, uint32_t bytes,
+                                  uint32_t cluster, int sms);
+
 /// cuLaunchKernelEx; `params` holds one pointer per kernel parameter.
 Status launchKernel(const Driver &driver, CUfunction function,
                     const LaunchDims &dims, CUstream stream, void **params);

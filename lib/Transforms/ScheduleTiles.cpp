@@ -41,10 +41,11 @@
 // unit * C + t mod C, so the C CTAs of a cluster (consecutive t) share the
 // other index and run the same number of tiles.
 //
-// Stream-K (schedule = stream_k; dense, cluster 1): the persistent loop
-// gets `split_k(K blocks per tile)` and runs pieces of tiles (the tail wave
-// of R = tiles mod CTAs tiles is shared by all CTAs along K, then whole
-// tiles; fgemm.tile_loop gives the rule). The K loop runs the piece:
+// Stream-K (schedule = stream_k; dense): the persistent loop gets
+// `split_k(K blocks per tile)` and runs pieces of tiles (the tail wave of
+// R = units mod clusters units is shared by all clusters along K, then
+// whole units; fgemm.tile_loop gives the rule; a unit is one tile without
+// a cluster). The K loop runs the piece:
 // `first(piece's first block) blocks(its blocks)`, and
 // fgemm.combine_k_pieces after it adds up a split tile's pieces on the CTA
 // that owns the tile, the only one whose stores run (`if(%owner)`). The
@@ -472,18 +473,15 @@ emitGroupedTileValues(RewriterBase &rewriter, TileSpaceOp space, Value tm,
 
 /// The K loop a stream-K schedule or a K-split cluster (`how`) splits: the
 /// tile's one K loop, which carries one f32 accumulator tile; the tile space
-/// dense, without an operand-sharing cluster.
+/// dense. A stream-K schedule splits a cluster's unit of tiles sharing an
+/// operand as one (its CTAs run the same pieces); a K-split cluster is the
+/// split itself and shares no operand (the configuration's check).
 static FailureOr<KLoopOp> getSplitKLoop(TileSpaceOp space, ConfigAttr config,
                                         StringRef how) {
   if (space.isGrouped())
     return space.emitError()
            << how << " splits the tiles of a dense tile space only, not "
            << stringifyTileSpaceKind(space.getKind());
-  if (config.getCluster() != 1)
-    return space.emitError()
-           << how << " needs cluster = 1, got " << config.getCluster()
-           << ": the shares of a split tile do not pair up across a cluster "
-              "sharing operand tiles";
   SmallVector<KLoopOp> loops(space.getBody().front().getOps<KLoopOp>());
   if (loops.size() != 1)
     return space.emitError()

@@ -256,6 +256,30 @@ TEST_F(KernelMock, StreamKLaunchesBindTheStreamsWorkspace) {
   EXPECT_EQ(mockParam<uint64_t>(*fgemmMockLastLaunch(), 6), other);
   driver->cuStreamDestroy(first);
   driver->cuStreamDestroy(second);
+
+  // In clusters of two the grid is whole clusters, no more than the driver
+  // can keep resident at once (the CTAs wait for each other's pieces).
+  std::string clustered = description;
+  clustered.replace(clustered.find("cluster=1"), 9, "cluster=2");
+  std::ofstream(base + ".meta") << clustered;
+  fgemmMockSetMaxActiveClusters(60);
+  Expected<Kernel> pairs = Kernel::loadFiles(*driver, base);
+  fgemmMockSetMaxActiveClusters(66);
+  ASSERT_TRUE(pairs.ok()) << pairs.status().message();
+  EXPECT_EQ(pairs->smCount(), 120);
+  prepared = pairs->prepare(bind(2, 64, 128, 4096));
+  ASSERT_TRUE(prepared.ok()) << prepared.status().message();
+  EXPECT_EQ(prepared->dims.grid[0], 120u);
+  EXPECT_EQ(prepared->dims.cluster, 2u);
+  EXPECT_EQ(prepared->workspaceBytes, 120u * 65664u);
+  prepared = pairs->prepare(bind(2, 64, 128, 4096), /*smLimit=*/7);
+  ASSERT_TRUE(prepared.ok()) << prepared.status().message();
+  EXPECT_EQ(prepared->dims.grid[0], 6u);
+  fgemmMockSetMaxActiveClusters(0);
+  EXPECT_EQ(Kernel::loadFiles(*driver, base).status().message(),
+            "kernel 'sm90_fp8_m_grouped_gemm_masked': no cluster of 2 CTAs "
+            "fits on the device at once");
+  fgemmMockSetMaxActiveClusters(66);
 }
 
 TEST_F(KernelMock, BindingErrorsAndEmptyLaunches) {

@@ -53,6 +53,7 @@ struct State {
   std::mutex mutex;
   bool initialized = false;
   int major = 9, minor = 0;
+  int maxActiveClusters = 66;
   CUcontext current = nullptr;
   int retained = 0;
   int loadedModules = 0;
@@ -81,6 +82,9 @@ int fgemmMockLoadedModules() { return state().loadedModules; }
 void fgemmMockSetComputeCapability(int major, int minor) {
   state().major = major;
   state().minor = minor;
+}
+void fgemmMockSetMaxActiveClusters(int clusters) {
+  state().maxActiveClusters = clusters;
 }
 int fgemmMockDynamicSharedBytes(const char *name) {
   int bytes = -1;
@@ -313,6 +317,15 @@ CUresult CUDAAPI cuFuncSetAttribute(CUfunction function,
       value < 0 || value > 232448)
     return CUDA_ERROR_INVALID_VALUE;
   reinterpret_cast<MockFunction *>(function)->dynamicSharedBytes = value;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuOccupancyMaxActiveClusters(int *clusters,
+                                              CUfunction function,
+                                              const CUlaunchConfig *config) {
+  if (!clusters || !function || !config)
+    return CUDA_ERROR_INVALID_VALUE;
+  *clusters = state().maxActiveClusters;
   return CUDA_SUCCESS;
 }
 

@@ -76,6 +76,9 @@ int fgemmMockDynamicSharedBytes(const char *name);
 int fgemmMockLoadedModules();
 /// The compute capability devices report (default 9.0).
 void fgemmMockSetComputeCapability(int major, int minor);
+/// The clusters cuOccupancyMaxActiveClusters reports resident at once
+/// (default 66: all 132 SMs in pairs).
+void fgemmMockSetMaxActiveClusters(int clusters);
 }
 
 #endif // FGEMM_TEST_RUNTIME_MOCKCUDA_H

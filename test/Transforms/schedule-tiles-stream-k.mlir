@@ -1,5 +1,6 @@
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_fp8_gemm_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=stream_k" --fgemm-schedule-tiles | FileCheck %s
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_fp8_gemm_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=stream_k" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma | FileCheck %s --check-prefix=RING
+// RUN: fgemm-opt %fgemm_src_root/kernels/sm90_fp8_gemm_1d2d.mlir --fgemm-specialize="block-m=256 block-n=128 stages=3 schedule=stream_k cluster=2 multicast=a" --fgemm-schedule-tiles | FileCheck %s --check-prefix=PAIRS
 // RUN: fgemm-opt %s --split-input-file --fgemm-schedule-tiles --verify-diagnostics
 // fgemm-schedule-tiles with schedule = stream_k: the persistent loop runs
 // pieces of tiles (split_k), the K loop runs the piece, the pieces are
@@ -26,6 +27,18 @@
 // RING-NEXT: arith.addi %[[BEFORE]], %[[IN]] : index
 // RING: fgemm.ring.put
 
+// In clusters of two sharing A, the loop counts two indices per unit of
+// tiles that share an A tile (the lowering splits units over clusters), and
+// the body takes the rank and the unit from the index.
+// PAIRS: %[[UNITS:.*]] = arith.muli
+// PAIRS-NEXT: %[[COUNT:.*]] = arith.muli %[[UNITS]], %c2 : index
+// PAIRS: fgemm.tile_loop %[[COUNT]] split_k(%{{.*}}) {
+// PAIRS-NEXT: ^bb0(%{{.*}}: index, %[[T:.*]]: index, %{{.*}}: index, %[[FIRST:.*]]: index, %[[BLOCKS:.*]]: index):
+// PAIRS-NEXT: arith.remui %[[T]], %c2 : index
+// PAIRS-NEXT: arith.divui %[[T]], %c2 : index
+// PAIRS: fgemm.k_loop "k" first(%[[FIRST]]) blocks(%[[BLOCKS]])
+// PAIRS: fgemm.combine_k_pieces
+
 // -----
 
 fgemm.kernel @grouped(%b: !fgemm.tensor<[g, n, k], f8E4M3FN>, %masked: !fgemm.tensor<[g], i32>,
@@ -41,26 +54,6 @@ fgemm.kernel @grouped(%b: !fgemm.tensor<[g, n, k], f8E4M3FN>, %masked: !fgemm.te
       fgemm.yield %c : !fgemm.tile<[bm, bn], f32>
     } -> !fgemm.tile<[bm, bn], f32>
     fgemm.store %acc, %d[%grp, %tm, %tn] rows(%lo, %hi) : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[g, m, n], bf16>
-    fgemm.yield
-  }
-  fgemm.return
-}
-
-// -----
-
-fgemm.kernel @cluster(%a: !fgemm.tensor<[m, k], f8E4M3FN>, %d: !fgemm.tensor<[m, n], bf16>)
-    attributes {dims = ["m", "n", "k"],
-    config = #fgemm.config<math_warpgroups = 2, cluster = 2, schedule = stream_k>} {
-  // expected-error @below {{schedule = stream_k needs cluster = 1, got 2: the shares of a split tile do not pair up across a cluster}}
-  fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
-  ^bb0(%tm: index, %tn: index):
-    %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
-    %acc = fgemm.k_loop "k" init(%z : !fgemm.tile<[bm, bn], f32>) {
-    ^bb0(%kb: index, %c: !fgemm.tile<[bm, bn], f32>):
-      %ta = fgemm.load %a[%tm, %kb] : !fgemm.tensor<[m, k], f8E4M3FN> -> !fgemm.tile<[bm, bk], f8E4M3FN>
-      fgemm.yield %c : !fgemm.tile<[bm, bn], f32>
-    } -> !fgemm.tile<[bm, bn], f32>
-    fgemm.store %acc, %d[%tm, %tn] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>
     fgemm.yield
   }
   fgemm.return

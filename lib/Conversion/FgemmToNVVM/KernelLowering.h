@@ -252,8 +252,9 @@ private:
   LogicalResult lowerCombineKPieces(CombineKPiecesOp op);
   /// A CTA's workspace slot: a flag word, then its published partial tile.
   int64_t workspaceBytesPerCta();
-  /// Byte `offset` of CTA `cta`'s (index) slot, a global pointer.
-  Value workspaceSlot(Value cta, int64_t offset);
+  /// Byte `offset` of the slot of the CTA of this CTA's rank in cluster
+  /// `cluster` (index; a CTA without a cluster), a global pointer.
+  Value workspaceSlot(Value cluster, int64_t offset);
   /// fgemm.combine_k_split (KSplitLowering.cpp) and the two barriers a
   /// K-split cluster's shares meet at (ready on rank 0, done on the others).
   LogicalResult lowerCombineKSplit(CombineKSplitOp op);
@@ -271,7 +272,9 @@ private:
   /// the units of the split tiles, K blocks per tile, and the current
   /// piece's tile, first K block and number of K blocks.
   struct SplitSchedule {
-    Value cta, ctas, units, kBlocks, tile, first, blocks;
+    /// `cta` / `ctas` count clusters; `rank` is the CTA's in its cluster
+    /// (null without one); `tile` is the cluster's unit.
+    Value cta, rank, ctas, units, kBlocks, tile, first, blocks;
   };
   SplitSchedule split;
   /// The launch's workspace (global pointer; kernels that combine pieces).

@@ -4,22 +4,27 @@
 // Part of convert-fgemm-to-nvvm: the stream-K schedule's tile loop
 // (`fgemm.tile_loop ... split_k`) and fgemm.combine_k_pieces.
 //
-//   CTA p of P; T tiles of KB K blocks; R = T mod P tiles split, U = R x KB
-//   units when U >= P (else R = 0: every tile whole)
-//   units [p U / P, (p + 1) U / P): one or two pieces, then tiles R + p,
-//   R + p + P, ... (one scf.for over the CTA's pieces)
+//   cluster p of P (clusters of C CTAs; C = 1 without one); T cluster
+//   units (C tiles sharing an operand) of KB K blocks; R = T mod P units
+//   split, U = R x KB pieces' blocks when U >= P (else R = 0: all whole)
+//   blocks [p U / P, (p + 1) U / P): one or two pieces, then units R + p,
+//   R + p + P, ... (one scf.for over the cluster's pieces); the loop's
+//   tile index is unit x C + the CTA's rank, so the CTAs of a cluster run
+//   the same pieces of their own tiles and keep sharing the operand.
 //
-// The workspace (a kernel parameter) holds one slot per CTA: a flag word
-// (its own 128 bytes) and the CTA's published partial tile, each math
-// thread's fragments as 16-byte vectors at (vector x threads + thread) x 16,
-// so every store and load instruction of a warp is 512 contiguous bytes.
+// The workspace (a kernel parameter) holds one slot per CTA (cluster x C +
+// rank): a flag word (its own 128 bytes) and the CTA's published partial
+// tile, each math thread's fragments as 16-byte vectors at (vector x
+// threads + thread) x 16, so every store and load instruction of a warp is
+// 512 contiguous bytes. A piece's partial goes to the CTA of the same rank
+// in the cluster that owns the unit.
 //
 //   publishing piece (starts past K block 0):   owner (starts at K block 0):
-//     st.global.v4 fragments -> slot[p]           thread 0: for c in p+1 ..:
-//     bar.sync (math)                               ld.acquire.gpu flag[c]
-//     thread 0: st.release.gpu flag[p] = 1          until set; flag[c] = 0
+//     st.global.v4 fragments -> slot[p, r]        thread 0: for c in p+1 ..:
+//     bar.sync (math)                               ld.acquire.gpu flag[c, r]
+//     thread 0: st.release.gpu flag[p, r] = 1       until set; flag = 0
 //                                                 bar.sync (math)
-//                                                 acc += ld.global slot[c]
+//                                                 acc += ld.global slot[c, r]
 //
 // (CUTLASS's stream-K fixup uses the same release/acquire pattern.)
 //
@@ -38,7 +43,14 @@ int64_t KernelLowering::workspaceBytesPerCta() {
   return kFlagBytes + config.getBlockM() * config.getBlockN() * 4;
 }
 
-Value KernelLowering::workspaceSlot(Value cta, int64_t offset) {
+Value KernelLowering::workspaceSlot(Value cluster, int64_t offset) {
+  // The slot of the CTA of this rank in `cluster`.
+  Value cta = cluster;
+  if (split.rank)
+    cta = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, cluster, constIndex(config.getCluster())),
+        split.rank);
   Value byte = arith::AddIOp::create(
       b, loc,
       arith::MulIOp::create(
@@ -97,12 +109,25 @@ LogicalResult KernelLowering::lowerSplitTileLoop(TileLoopOp op) {
   auto div = [&](Value x, Value y) {
     return arith::DivUIOp::create(b, loc, x, y).getResult();
   };
+  auto rem = [&](Value x, Value y) {
+    return arith::RemUIOp::create(b, loc, x, y).getResult();
+  };
+  // `cta` and `ctas` count clusters from here on: a cluster's CTAs run the
+  // same pieces (the grid is whole clusters).
   Value cta = toIndex(NVVM::BlockIdXOp::create(b, loc, b.getI32Type()));
   Value ctas = toIndex(NVVM::GridDimXOp::create(b, loc, b.getI32Type()));
   Value tiles = lookup(op.getCount()), kBlocks = lookup(op.getKBlocks());
   Value zero = constIndex(0), one = constIndex(1);
+  Value rank, clusterSize;
+  if (int64_t cluster = config.getCluster(); cluster > 1) {
+    clusterSize = constIndex(cluster);
+    rank = rem(cta, clusterSize);
+    cta = div(cta, clusterSize);
+    ctas = div(ctas, clusterSize);
+    tiles = div(tiles, clusterSize);
+  }
   // The tail's tiles are split when each CTA gets at least one unit.
-  Value tail = arith::RemUIOp::create(b, loc, tiles, ctas);
+  Value tail = rem(tiles, ctas);
   Value splits = cmp(arith::CmpIPredicate::uge, mul(tail, kBlocks), ctas);
   Value splitTiles = sel(splits, tail, zero);
   Value units = mul(splitTiles, kBlocks);
@@ -119,11 +144,18 @@ LogicalResult KernelLowering::lowerSplitTileLoop(TileLoopOp op) {
   Value wholeTiles = sel(
       cmp(arith::CmpIPredicate::ult, wholeFrom, tiles),
       arith::CeilDivUIOp::create(b, loc, sub(tiles, wholeFrom), ctas), zero);
-  split = SplitSchedule{cta, ctas, units, kBlocks, {}, {}, {}};
+  split = SplitSchedule{cta, rank, ctas, units, kBlocks, {}, {}, {}};
 
   auto forOp = scf::ForOp::create(b, loc, zero, add(pieces, wholeTiles), one,
                                   ValueRange{zero});
   waitForLastStore(op);
+  // A cluster's producer drains the ring after its last put (the K blocks
+  // of all its pieces and tiles), as after a persistent tile loop.
+  if (config.getCluster() > 1 &&
+      op.getBody()
+          .walk([](RingPutOp) { return WalkResult::interrupt(); })
+          .wasInterrupted())
+    drainClusterRing(forOp.getResult(0));
   OpBuilder::InsertionGuard guard(b);
   openLoopBody(forOp);
   Value iter = forOp.getInductionVar(), before = forOp.getRegionIterArgs()[0];
@@ -140,7 +172,8 @@ LogicalResult KernelLowering::lowerSplitTileLoop(TileLoopOp op) {
   Value blocks = sel(isPiece, sub(pieceEnd, unit), kBlocks);
   Block &body = op.getBody().front();
   mapping[body.getArgument(0)] = iter;
-  mapping[body.getArgument(1)] = tile;
+  mapping[body.getArgument(1)] =
+      rank ? add(mul(tile, clusterSize), rank) : tile;
   mapping[body.getArgument(2)] = before;
   mapping[body.getArgument(3)] = first;
   mapping[body.getArgument(4)] = blocks;
