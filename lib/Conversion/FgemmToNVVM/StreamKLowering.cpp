@@ -26,11 +26,18 @@
 //                                                 bar.sync (math)
 //                                                 acc += ld.global slot[c, r]
 //
+// Where the ring plan decouples the math warpgroups (as in a persistent
+// tile loop), each warpgroup hands over its own rows: its own flag word (at
+// 4 x warpgroup in the flag line), its first thread and its own barrier, so
+// the warpgroups never meet.
+//
 // (CUTLASS's stream-K fixup uses the same release/acquire pattern.)
 //
 //===----------------------------------------------------------------------===//
 
 #include "Conversion/FgemmToNVVM/KernelLowering.h"
+
+#include "llvm/Support/SaveAndRestore.h"
 
 using namespace mlir;
 using namespace mlir::fgemm;
@@ -38,9 +45,21 @@ using namespace mlir::fgemm::detail;
 
 /// The flag word's share of a workspace slot (a line of its own).
 static constexpr int64_t kFlagBytes = 128;
+/// 16-byte loads of a contributor's partial tile in flight at once.
+static constexpr int64_t kCombineLoadsInFlight = 8;
 
 int64_t KernelLowering::workspaceBytesPerCta() {
   return kFlagBytes + config.getBlockM() * config.getBlockN() * 4;
+}
+
+Value KernelLowering::workspaceFlag(Value cluster) {
+  Value slot = workspaceSlot(cluster, 0);
+  if (!decoupledWarpgroups)
+    return slot;
+  Value byte =
+      arith::ExtUIOp::create(b, loc, b.getI64Type(), mulI32(mathWg, 4));
+  return LLVM::GEPOp::create(b, loc, slot.getType(), b.getI8Type(), slot,
+                             ValueRange{byte});
 }
 
 Value KernelLowering::workspaceSlot(Value cluster, int64_t offset) {
@@ -146,6 +165,10 @@ LogicalResult KernelLowering::lowerSplitTileLoop(TileLoopOp op) {
       arith::CeilDivUIOp::create(b, loc, sub(tiles, wholeFrom), ctas), zero);
   split = SplitSchedule{cta, rank, ctas, units, kBlocks, {}, {}, {}};
 
+  // Decided by fgemm-pipeline-tma (the ring plan), as for a persistent
+  // tile loop.
+  llvm::SaveAndRestore<bool> decoupled(decoupledWarpgroups,
+                                       planDecoupledWarpgroups);
   auto forOp = scf::ForOp::create(b, loc, zero, add(pieces, wholeTiles), one,
                                   ValueRange{zero});
   waitForLastStore(op);
@@ -208,8 +231,11 @@ LogicalResult KernelLowering::lowerCombineKPieces(CombineKPiecesOp op) {
                                ValueRange{offset})
         .getResult();
   };
-  Value isThread0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                          mathTid, constI32(0));
+  // The thread that signals and waits: the math warpgroups' first, or
+  // with decoupled warpgroups each warpgroup's.
+  Value isThread0 = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      decoupledWarpgroups ? threadInWarpgroup() : mathTid, constI32(0));
   Value publishes = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
                                           split.first, zero);
   auto ifOp = scf::IfOp::create(b, loc, TypeRange{accType}, publishes,
@@ -222,11 +248,11 @@ LogicalResult KernelLowering::lowerCombineKPieces(CombineKPiecesOp op) {
     for (int64_t v = 0; v < fields / 4; ++v)
       LLVM::StoreOp::create(b, loc, fragmentVector(partial, v),
                             vectorAt(data, v), /*alignment=*/16);
-    mathBarrier();
+    stagingBarrier();
     auto signal = scf::IfOp::create(b, loc, isThread0, /*withElse=*/false);
     b.setInsertionPointToStart(signal.thenBlock());
     emitAsm("st.release.gpu.global.b32 [$0], $1;", "l,r",
-            ValueRange{workspaceSlot(split.cta, 0), constI32(1)});
+            ValueRange{workspaceFlag(split.cta), constI32(1)});
     b.setInsertionPointAfter(signal);
     scf::YieldOp::create(b, loc, partial);
   }
@@ -260,7 +286,7 @@ LogicalResult KernelLowering::lowerCombineKPieces(CombineKPiecesOp op) {
       b.setInsertionPointToStart(waitAll.thenBlock());
       auto each = scf::ForOp::create(b, loc, from, to, one);
       b.setInsertionPointToStart(each.getBody());
-      Value flag = workspaceSlot(each.getInductionVar(), 0);
+      Value flag = workspaceFlag(each.getInductionVar());
       auto spin = scf::WhileOp::create(b, loc, TypeRange(), ValueRange());
       Block *cond = b.createBlock(&spin.getBefore());
       b.setInsertionPointToStart(cond);
@@ -281,7 +307,7 @@ LogicalResult KernelLowering::lowerCombineKPieces(CombineKPiecesOp op) {
       emitAsm("st.relaxed.gpu.global.b32 [$0], $1;", "l,r",
               ValueRange{flag, constI32(0)});
     }
-    mathBarrier();
+    stagingBarrier();
     auto sum = scf::ForOp::create(b, loc, from, to, one, ValueRange{partial});
     {
       OpBuilder::InsertionGuard inner(b);
@@ -289,15 +315,19 @@ LogicalResult KernelLowering::lowerCombineKPieces(CombineKPiecesOp op) {
       Value acc = sum.getRegionIterArgs()[0];
       Value data = workspaceSlot(sum.getInductionVar(), kFlagBytes);
       // Plain loads: the acquire that saw the flag invalidated this SM's L1
-      // (ptxas: CCTL.IVALL), and LLVM may issue them all before the adds
-      // (as inline PTX with side effects they went out eight at a time).
-      SmallVector<Value> loaded;
-      for (int64_t v = 0; v < fields / 4; ++v)
-        loaded.push_back(LLVM::LoadOp::create(b, loc, vecType,
-                                              vectorAt(data, v),
-                                              /*alignment=*/16));
-      for (int64_t v = 0; v < fields / 4; ++v)
-        acc = addFragmentVector(acc, v, loaded[v]);
+      // (ptxas: CCTL.IVALL), issued kCombineLoadsInFlight vectors at a time
+      // before their adds (all at once, ptxas spilled the decoupled 256x128
+      // pairs beside their accumulators).
+      for (int64_t from = 0; from < fields / 4; from += kCombineLoadsInFlight) {
+        int64_t end = std::min(fields / 4, from + kCombineLoadsInFlight);
+        SmallVector<Value> loaded;
+        for (int64_t v = from; v < end; ++v)
+          loaded.push_back(LLVM::LoadOp::create(b, loc, vecType,
+                                                vectorAt(data, v),
+                                                /*alignment=*/16));
+        for (int64_t v = from; v < end; ++v)
+          acc = addFragmentVector(acc, v, loaded[v - from]);
+      }
       scf::YieldOp::create(b, loc, acc);
     }
     scf::YieldOp::create(b, loc, sum.getResult(0));
