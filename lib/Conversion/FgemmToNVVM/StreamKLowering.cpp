@@ -45,8 +45,6 @@ using namespace mlir::fgemm::detail;
 
 /// The flag word's share of a workspace slot (a line of its own).
 static constexpr int64_t kFlagBytes = 128;
-/// 16-byte loads of a contributor's partial tile in flight at once.
-static constexpr int64_t kCombineLoadsInFlight = 8;
 
 int64_t KernelLowering::workspaceBytesPerCta() {
   return kFlagBytes + config.getBlockM() * config.getBlockN() * 4;
@@ -315,19 +313,15 @@ LogicalResult KernelLowering::lowerCombineKPieces(CombineKPiecesOp op) {
       Value acc = sum.getRegionIterArgs()[0];
       Value data = workspaceSlot(sum.getInductionVar(), kFlagBytes);
       // Plain loads: the acquire that saw the flag invalidated this SM's L1
-      // (ptxas: CCTL.IVALL), issued kCombineLoadsInFlight vectors at a time
-      // before their adds (all at once, ptxas spilled the decoupled 256x128
-      // pairs beside their accumulators).
-      for (int64_t from = 0; from < fields / 4; from += kCombineLoadsInFlight) {
-        int64_t end = std::min(fields / 4, from + kCombineLoadsInFlight);
-        SmallVector<Value> loaded;
-        for (int64_t v = from; v < end; ++v)
-          loaded.push_back(LLVM::LoadOp::create(b, loc, vecType,
-                                                vectorAt(data, v),
-                                                /*alignment=*/16));
-        for (int64_t v = from; v < end; ++v)
-          acc = addFragmentVector(acc, v, loaded[v - from]);
-      }
+      // (ptxas: CCTL.IVALL), and LLVM may issue them all before the adds
+      // (as inline PTX with side effects they went out eight at a time).
+      SmallVector<Value> loaded;
+      for (int64_t v = 0; v < fields / 4; ++v)
+        loaded.push_back(LLVM::LoadOp::create(b, loc, vecType,
+                                              vectorAt(data, v),
+                                              /*alignment=*/16));
+      for (int64_t v = 0; v < fields / 4; ++v)
+        acc = addFragmentVector(acc, v, loaded[v]);
       scf::YieldOp::create(b, loc, acc);
     }
     scf::YieldOp::create(b, loc, sum.getResult(0));
