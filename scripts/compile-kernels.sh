@@ -36,7 +36,7 @@ for kernel in "$root"/kernels/*.mlir; do
   for meta in "$out/$name"/*.meta; do
     tag=$(basename "$meta" .meta)
     config=$(grep '^# config:' "$meta")
-    knob() { sed -E "s/.*[<, ]$1 = ([a-z0-9]+).*/\1/" <<<"$config"; }
+    knob() { sed -E "s/.*[<, ]$1 = ([a-z0-9_]+).*/\1/" <<<"$config"; }
     flags=(--block-m="$(knob block_m)" --block-n="$(knob block_n)" --stages=0
            --schedule="$(knob schedule)" --raster-group="$(knob raster_group)"
            --cluster="$(knob cluster)" --multicast="$(knob multicast)"

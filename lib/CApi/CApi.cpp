@@ -102,12 +102,12 @@ std::string misaligned(const char *name, const void *pointer,
 }
 
 fgemm_dense_config toCConfig(const DenseConfiguration &config) {
-  return {int32_t(config.blockM),       int32_t(config.blockN),
-          config.persistent ? 1 : 0,    int32_t(config.rasterGroup),
-          int32_t(config.cluster),      config.multicastB ? 1 : 0,
-          int32_t(config.fixedN),       int32_t(config.fixedK),
-          int32_t(config.kSplit),       config.launchRaster ? 1 : 0,
-          config.prefetchScales ? 1 : 0};
+  return {int32_t(config.blockM),        int32_t(config.blockN),
+          config.persistent ? 1 : 0,     int32_t(config.rasterGroup),
+          int32_t(config.cluster),       config.multicastB ? 1 : 0,
+          int32_t(config.fixedN),        int32_t(config.fixedK),
+          int32_t(config.kSplit),        config.launchRaster ? 1 : 0,
+          config.prefetchScales ? 1 : 0, config.streamK ? 1 : 0};
 }
 
 /// Runs a C provider `call(base, capacity)`: BASE on success, else its

@@ -29,9 +29,10 @@ extern "C" {
  * whose dense and M-grouped kernels are made on first use; 7: the scale
  * re-layout, fgemm_scales_to_mn_major; 8: fgemm_dense_config.k_split; 9:
  * fgemm_dense_config.launch_raster and .prefetch_scales; 10:
- * fgemm_context_specialize's background mode, enable = 2); callers
- * check fgemm_api_version() == FGEMM_API_VERSION. */
-#define FGEMM_API_VERSION 10
+ * fgemm_context_specialize's background mode, enable = 2; 11:
+ * fgemm_dense_config.stream_k); callers check fgemm_api_version() ==
+ * FGEMM_API_VERSION. */
+#define FGEMM_API_VERSION 11
 
 typedef enum fgemm_status {
   FGEMM_SUCCESS = 0,
@@ -77,6 +78,8 @@ typedef struct fgemm_dense_config {
                             default), chosen per launch */
   int32_t prefetch_scales; /* 1 (persistent): each tile's order and first
                               scales computed during the tile before */
+  int32_t stream_k;        /* 1 (persistent): the last round of tiles (of
+                              cluster units) split along K over every CTA */
 } fgemm_dense_config;
 
 /* Makes the kernel of `config` and writes BASE (of BASE.cubin + BASE.meta)

@@ -99,7 +99,9 @@ KernelConfig jit::toKernelConfig(const DenseConfiguration &c) {
   config.blockM = c.blockM;
   config.blockN = c.blockN;
   config.stages = 0; // the deepest that fits
-  config.schedule = c.persistent ? Schedule::Persistent : Schedule::Plain;
+  config.schedule = c.streamK      ? Schedule::StreamK
+                    : c.persistent ? Schedule::Persistent
+                                   : Schedule::Plain;
   config.rasterGroup = c.rasterGroup;
   config.launchRaster = c.launchRaster;
   config.prefetchScales = c.prefetchScales;

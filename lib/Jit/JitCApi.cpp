@@ -51,6 +51,7 @@ fgemm_status provide(const fgemm_kernel_request *request, char *base,
   config.kSplit = uint32_t(c.k_split);
   config.launchRaster = c.launch_raster != 0;
   config.prefetchScales = c.prefetch_scales != 0;
+  config.streamK = c.stream_k != 0;
   config.fixedN = uint32_t(c.fixed_n);
   config.fixedK = uint32_t(c.fixed_k);
   Expected<std::string> made = found->second(config);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
@@ -80,7 +81,9 @@ double fgemm::straddlePenalty(uint32_t blockN) {
 
 std::string DenseConfiguration::stem() const {
   return "bm" + std::to_string(blockM) + "_bn" + std::to_string(blockN) +
-         (persistent ? "_persistent" : "_plain") +
+         (streamK      ? "_stream_k"
+          : persistent ? "_persistent"
+                       : "_plain") +
          (cluster > 1
               ? "_cluster" + std::to_string(cluster) + (multicastB ? "b" : "")
               : std::string()) +
@@ -163,6 +166,12 @@ fgemm::denseConfigurationSet(DenseRecipe recipe) {
   // (3072 and 6144 rows at K = 7168-16384), 1.03-1.09x at M = 4096 where
   // its last row tile is a third empty and its waves end worse (H200,
   // docs/PERF.md, thirty-fifth session); the wave count decides.
+  // 128x192 pairs sharing B with stream-K (the last round of cluster units
+  // split along K): 0.842x the persistent pairs' time at 2048x2112x7168
+  // (1.33 rounds), 1.254x DeepGEMM's speed there; chosen only where its
+  // model was measured (kStreamKMaxTail; H200, docs/PERF.md, thirty-sixth
+  // session). Row-major: the persistent pairs' launch raster chooses it at
+  // N <= 4096, and with stream-K the launch parameter spills.
   static const std::vector<DenseConfiguration> set = {
       {256, 128, false, 8},
       {192, 128, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
@@ -177,6 +186,9 @@ fgemm::denseConfigurationSet(DenseRecipe recipe) {
       {128, 192, false, 16},
       {128, 192, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
        /*multicastB=*/true, /*kSplit=*/1, /*launchRaster=*/true},
+      {128, 192, true, 1, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
+       /*multicastB=*/true, /*kSplit=*/1, /*launchRaster=*/false,
+       /*prefetchScales=*/false, /*streamK=*/true},
       {128, 128, false, 16},
       {128, 128, true, 0, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/1,
        /*multicastB=*/false, /*kSplit=*/1, /*launchRaster=*/false,
@@ -266,6 +278,16 @@ fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
                   estimateTileRate(meta.blockM, meta.blockN);
     if (meta.kSplit > 1)
       time *= kKSplitShareCost / meta.kSplit;
+    // Stream-K: whole rounds plus the split last round's cost, where the
+    // model was measured to hold (kStreamKMaxTail); elsewhere it comes after
+    // every other kernel.
+    double rounds = double(tiles) / double(sms);
+    double wholeRounds = std::floor(rounds), lastRound = rounds - wholeRounds;
+    bool streamKFits = wholeRounds >= 1 && lastRound > 0 &&
+                       lastRound <= kStreamKMaxTail && k >= kStreamKMinK;
+    if (meta.streamK() && streamKFits)
+      time *= kStreamKOverhead * (wholeRounds + kStreamKTailCost * lastRound) /
+              double(waves);
     // A persistent CTA overlaps a tile's epilogue with the next tile's loads:
     // measured 1.2x faster at K <= 2048 with several tiles per CTA, 5% slower
     // at K >= 7168 (docs/PERF.md). In clusters of two the persistent grid
@@ -305,7 +327,8 @@ fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
     // than the estimate counts (H200, docs/PERF.md, thirty-fifth session).
     int partialThreeWarpgroupTile =
         meta.blockM == 192 && m % meta.blockM != 0 ? 1 : 0;
-    Cost cost{shortSplit + partialThreeWarpgroupTile,
+    int streamKOff = meta.streamK() && !streamKFits ? 1 : 0;
+    Cost cost{shortSplit + partialThreeWarpgroupTile + streamKOff,
               wastedRows,
               int64_t(time * 1000),
               isPersistent,
@@ -609,7 +632,9 @@ KernelMeta fgemm::configurationStub(std::string kernel, std::string variant,
   stub.blockM = config.blockM;
   stub.blockN = config.blockN;
   stub.blockK = 128;
-  stub.schedule = config.persistent ? "persistent" : "plain";
+  stub.schedule = config.streamK      ? "stream_k"
+                  : config.persistent ? "persistent"
+                                      : "plain";
   stub.cluster = config.cluster;
   stub.kSplit = config.kSplit;
   // Grid x is the index a cluster splits (docs/ABI.md).
@@ -647,7 +672,7 @@ Status fgemm::makeOnDemandKernel(
   // What the choice assumed must be what was made.
   if (made->blockM != config.blockM || made->blockN != config.blockN ||
       made->persistent() != config.persistent ||
-      made->cluster != config.cluster ||
+      made->streamK() != config.streamK || made->cluster != config.cluster ||
       (config.cluster > 1 && made->clusterAlongM() != config.multicastB) ||
       made->fixedN != config.fixedN || made->fixedK != config.fixedK)
     return Status::error(*base + ".meta describes " + made->configName() +

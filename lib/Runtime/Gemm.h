@@ -143,9 +143,12 @@ struct DenseConfiguration {
   /// Persistent: each tile's first scales are loaded during the tile before
   /// (the prefetch_scales knob).
   bool prefetchScales = false;
+  /// With persistent: schedule stream_k (the last round of tiles, or of
+  /// cluster units, split along K over every CTA).
+  bool streamK = false;
   /// NAME of its NAME.cubin / NAME.meta in a kernel directory:
-  /// bm<M>_bn<N>_<plain|persistent>[_cluster2[b]][_ksplit<S>][_n<fixed N>]
-  /// [_k<fixed K>].
+  /// bm<M>_bn<N>_<plain|persistent|stream_k>[_cluster2[b]][_ksplit<S>]
+  /// [_n<fixed N>][_k<fixed K>].
   std::string stem() const;
 };
 /// The set the configuration choice is fitted to (docs/PERF.md): what
@@ -174,6 +177,22 @@ inline constexpr double kKSplitShareCost = 1.45;
 /// pairs against the unsplit choice at M = 64 / 128, N = 512-2112, 5-21%
 /// slower at K <= 2048, 4-15% faster at K = 7168, 14-27% at K = 16384).
 inline constexpr int64_t kKSplitMinK = 4096;
+
+/// The stream-K choice (schedule stream_k, 128x192 pairs sharing B; H200,
+/// docs/PERF.md, thirty-sixth session), against the same pairs persistent
+/// over R = tiles / SMs rounds: the whole rounds cost kStreamKOverhead each
+/// (3072x2112x7168, nothing split: 1.038x), the last round's share f costs
+/// kStreamKTailCost x f rounds (its pieces start at different K offsets and
+/// stream their operands without the L2 sharing of CTAs in step: 1.32-1.89
+/// fitted at K = 7168). Only where that was measured to win: at least one
+/// whole round, f <= kStreamKMaxTail (2048x2112x7168, f = 0.33: 0.842x)
+/// and K >= kStreamKMinK (at K = 2048 the hand-over of the partial tiles
+/// lost 12-16% whatever the tail; at M <= 128, no whole round, the eleventh
+/// session's pieces ran 1.3-1.4x).
+inline constexpr double kStreamKOverhead = 1.04;
+inline constexpr double kStreamKTailCost = 1.9;
+inline constexpr double kStreamKMaxTail = 0.4;
+inline constexpr int64_t kStreamKMinK = 7168;
 
 /// The raster group a launch of `meta` passes (KernelBindings::rasterGroup;
 /// 0 = the kernel's default, and for kernels without the parameter). Pairs

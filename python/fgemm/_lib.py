@@ -6,7 +6,7 @@ import ctypes
 import os
 import threading
 
-API_VERSION = 10  # FGEMM_API_VERSION this binding was written for
+API_VERSION = 11  # FGEMM_API_VERSION this binding was written for
 
 SUCCESS = 0
 ERROR_INVALID_ARGUMENT = 1

@@ -278,6 +278,22 @@ TEST(GemmConfig, PersistentPairsSharingB) {
   EXPECT_EQ(choose(kernels, 64, 7168, 2048), "bm64_bn64_plain");
   EXPECT_EQ(choose(kernels, 64, 4096, 7168), "bm64_bn32_plain");
   EXPECT_EQ(choose(kernels, 128, 32768, 512), "bm128_bn128_persistent");
+  // The 128x192 pairs sharing B with stream-K where one or more whole rounds
+  // of cluster units end in a short one at long K: 2048 x 2112 x 7168 (88
+  // units on 66 clusters, 1.33 rounds) 0.842x the persistent pairs' time;
+  // not at 2.67 rounds (4096 x 2112 x 7168, 0.998x), with nothing to split
+  // (3072 x 2112 x 7168, 1.038x), at K = 2048 (1.12-1.16x) or without a whole
+  // round (H200, docs/PERF.md, thirty-sixth session).
+  EXPECT_EQ(choose(kernels, 2048, 2112, 7168),
+            "bm128_bn192_stream_k_cluster2b");
+  EXPECT_EQ(choose(kernels, 2048, 2112, 16384),
+            "bm128_bn192_stream_k_cluster2b");
+  EXPECT_EQ(choose(kernels, 3072, 2112, 7168),
+            "bm128_bn192_persistent_cluster2b");
+  EXPECT_EQ(choose(kernels, 2048, 2112, 2048).find("stream_k"),
+            std::string::npos);
+  EXPECT_EQ(choose(kernels, 1024, 2112, 7168).find("stream_k"),
+            std::string::npos);
   // The stub's grid x is the split index, so the pair's extra M tile counts.
   auto pairsAt = std::find_if(kernels.begin(), kernels.end(), [](auto &k) {
     return k.kernel == "bm128_bn192_persistent_cluster2b";

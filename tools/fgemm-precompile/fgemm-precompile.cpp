@@ -50,12 +50,12 @@ static cl::opt<std::string>
              cl::desc("Kernel cache (default $FGEMM_CACHE_DIR, else "
                       "$XDG_CACHE_HOME/fgemm or ~/.cache/fgemm)"),
              cl::cat(category));
-static cl::list<std::string>
-    configs("config",
-            cl::desc("BMxBN[:persistent][:rG][:lr][:pf][:c2|:c2b][:ks2|:ks4] "
-                     "(repeatable; "
-                     "default: the runtime's configuration set)"),
-            cl::cat(category));
+static cl::list<std::string> configs(
+    "config",
+    cl::desc("BMxBN[:persistent|:stream_k][:rG][:lr][:pf][:c2|:c2b][:ks2|:ks4] "
+             "(repeatable; "
+             "default: the runtime's configuration set)"),
+    cl::cat(category));
 static cl::opt<std::string> configurationSet(
     "set",
     cl::desc("The runtime's configuration set to compile without --config: "
@@ -108,13 +108,15 @@ std::string parseConfig(StringRef text, fgemm::DenseConfiguration &config) {
   config = {0, 0, false, 0};
   if (m.getAsInteger(10, config.blockM) || n.getAsInteger(10, config.blockN))
     return "'" + text.str() +
-           "': expected BMxBN[:persistent][:rG][:lr][:pf][:c2|:c2b][:ks2|:ks4]";
+           "': expected "
+           "BMxBN[:persistent|:stream_k][:rG][:lr][:pf][:c2|:c2b][:ks2|:ks4]";
   for (StringRef part : ArrayRef(parts).drop_front()) {
-    if (part == "persistent")
+    if (part == "persistent" || part == "stream_k") {
       config.persistent = true;
-    else if (part == "plain")
-      config.persistent = false;
-    else if (part == "c2" || part == "c2b") {
+      config.streamK = part == "stream_k";
+    } else if (part == "plain") {
+      config.persistent = config.streamK = false;
+    } else if (part == "c2" || part == "c2b") {
       config.cluster = 2;
       config.multicastB = part == "c2b";
     } else if (part == "ks2" || part == "ks4") {
@@ -126,7 +128,8 @@ std::string parseConfig(StringRef text, fgemm::DenseConfiguration &config) {
     } else if (!part.consume_front("r") ||
                part.getAsInteger(10, config.rasterGroup))
       return "'" + text.str() +
-             "': unknown part (allowed: plain, persistent, rG for a raster "
+             "': unknown part (allowed: plain, persistent, stream_k, rG for a "
+             "raster "
              "group of G, lr for a raster group chosen per launch (G its "
              "default), pf for scales prefetched a tile ahead, c2 / c2b for "
              "clusters of two sharing A / B, ks2 / "
