@@ -620,7 +620,7 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
   bool clusterAlongM = cluster > 1 && config.getMulticast() == Multicast::B;
   // Grouped row tiles sharing B share it only when they are in one group:
   // those loads get the pair's condition (multicast_if) below.
-  SmallVector<LoadOp> sharedWithinGroup;
+  SmallVector<LoadOp> sharedWithinGroup, multicastLoads;
   if (cluster > 1) {
     // What differs between the CTAs: the split tile index, and for grouped
     // row tiles sharing B also their rows (body arguments 3 and 4); their
@@ -637,6 +637,7 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
           }))
         return;
       load.setMulticast(true);
+      multicastLoads.push_back(load);
       any = true;
       if (clusterAlongM && groupArg &&
           llvm::any_of(load.getIndices(),
@@ -702,17 +703,50 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
     // A cluster's CTAs take consecutive linear indices (the runtime launches
     // a multiple of the cluster size), which the order maps to one unit of
     // `cluster` tiles along the split index: the CTAs share the other index,
-    // and so the multicast tile and the group. A unit that reaches past the
-    // tiles computes tiles wholly out of bounds, whose stores TMA drops.
-    Value rowUnits = rowPieces, colUnits = tilesN;
+    // and so the multicast tile and the group. A grouped unit that reaches
+    // past the tiles computes tiles wholly out of bounds, whose stores TMA
+    // drops. Dense pairs instead leave an odd split count's last line of
+    // tiles (the last tile column with multicast = a, the last row with b)
+    // to tail units after the others, whose two CTAs take two tiles of that
+    // line along the other index, each loading its own operands (as
+    // DeepGEMM's scheduler does): no pair computes a tile past the output
+    // but where the other count is odd too.
+    bool denseTail = cluster > 1 && !space.isGrouped();
+    Value rowUnits = rowPieces, colUnits = tilesN, splitTiles;
     if (cluster > 1 && !groupPairs) {
       Value &split = clusterAlongM ? rowUnits : colUnits;
-      split = arith::CeilDivUIOp::create(rewriter, loc, split, clusterSize);
+      splitTiles = split;
+      split =
+          denseTail
+              ? Value(arith::DivUIOp::create(rewriter, loc, split, clusterSize))
+              : Value(arith::CeilDivUIOp::create(rewriter, loc, split,
+                                                 clusterSize));
     }
     Value total =
         groupPairs
             ? rowPieces
             : Value(arith::MulIOp::create(rewriter, loc, rowUnits, colUnits));
+    Value bodyUnits;
+    if (denseTail) {
+      bodyUnits = total;
+      Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+      Value oddSplit = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::ne,
+          arith::RemUIOp::create(rewriter, loc, splitTiles, clusterSize), zero);
+      Value tailUnits = arith::SelectOp::create(
+          rewriter, loc, oddSplit,
+          arith::CeilDivUIOp::create(
+              rewriter, loc, clusterAlongM ? colUnits : rowUnits, clusterSize),
+          zero);
+      total = arith::AddIOp::create(rewriter, loc, bodyUnits, tailUnits);
+      // The order runs over the body's units; with none (a split count of
+      // 1) it still runs, on one line of units, for tail units' discarded
+      // values: no division by zero.
+      Value &split = clusterAlongM ? rowUnits : colUnits;
+      split = arith::MaxUIOp::create(
+          rewriter, loc, split,
+          arith::ConstantIndexOp::create(rewriter, loc, 1));
+    }
     if (cluster > 1)
       total = arith::MulIOp::create(rewriter, loc, total, clusterSize);
     // Stream-K: the loop runs pieces of tiles along the math K loop.
@@ -750,9 +784,40 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
       groupRows = pair.rows;
       tm = pair.tm, tn = pair.tn, peerTm = pair.peerTm, inTail = pair.inTail;
     } else {
+      // (A tail unit walks the order as unit 0: its values are not used.)
+      Value inDenseTail, orderUnit = tile;
+      if (denseTail) {
+        inDenseTail = arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::uge, tile, bodyUnits);
+        orderUnit = arith::SelectOp::create(
+            rewriter, loc, inDenseTail,
+            arith::ConstantIndexOp::create(rewriter, loc, 0), tile);
+      }
       std::tie(tm, tn) = emitClusterTileOrder(
-          rewriter, loc, tile, rank, rowUnits, colUnits, clusterSize,
+          rewriter, loc, orderUnit, rank, rowUnits, colUnits, clusterSize,
           clusterAlongM, emitRasterGroup(rewriter, loc, config, rowUnits));
+      if (denseTail) {
+        // Tail unit u: tiles 2u and 2u + 1 of the last line, one per CTA.
+        Value along = arith::AddIOp::create(
+            rewriter, loc,
+            arith::MulIOp::create(
+                rewriter, loc,
+                arith::SubIOp::create(rewriter, loc, tile, bodyUnits),
+                clusterSize),
+            rank);
+        Value lastLine = arith::SubIOp::create(
+            rewriter, loc, splitTiles,
+            arith::ConstantIndexOp::create(rewriter, loc, 1));
+        Value tailTm = clusterAlongM ? lastLine : along;
+        Value tailTn = clusterAlongM ? along : lastLine;
+        tm = arith::SelectOp::create(rewriter, loc, inDenseTail, tailTm, tm);
+        tn = arith::SelectOp::create(rewriter, loc, inDenseTail, tailTn, tn);
+        Value shared = arith::XOrIOp::create(
+            rewriter, loc, inDenseTail,
+            arith::ConstantIntOp::create(rewriter, loc, 1, 1));
+        for (LoadOp load : multicastLoads)
+          load.getMulticastIfMutable().assign(shared);
+      }
       if (clusterAlongM)
         peerTm = emitPairPeer(rewriter, loc, tm, rank);
     }

@@ -30,8 +30,8 @@
 // In clusters of two sharing A, the loop counts two indices per unit of
 // tiles that share an A tile (the lowering splits units over clusters), and
 // the body takes the rank and the unit from the index.
-// PAIRS: %[[UNITS:.*]] = arith.muli
-// PAIRS-NEXT: %[[COUNT:.*]] = arith.muli %[[UNITS]], %c2 : index
+// PAIRS: %[[UNITS:.*]] = arith.addi
+// PAIRS: %[[COUNT:.*]] = arith.muli %[[UNITS]], %c2 : index
 // PAIRS: fgemm.tile_loop %[[COUNT]] split_k(%{{.*}}) {
 // PAIRS-NEXT: ^bb0(%{{.*}}: index, %[[T:.*]]: index, %{{.*}}: index, %[[FIRST:.*]]: index, %[[BLOCKS:.*]]: index):
 // PAIRS-NEXT: arith.remui %[[T]], %c2 : index

@@ -306,26 +306,44 @@ fgemm.kernel @two(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"]
 
 // -----
 
-// Persistent with a cluster of 2 sharing A: the loop runs over 2 x tiles_m x
-// ceil(tiles_n / 2) indices; consecutive indices (the CTAs of a cluster) are
-// one unit in the tile order and take the two N tiles of one pair.
+// Persistent with a cluster of 2 sharing A: the loop runs over 2 x (tiles_m
+// x floor(tiles_n / 2) + tail) indices; consecutive indices (the CTAs of a
+// cluster) are one unit in the tile order and take the two N tiles of one
+// pair. With tiles_n odd, ceil(tiles_m / 2) tail units come last, their
+// CTAs taking row tiles 2u and 2u + 1 of the last tile column, each loading
+// its own A (multicast_if false).
 // CHECK-LABEL: fgemm.kernel @persistent_cluster_a
 // CHECK-SAME: grid = #fgemm.tile_grid<dense, ["n", "m"]>
 // CHECK: %[[TILES_M:.*]] = fgemm.num_blocks "m" by "bm"
 // CHECK-NEXT: %[[TILES_N:.*]] = fgemm.num_blocks "n" by "bn"
 // CHECK-NEXT: %[[C2:.*]] = arith.constant 2 : index
-// CHECK-NEXT: %[[PAIRS:.*]] = arith.ceildivui %[[TILES_N]], %[[C2]]
-// CHECK-NEXT: %[[UNITS:.*]] = arith.muli %[[TILES_M]], %[[PAIRS]]
+// CHECK-NEXT: %[[PAIRS:.*]] = arith.divui %[[TILES_N]], %[[C2]]
+// CHECK-NEXT: %[[BODY:.*]] = arith.muli %[[TILES_M]], %[[PAIRS]]
+// CHECK: %[[ODD:.*]] = arith.remui %[[TILES_N]], %[[C2]]
+// CHECK-NEXT: %[[HAS_TAIL:.*]] = arith.cmpi ne, %[[ODD]], %{{.*}}
+// CHECK-NEXT: %[[HALF_M:.*]] = arith.ceildivui %[[TILES_M]], %[[C2]]
+// CHECK-NEXT: %[[TAIL:.*]] = arith.select %[[HAS_TAIL]], %[[HALF_M]], %{{.*}}
+// CHECK-NEXT: %[[UNITS:.*]] = arith.addi %[[BODY]], %[[TAIL]]
+// CHECK: %[[ORDER_PAIRS:.*]] = arith.maxui %[[PAIRS]], %{{.*}}
 // CHECK-NEXT: %[[COUNT:.*]] = arith.muli %[[UNITS]], %[[C2]]
 // CHECK-NEXT: fgemm.tile_loop %[[COUNT]] {
 // CHECK-NEXT: ^bb0(%{{.*}}: index, %[[TILE:.*]]: index):
 // CHECK-NEXT: %[[RANK:.*]] = arith.remui %[[TILE]], %[[C2]]
 // CHECK-NEXT: %[[UNIT:.*]] = arith.divui %[[TILE]], %[[C2]]
-// CHECK-NEXT: %[[TM:.*]] = arith.divui %[[UNIT]], %[[PAIRS]]
-// CHECK-NEXT: %[[PAIR:.*]] = arith.remui %[[UNIT]], %[[PAIRS]]
+// CHECK-NEXT: %[[IN_TAIL:.*]] = arith.cmpi uge, %[[UNIT]], %[[BODY]]
+// CHECK: %[[ORDER_UNIT:.*]] = arith.select %[[IN_TAIL]], %{{.*}}, %[[UNIT]]
+// CHECK-NEXT: %[[TM0:.*]] = arith.divui %[[ORDER_UNIT]], %[[ORDER_PAIRS]]
+// CHECK-NEXT: %[[PAIR:.*]] = arith.remui %[[ORDER_UNIT]], %[[ORDER_PAIRS]]
 // CHECK-NEXT: %[[BASE:.*]] = arith.muli %[[PAIR]], %[[C2]]
-// CHECK-NEXT: %[[TN:.*]] = arith.addi %[[BASE]], %[[RANK]]
-// CHECK: fgemm.load %{{.*}}[%[[TM]], %{{.*}}] {multicast}
+// CHECK-NEXT: %[[TN0:.*]] = arith.addi %[[BASE]], %[[RANK]]
+// CHECK-NEXT: %[[TAIL_UNIT:.*]] = arith.subi %[[UNIT]], %[[BODY]]
+// CHECK-NEXT: %[[TAIL_BASE:.*]] = arith.muli %[[TAIL_UNIT]], %[[C2]]
+// CHECK-NEXT: %[[TAIL_TM:.*]] = arith.addi %[[TAIL_BASE]], %[[RANK]]
+// CHECK: %[[LAST_TN:.*]] = arith.subi %[[TILES_N]], %{{.*}}
+// CHECK-NEXT: %[[TM:.*]] = arith.select %[[IN_TAIL]], %[[TAIL_TM]], %[[TM0]]
+// CHECK-NEXT: %[[TN:.*]] = arith.select %[[IN_TAIL]], %[[LAST_TN]], %[[TN0]]
+// CHECK: %[[SHARED:.*]] = arith.xori %[[IN_TAIL]], %{{.*}} : i1
+// CHECK: fgemm.load %{{.*}}[%[[TM]], %{{.*}}] multicast_if(%[[SHARED]]) {multicast}
 // CHECK: fgemm.load %{{.*}}[%[[TN]], %{{.*}}] :
 // CHECK: fgemm.store %{{.*}}, %{{.*}}[%[[TM]], %[[TN]]]
 fgemm.kernel @persistent_cluster_a(%a: !fgemm.tensor<[m, k], f8E4M3FN>, %b: !fgemm.tensor<[n, k], f8E4M3FN>,
@@ -350,23 +368,31 @@ fgemm.kernel @persistent_cluster_a(%a: !fgemm.tensor<[m, k], f8E4M3FN>, %b: !fge
 // -----
 
 // Persistent with a cluster of 2 sharing B: the pair runs along M, and x
-// (the count the runtime rounds up to whole clusters) is the M tiles.
+// (the count the runtime rounds up to whole clusters) is the M tiles; with
+// tiles_m odd the tail units take column tiles 2u and 2u + 1 of the last
+// row tile, each CTA loading its own B.
 // CHECK-LABEL: fgemm.kernel @persistent_cluster_b
 // CHECK-SAME: grid = #fgemm.tile_grid<dense, ["m", "n"]>
 // CHECK: %[[TILES_M:.*]] = fgemm.num_blocks "m" by "bm"
 // CHECK-NEXT: %[[TILES_N:.*]] = fgemm.num_blocks "n" by "bn"
 // CHECK-NEXT: %[[C2:.*]] = arith.constant 2 : index
-// CHECK-NEXT: %[[PAIRS:.*]] = arith.ceildivui %[[TILES_M]], %[[C2]]
-// CHECK-NEXT: %[[UNITS:.*]] = arith.muli %[[PAIRS]], %[[TILES_N]]
+// CHECK-NEXT: %[[PAIRS:.*]] = arith.divui %[[TILES_M]], %[[C2]]
+// CHECK-NEXT: %[[BODY:.*]] = arith.muli %[[PAIRS]], %[[TILES_N]]
 // CHECK: ^bb0(%{{.*}}: index, %[[TILE:.*]]: index):
 // CHECK-NEXT: %[[RANK:.*]] = arith.remui %[[TILE]], %[[C2]]
 // CHECK-NEXT: %[[UNIT:.*]] = arith.divui %[[TILE]], %[[C2]]
-// CHECK-NEXT: %[[PAIR:.*]] = arith.divui %[[UNIT]], %[[TILES_N]]
-// CHECK-NEXT: %[[TN:.*]] = arith.remui %[[UNIT]], %[[TILES_N]]
+// CHECK-NEXT: %[[IN_TAIL:.*]] = arith.cmpi uge, %[[UNIT]], %[[BODY]]
+// CHECK: %[[ORDER_UNIT:.*]] = arith.select %[[IN_TAIL]], %{{.*}}, %[[UNIT]]
+// CHECK-NEXT: %[[PAIR:.*]] = arith.divui %[[ORDER_UNIT]], %[[TILES_N]]
+// CHECK-NEXT: %[[TN0:.*]] = arith.remui %[[ORDER_UNIT]], %[[TILES_N]]
 // CHECK-NEXT: %[[BASE:.*]] = arith.muli %[[PAIR]], %[[C2]]
-// CHECK-NEXT: %[[TM:.*]] = arith.addi %[[BASE]], %[[RANK]]
+// CHECK-NEXT: %[[TM0:.*]] = arith.addi %[[BASE]], %[[RANK]]
+// CHECK: %[[LAST_TM:.*]] = arith.subi %[[TILES_M]], %{{.*}}
+// CHECK-NEXT: %[[TM:.*]] = arith.select %[[IN_TAIL]], %[[LAST_TM]], %[[TM0]]
+// CHECK-NEXT: %[[TN:.*]] = arith.select %[[IN_TAIL]], %{{.*}}, %[[TN0]]
+// CHECK: %[[SHARED:.*]] = arith.xori %[[IN_TAIL]], %{{.*}} : i1
 // CHECK: fgemm.load %{{.*}}[%[[TM]], %{{.*}}] :
-// CHECK: fgemm.load %{{.*}}[%[[TN]], %{{.*}}] {multicast}
+// CHECK: fgemm.load %{{.*}}[%[[TN]], %{{.*}}] multicast_if(%[[SHARED]]) {multicast}
 fgemm.kernel @persistent_cluster_b(%a: !fgemm.tensor<[m, k], f8E4M3FN>, %b: !fgemm.tensor<[n, k], f8E4M3FN>,
     %d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n", "k"],
     config = #fgemm.config<math_warpgroups = 2, cluster = 2, multicast = b, schedule = persistent>} {
