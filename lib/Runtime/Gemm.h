@@ -162,6 +162,10 @@ denseConfigurationSet(DenseRecipe recipe = DenseRecipe::k1D2D);
 /// cluster, the count along grid x (the split one, `tiles[0]`) rounded up
 /// to whole clusters, whose extra tiles lie past the output but still run
 /// their loads and math. (A K-split kernel runs k_split CTAs per tile.)
+/// Persistent dense pairs now give an odd count's last line to tail units
+/// (docs/ABI.md) and compute at most one such tile; the model keeps the
+/// rounded count, as its choices were measured with it (the tail units
+/// measured no faster: docs/PERF.md, thirty-sixth session).
 int64_t launchedTiles(const KernelMeta &meta, int64_t tilesM, int64_t tilesN);
 
 /// How much longer a K-split CTA's share of a tile takes than 1 / k_split of
