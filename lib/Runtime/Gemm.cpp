@@ -280,11 +280,14 @@ fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
       time *= kKSplitShareCost / meta.kSplit;
     // Stream-K: whole rounds plus the split last round's cost, where the
     // model was measured to hold (kStreamKMaxTail); elsewhere it comes after
-    // every other kernel.
+    // every other kernel. Its tile order is row-major, which the persistent
+    // pairs' launch raster picks only up to N = kRowMajorMaxN (a wider B
+    // would stream from DRAM once per row of units).
     double rounds = double(tiles) / double(sms);
     double wholeRounds = std::floor(rounds), lastRound = rounds - wholeRounds;
     bool streamKFits = wholeRounds >= 1 && lastRound > 0 &&
-                       lastRound <= kStreamKMaxTail && k >= kStreamKMinK;
+                       lastRound <= kStreamKMaxTail && k >= kStreamKMinK &&
+                       n <= kRowMajorMaxN;
     if (meta.streamK() && streamKFits)
       time *= kStreamKOverhead * (wholeRounds + kStreamKTailCost * lastRound) /
               double(waves);

@@ -192,7 +192,8 @@ inline constexpr int64_t kKSplitMinK = 4096;
 /// whole round, f <= kStreamKMaxTail (2048x2112x7168, f = 0.33: 0.842x)
 /// and K >= kStreamKMinK (at K = 2048 the hand-over of the partial tiles
 /// lost 12-16% whatever the tail; at M <= 128, no whole round, the eleventh
-/// session's pieces ran 1.3-1.4x).
+/// session's pieces ran 1.3-1.4x), and N <= kRowMajorMaxN (its row-major
+/// order).
 inline constexpr double kStreamKOverhead = 1.04;
 inline constexpr double kStreamKTailCost = 1.9;
 inline constexpr double kStreamKMaxTail = 0.4;

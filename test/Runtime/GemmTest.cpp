@@ -294,6 +294,11 @@ TEST(GemmConfig, PersistentPairsSharingB) {
             std::string::npos);
   EXPECT_EQ(choose(kernels, 1024, 2112, 7168).find("stream_k"),
             std::string::npos);
+  // Row-major only where the persistent pairs' raster would be (N <= 4096):
+  // 1024 x 16384 x 7168 has 5.2 rounds of units but a B the order would
+  // stream once per row of units.
+  EXPECT_EQ(choose(kernels, 1024, 16384, 7168).find("stream_k"),
+            std::string::npos);
   // The stub's grid x is the split index, so the pair's extra M tile counts.
   auto pairsAt = std::find_if(kernels.begin(), kernels.end(), [](auto &k) {
     return k.kernel == "bm128_bn192_persistent_cluster2b";
