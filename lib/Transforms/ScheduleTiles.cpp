@@ -196,6 +196,20 @@ static Value emitPairPeer(RewriterBase &rewriter, Location loc, Value tm,
                                arith::SubIOp::create(rewriter, loc, one, rank));
 }
 
+/// Where the tile of CTA `rank` of tail unit `unit` (numbered after the
+/// `bodyUnits` units of the tile order) lies along its line of tiles:
+/// (unit - bodyUnits) x clusterSize + rank.
+static Value emitTailTileAlongLine(RewriterBase &rewriter, Location loc,
+                                   Value unit, Value bodyUnits,
+                                   Value clusterSize, Value rank) {
+  return arith::AddIOp::create(
+      rewriter, loc,
+      arith::MulIOp::create(
+          rewriter, loc, arith::SubIOp::create(rewriter, loc, unit, bodyUnits),
+          clusterSize),
+      rank);
+}
+
 namespace {
 /// A masked pair's tile (emitMaskedPairTile): its group and the group's
 /// rows, its row and column tiles, the other CTA's row tile, and whether the
@@ -248,13 +262,8 @@ static MaskedPairTile emitMaskedPairTile(RewriterBase &rewriter,
   Value peerTm = emitPairPeer(rewriter, loc, tm, rank);
   // Tail unit j: the last row tile, columns 2j + rank.
   Value lastRow = arith::SubIOp::create(rewriter, loc, rowTiles, one);
-  Value tailColumn = arith::AddIOp::create(
-      rewriter, loc,
-      arith::MulIOp::create(
-          rewriter, loc,
-          arith::SubIOp::create(rewriter, loc, inGroup, bodyUnits),
-          clusterSize),
-      rank);
+  Value tailColumn = emitTailTileAlongLine(rewriter, loc, inGroup, bodyUnits,
+                                           clusterSize, rank);
   pair.tm = arith::SelectOp::create(rewriter, loc, pair.inTail, lastRow, tm);
   pair.tn = arith::SelectOp::create(rewriter, loc, pair.inTail, tailColumn, tn);
   pair.peerTm =
@@ -798,13 +807,8 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
           clusterAlongM, emitRasterGroup(rewriter, loc, config, rowUnits));
       if (denseTail) {
         // Tail unit u: tiles 2u and 2u + 1 of the last line, one per CTA.
-        Value along = arith::AddIOp::create(
-            rewriter, loc,
-            arith::MulIOp::create(
-                rewriter, loc,
-                arith::SubIOp::create(rewriter, loc, tile, bodyUnits),
-                clusterSize),
-            rank);
+        Value along = emitTailTileAlongLine(rewriter, loc, tile, bodyUnits,
+                                            clusterSize, rank);
         Value lastLine = arith::SubIOp::create(
             rewriter, loc, splitTiles,
             arith::ConstantIndexOp::create(rewriter, loc, 1));

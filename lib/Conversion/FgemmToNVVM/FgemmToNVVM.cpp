@@ -1408,10 +1408,7 @@ LogicalResult KernelLowering::lowerTileLoop(TileLoopOp op) {
   // With a third argument the loop carries the K blocks run so far; a
   // cluster's producer carries them too, for its drain after the loop.
   bool countsBlocks = body.getNumArguments() == 3;
-  bool drains = config.getCluster() > 1 &&
-                op.getBody()
-                    .walk([](RingPutOp) { return WalkResult::interrupt(); })
-                    .wasInterrupted();
+  bool drains = drainsAfter(op);
   StoreOp deferred = getDeferredStore(op);
   // Decided by fgemm-pipeline-tma (the ring plan): the body's math role
   // needs no barrier of all math warpgroups.

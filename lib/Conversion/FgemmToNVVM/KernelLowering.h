@@ -224,6 +224,14 @@ private:
   /// The producer's last wait for every slot of a cluster's ring, after
   /// `numBlocks` puts.
   void drainClusterRing(Value numBlocks);
+  /// Whether the lowered tile loop `op` is a cluster producer's, which
+  /// drains the ring after it (drainClusterRing).
+  bool drainsAfter(TileLoopOp op) {
+    return config.getCluster() > 1 &&
+           op.getBody()
+               .walk([](RingPutOp) { return WalkResult::interrupt(); })
+               .wasInterrupted();
+  }
   /// The K loop as one scf.for, the per-block scales `staged` staged in
   /// shared memory chunk by chunk; returns the values of the op's results.
   FailureOr<SmallVector<Value>> buildKLoop(KLoopOp op, Value numBlocks,

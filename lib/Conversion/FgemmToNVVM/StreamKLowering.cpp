@@ -172,10 +172,7 @@ LogicalResult KernelLowering::lowerSplitTileLoop(TileLoopOp op) {
   waitForLastStore(op);
   // A cluster's producer drains the ring after its last put (the K blocks
   // of all its pieces and tiles), as after a persistent tile loop.
-  if (config.getCluster() > 1 &&
-      op.getBody()
-          .walk([](RingPutOp) { return WalkResult::interrupt(); })
-          .wasInterrupted())
+  if (drainsAfter(op))
     drainClusterRing(forOp.getResult(0));
   OpBuilder::InsertionGuard guard(b);
   openLoopBody(forOp);
