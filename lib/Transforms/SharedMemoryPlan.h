@@ -41,8 +41,7 @@ int64_t getEpilogueVectorBytes(ReadTileOp read, ConfigAttr config);
 int64_t getEpilogueVectorBytes(Operation *kernel, ConfigAttr config);
 
 /// Whether the math warpgroups of `kernel` never meet per tile: a
-/// persistent or stream-K tile loop (a split tile's pieces are handed over
-/// per warpgroup) with two or more math warpgroups, no k_split,
+/// persistent tile loop (not stream-K) with two math warpgroups, no k_split,
 /// no deferred store (overlap_epilogue) and no staged epilogue vectors
 /// (fgemm.read_tile). Each then stages its own copy of the per-block scales
 /// and the staging and the epilogue use each warpgroup's own barrier, so

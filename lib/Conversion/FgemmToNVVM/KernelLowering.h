@@ -260,9 +260,6 @@ private:
   LogicalResult lowerCombineKPieces(CombineKPiecesOp op);
   /// A CTA's workspace slot: a flag word, then its published partial tile.
   int64_t workspaceBytesPerCta();
-  /// The flag word this thread's math warpgroups (or, decoupled, its
-  /// warpgroup) signal in the slot of `cluster` (see workspaceSlot).
-  Value workspaceFlag(Value cluster);
   /// Byte `offset` of the slot of the CTA of this CTA's rank in cluster
   /// `cluster` (index; a CTA without a cluster), a global pointer.
   Value workspaceSlot(Value cluster, int64_t offset);

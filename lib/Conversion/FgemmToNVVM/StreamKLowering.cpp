@@ -26,18 +26,11 @@
 //                                                 bar.sync (math)
 //                                                 acc += ld.global slot[c, r]
 //
-// Where the ring plan decouples the math warpgroups (as in a persistent
-// tile loop), each warpgroup hands over its own rows: its own flag word (at
-// 4 x warpgroup in the flag line), its first thread and its own barrier, so
-// the warpgroups never meet.
-//
 // (CUTLASS's stream-K fixup uses the same release/acquire pattern.)
 //
 //===----------------------------------------------------------------------===//
 
 #include "Conversion/FgemmToNVVM/KernelLowering.h"
-
-#include "llvm/Support/SaveAndRestore.h"
 
 using namespace mlir;
 using namespace mlir::fgemm;
@@ -48,16 +41,6 @@ static constexpr int64_t kFlagBytes = 128;
 
 int64_t KernelLowering::workspaceBytesPerCta() {
   return kFlagBytes + config.getBlockM() * config.getBlockN() * 4;
-}
-
-Value KernelLowering::workspaceFlag(Value cluster) {
-  Value slot = workspaceSlot(cluster, 0);
-  if (!decoupledWarpgroups)
-    return slot;
-  Value byte =
-      arith::ExtUIOp::create(b, loc, b.getI64Type(), mulI32(mathWg, 4));
-  return LLVM::GEPOp::create(b, loc, slot.getType(), b.getI8Type(), slot,
-                             ValueRange{byte});
 }
 
 Value KernelLowering::workspaceSlot(Value cluster, int64_t offset) {
@@ -163,10 +146,6 @@ LogicalResult KernelLowering::lowerSplitTileLoop(TileLoopOp op) {
       arith::CeilDivUIOp::create(b, loc, sub(tiles, wholeFrom), ctas), zero);
   split = SplitSchedule{cta, rank, ctas, units, kBlocks, {}, {}, {}};
 
-  // Decided by fgemm-pipeline-tma (the ring plan), as for a persistent
-  // tile loop.
-  llvm::SaveAndRestore<bool> decoupled(decoupledWarpgroups,
-                                       planDecoupledWarpgroups);
   auto forOp = scf::ForOp::create(b, loc, zero, add(pieces, wholeTiles), one,
                                   ValueRange{zero});
   waitForLastStore(op);
@@ -226,11 +205,8 @@ LogicalResult KernelLowering::lowerCombineKPieces(CombineKPiecesOp op) {
                                ValueRange{offset})
         .getResult();
   };
-  // The thread that signals and waits: the math warpgroups' first, or
-  // with decoupled warpgroups each warpgroup's.
-  Value isThread0 = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::eq,
-      decoupledWarpgroups ? threadInWarpgroup() : mathTid, constI32(0));
+  Value isThread0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          mathTid, constI32(0));
   Value publishes = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
                                           split.first, zero);
   auto ifOp = scf::IfOp::create(b, loc, TypeRange{accType}, publishes,
@@ -243,11 +219,11 @@ LogicalResult KernelLowering::lowerCombineKPieces(CombineKPiecesOp op) {
     for (int64_t v = 0; v < fields / 4; ++v)
       LLVM::StoreOp::create(b, loc, fragmentVector(partial, v),
                             vectorAt(data, v), /*alignment=*/16);
-    stagingBarrier();
+    mathBarrier();
     auto signal = scf::IfOp::create(b, loc, isThread0, /*withElse=*/false);
     b.setInsertionPointToStart(signal.thenBlock());
     emitAsm("st.release.gpu.global.b32 [$0], $1;", "l,r",
-            ValueRange{workspaceFlag(split.cta), constI32(1)});
+            ValueRange{workspaceSlot(split.cta, 0), constI32(1)});
     b.setInsertionPointAfter(signal);
     scf::YieldOp::create(b, loc, partial);
   }
@@ -281,7 +257,7 @@ LogicalResult KernelLowering::lowerCombineKPieces(CombineKPiecesOp op) {
       b.setInsertionPointToStart(waitAll.thenBlock());
       auto each = scf::ForOp::create(b, loc, from, to, one);
       b.setInsertionPointToStart(each.getBody());
-      Value flag = workspaceFlag(each.getInductionVar());
+      Value flag = workspaceSlot(each.getInductionVar(), 0);
       auto spin = scf::WhileOp::create(b, loc, TypeRange(), ValueRange());
       Block *cond = b.createBlock(&spin.getBefore());
       b.setInsertionPointToStart(cond);
@@ -302,7 +278,7 @@ LogicalResult KernelLowering::lowerCombineKPieces(CombineKPiecesOp op) {
       emitAsm("st.relaxed.gpu.global.b32 [$0], $1;", "l,r",
               ValueRange{flag, constI32(0)});
     }
-    stagingBarrier();
+    mathBarrier();
     auto sum = scf::ForOp::create(b, loc, from, to, one, ValueRange{partial});
     {
       OpBuilder::InsertionGuard inner(b);

@@ -1,14 +1,11 @@
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_fp8_gemm_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=stream_k" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s
 // The stream-K schedule lowered: a workspace parameter after the pointers
 // (128 flag bytes + a 128 x 128 f32 partial tile per CTA), the math
-// warpgroups' piece loop, and fgemm.combine_k_pieces. The ring plan
-// decouples the math warpgroups, so each hands over its own rows: a piece
-// past K block 0 stores its fragments (16-byte vectors) to its CTA's slot,
-// and after its warpgroup's barrier the warpgroup's first thread releases
-// its own flag word (4 x warpgroup into the slot); the owner's warpgroup
-// leaders acquire their flags of each contributor and clear them, and after
-// the warpgroup's barrier every thread adds the contributors' slots; the
-// tile's store runs on its owner only.
+// warpgroups' piece loop, and fgemm.combine_k_pieces: a piece past K block 0
+// stores its fragments (16-byte vectors) to its CTA's slot and releases the
+// slot's flag; the owner's thread 0 acquires each contributor's flag and
+// clears it, and after a math barrier every thread adds the contributors'
+// slots; the tile's store runs on its owner only.
 
 // CHECK: llvm.func @sm90_fp8_gemm_1d2d(
 // CHECK-SAME: %[[WS:arg5]]: !llvm.ptr<1> {llvm.noalias}, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32)
@@ -17,20 +14,16 @@
 // CHECK: %[[PUBLISH:.*]] = arith.cmpi ne, %{{.*}}, %c0 : index
 // CHECK: scf.if %[[PUBLISH]] -> (!llvm.struct
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
-// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
+// CHECK: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
 // CHECK-NEXT: scf.if
-// CHECK-NEXT: %[[SLOT:.*]] = llvm.getelementptr %[[WS]]
-// CHECK-NEXT: %[[WG4:.*]] = arith.muli %[[WG:.*]], %c4_i32 : i32
-// CHECK-NEXT: %[[WGB:.*]] = arith.extui %[[WG4]] : i32 to i64
-// CHECK-NEXT: %[[FLAG:.*]] = llvm.getelementptr %[[SLOT]][%[[WGB]]]
+// CHECK-NEXT: %[[FLAG:.*]] = llvm.getelementptr %[[WS]]
 // CHECK-NEXT: llvm.inline_asm has_side_effects "st.release.gpu.global.b32 [$0], $1;", "l,r" %[[FLAG]], %c1_i32
 // CHECK: } else {
 // CHECK: scf.for
-// CHECK: arith.muli %[[WG]], %c4_i32 : i32
 // CHECK: scf.while
 // CHECK-NEXT: llvm.inline_asm has_side_effects "ld.acquire.gpu.global.b32 $0, [$1];"
 // CHECK: llvm.inline_asm has_side_effects "st.relaxed.gpu.global.b32 [$0], $1;", "l,r" %{{.*}}, %c0_i32
-// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
+// CHECK: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
 // CHECK-NEXT: scf.for
 // CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
 // CHECK: llvm.fadd
