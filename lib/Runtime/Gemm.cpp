@@ -163,9 +163,11 @@ fgemm::denseConfigurationSet(DenseRecipe recipe) {
   // shapes where the pairs had no edge (K <= 4096, ties go to the wider).
   // 192x128 persistent in clusters of two sharing A (three math
   // warpgroups): 0.965-0.979x the 256x128 pairs' time where 192 divides M
-  // (3072 and 6144 rows at K = 7168-16384), 1.03-1.09x at M = 4096 where
-  // its last row tile is a third empty and its waves end worse (H200,
-  // docs/PERF.md, thirty-fifth session); the wave count decides.
+  // (3072 and 6144 rows at K = 7168-16384), 1.03-1.09x at M = 4096, N =
+  // 4096-7168 where its last row tile is a third empty and its waves end
+  // worse (H200, docs/PERF.md, thirty-fifth session); the wave count
+  // decides, with a cost for a partly empty last row tile
+  // (kPartialThreeWarpgroupTileCost).
   // 128x192 pairs sharing B with stream-K (the last round of cluster units
   // split along K): 0.842x the persistent pairs' time at 2048x2112x7168
   // (1.33 rounds), 1.254x DeepGEMM's speed there; chosen only where its
@@ -291,21 +293,28 @@ fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
     if (meta.streamK() && streamKFits)
       time *= kStreamKOverhead * (wholeRounds + kStreamKTailCost * lastRound) /
               double(waves);
+    // 192-row tiles whose last row tile M leaves partly empty.
+    if (meta.blockM == 192 && m % meta.blockM != 0)
+      time *= kPartialThreeWarpgroupTileCost;
     // A persistent CTA overlaps a tile's epilogue with the next tile's loads:
     // measured 1.2x faster at K <= 2048 with several tiles per CTA, 5% slower
     // at K >= 7168 (docs/PERF.md). In clusters of two the persistent grid
     // also wins at long K: 128x192 pairs sharing B 1.4-4.6% faster than the
     // plain grid at M = 4096 at every K (2026-11-24); 256x128 pairs sharing
     // A 2.7-3.8% at K = 7168 and 16384, and at K <= 2048 as much as the
-    // persistent grid alone (2026-11-25; H100, docs/PERF.md).
+    // persistent grid alone (2026-11-25; H100, docs/PERF.md); the 128x192
+    // pairs too from K > kPairsSharingBMinOverlapK (H200, thirty-seventh
+    // session).
     // With the 1D1D recipe's FP32 output (H100, docs/PERF.md 2026-11-24,
     // 128 x 128 at M = 4096): reading C apart from D, the tile loop waits
     // for C's loads (1.0-1.45x the plain grid's time, which prefetches C);
     // accumulating in place by reduce-add, persistent grids ran 0.86-1.0x
     // the plain grid's time up to K = 7168 (1.24x at K = 512, 1.02x at
     // K = 16384).
+    bool overlapsShortK =
+        k <= 4096 && (!meta.clusterAlongM() || k > kPairsSharingBMinOverlapK);
     if (meta.persistent() && meta.cluster > 1 && waves > 1)
-      time *= k <= 4096 && !meta.clusterAlongM() ? 1.0 / 1.2 : 0.97;
+      time *= overlapsShortK ? 1.0 / 1.2 : 0.97;
     else if (meta.persistent() && waves > 1 &&
              epilogue == DenseEpilogue::kReadAddend)
       time *= 1.3;
@@ -324,21 +333,11 @@ fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
     // A K-split kernel at a K too short to repay its shares' meeting comes
     // after every other.
     int shortSplit = meta.kSplit > 1 && k < kKSplitMinK ? 1 : 0;
-    // 192-row tiles (three math warpgroups) where M leaves their last row
-    // tile partly empty: 1.03-1.09x the time of the 256- and 128-row
-    // kernels on every M = 4096 shape measured, as their waves end worse
-    // than the estimate counts (H200, docs/PERF.md, thirty-fifth session).
-    int partialThreeWarpgroupTile =
-        meta.blockM == 192 && m % meta.blockM != 0 ? 1 : 0;
     int streamKOff = meta.streamK() && !streamKFits ? 1 : 0;
-    Cost cost{shortSplit + partialThreeWarpgroupTile + streamKOff,
-              wastedRows,
-              int64_t(time * 1000),
-              isPersistent,
-              -int64_t(meta.blockN),
-              -int64_t(meta.stages),
-              meta.genericDims(),
-              i};
+    Cost cost{shortSplit + streamKOff, wastedRows,
+              int64_t(time * 1000),    isPersistent,
+              -int64_t(meta.blockN),   -int64_t(meta.stages),
+              meta.genericDims(),      i};
     if (!found || cost < best) {
       best = cost;
       found = true;

@@ -199,6 +199,23 @@ inline constexpr double kStreamKTailCost = 1.9;
 inline constexpr double kStreamKMaxTail = 0.4;
 inline constexpr int64_t kStreamKMinK = 7168;
 
+/// Pairs of row tiles sharing B (persistent) overlap a tile's epilogue with
+/// the next tile's loads as the persistent grid alone does (1 / 1.2 of the
+/// time) from K > kPairsSharingBMinOverlapK: 0.80-0.85 of the estimate at
+/// K = 1536, M = 256-4096 (H200, docs/PERF.md, thirty-seventh session);
+/// with four K blocks (K = 512) they ran 1.07-1.14x the 128x256 persistent
+/// grid of an equal estimate and keep the long-K factor.
+inline constexpr int64_t kPairsSharingBMinOverlapK = 512;
+/// 192-row tiles (three math warpgroups) where M leaves their last row tile
+/// partly empty: their waves end worse than the estimate counts (1.03-1.09x
+/// the 256x128 pairs' time at 4096 x 7168 x 16384 and 4096 x 4096 x 7168,
+/// thirty-fifth session), yet they were the fastest kernel at 4096 x 2112 x
+/// 7168, 4096 x 24576 x 1536, 2048 x 7168 x 2048 / 16384 and 1024 x 2112 x
+/// 7168 (2-12%). A cost factor fitted to 66 shapes (M = 64-4096 x the six
+/// N, K of DESIGN.md, every kernel of the set timed; H200, docs/PERF.md,
+/// thirty-seventh session) in place of ranking them after every other.
+inline constexpr double kPartialThreeWarpgroupTileCost = 1.03;
+
 /// The raster group a launch of `meta` passes (KernelBindings::rasterGroup;
 /// 0 = the kernel's default, and for kernels without the parameter). Pairs
 /// of row tiles sharing B walk row-major (1) where measured faster on the

@@ -237,9 +237,16 @@ TEST(GemmConfig, PersistentPairsSharingB) {
     kernels.push_back(configurationStub(config.stem(), "dense", config));
   // H100 (docs/PERF.md, 2026-11-24): 128x192 persistent in pairs sharing B
   // ran 4096x2112x7168 in 101.8 us against 104.1 for the plain grid (and
-  // 130 for 256x128).
-  EXPECT_EQ(choose(kernels, 4096, 2112, 7168),
+  // 130 for 256x128); 3072 rows on the H200 (thirty-seventh session).
+  EXPECT_EQ(choose(kernels, 3072, 2112, 7168),
             "bm128_bn192_persistent_cluster2b");
+  // At K = 1536 they overlap the epilogue as the persistent grid does: two
+  // rounds of them ran 256x24576x1536 in 0.855x the time of three rounds of
+  // 128x128 tiles; at K = 512 they lose to the 128x256 persistent grid (H200,
+  // docs/PERF.md, thirty-seventh session).
+  EXPECT_EQ(choose(kernels, 256, 24576, 1536),
+            "bm128_bn192_persistent_cluster2b");
+  EXPECT_EQ(choose(kernels, 2048, 32768, 512), "bm128_bn256_persistent");
   // At M = 128 a pair would compute an M tile past the output.
   EXPECT_EQ(choose(kernels, 128, 24576, 1536), "bm128_bn192_plain");
   // 256-row tiles run in persistent pairs sharing A at M = 4096 and long K
@@ -254,13 +261,23 @@ TEST(GemmConfig, PersistentPairsSharingB) {
   // 4096x24576x1536, 0.994x at 4096x7168x2048 (H100, docs/PERF.md,
   // thirty-third session).
   EXPECT_EQ(choose(kernels, 4096, 7168, 2048), "bm128_bn256_persistent");
-  EXPECT_EQ(choose(kernels, 4096, 24576, 1536), "bm128_bn256_persistent");
   EXPECT_EQ(choose(kernels, 4096, 32768, 512), "bm128_bn256_persistent");
   // 192-row pairs (three math warpgroups) where 192 divides M: 0.965-0.979x
   // the 256x128 pairs' time at 3072 x 7168 x 16384, 6144 x 7168 x 16384
-  // and 6144 x 4096 x 7168; not where their last row tile is partly empty
-  // (M = 4096: 1.03-1.09x), nor at N = 2112 (1.21x the 128x192 pairs' at
-  // M = 6144) (H200, docs/PERF.md, thirty-fifth session).
+  // and 6144 x 4096 x 7168; not at N = 2112 there (1.21x the 128x192
+  // pairs' at M = 6144) (H200, docs/PERF.md, thirty-fifth session). Where
+  // their last row tile is partly empty they pay a cost and still win
+  // where their waves do: 0.962-0.977x the time of the model's choice
+  // before at 4096 x 2112 x 7168, 4096 x 24576 x 1536 and 2048 x 7168 x
+  // 16384, 0.912x at 1024 x 2112 x 7168 (thirty-seventh session).
+  EXPECT_EQ(choose(kernels, 4096, 2112, 7168),
+            "bm192_bn128_persistent_cluster2");
+  EXPECT_EQ(choose(kernels, 4096, 24576, 1536),
+            "bm192_bn128_persistent_cluster2");
+  EXPECT_EQ(choose(kernels, 2048, 7168, 16384),
+            "bm192_bn128_persistent_cluster2");
+  EXPECT_EQ(choose(kernels, 1024, 2112, 7168),
+            "bm192_bn128_persistent_cluster2");
   EXPECT_EQ(choose(kernels, 3072, 7168, 16384),
             "bm192_bn128_persistent_cluster2");
   EXPECT_EQ(choose(kernels, 6144, 7168, 16384),
