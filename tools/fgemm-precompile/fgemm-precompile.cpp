@@ -17,7 +17,9 @@
 // configuration the runtime would choose, compiled with that N and K as
 // constants (faster on the H100, docs/PERF.md: 1-4% at M <= 128, with the K
 // loop unrolled further 1.5% at M = 4096); the runtime picks such a kernel
-// when N and K match.
+// when N and K match. A configuration ptxas cannot fit with N and K compiled
+// in (it spills for some N and K) is packed generic instead, as the
+// runtime's on-demand specialization falls back to it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -299,6 +301,7 @@ int main(int argc, char **argv) {
 
   std::atomic<size_t> next{0}, done{0};
   std::mutex printing;
+  size_t total = work.size();
   auto worker = [&] {
     for (size_t i; (i = next++) < work.size();) {
       Job &job = work[i];
@@ -318,7 +321,7 @@ int main(int argc, char **argv) {
         job.error = toString(kernel.takeError());
       }
       std::lock_guard<std::mutex> guard(printing);
-      outs() << "[" << ++done << "/" << work.size() << "] " << job.config.stem()
+      outs() << "[" << ++done << "/" << total << "] " << job.config.stem()
              << (job.config.rasterGroup
                      ? " r" + std::to_string(job.config.rasterGroup)
                      : std::string())
@@ -331,14 +334,49 @@ int main(int argc, char **argv) {
       outs().flush();
     }
   };
-  std::vector<std::thread> threads;
-  for (unsigned t = 0; t < workers; ++t)
-    threads.emplace_back(worker);
-  for (std::thread &t : threads)
-    t.join();
+  auto runWorkers = [&] {
+    std::vector<std::thread> threads;
+    for (unsigned t = 0; t < workers; ++t)
+      threads.emplace_back(worker);
+    for (std::thread &t : threads)
+      t.join();
+  };
+  runWorkers();
+  // A configuration that ptxas cannot fit with N and K compiled in (it
+  // spills for some N and K) is packed generic, as the runtime's on-demand
+  // specialization falls back to it: the shape still finds its kernel.
+  size_t specializedCount = work.size();
+  for (size_t i = 0; i < specializedCount; ++i) {
+    if (work[i].error.empty() ||
+        !(work[i].config.fixedN || work[i].config.fixedK))
+      continue;
+    fgemm::DenseConfiguration generic = work[i].config;
+    generic.fixedN = generic.fixedK = 0;
+    bool seen = llvm::any_of(work, [&](const Job &job) {
+      return job.config.stem() == generic.stem() &&
+             job.config.rasterGroup == generic.rasterGroup &&
+             job.config.launchRaster == generic.launchRaster &&
+             job.config.prefetchScales == generic.prefetchScales;
+    });
+    if (!seen)
+      work.push_back({generic, "", false, 0, ""});
+  }
+  if (work.size() > specializedCount) {
+    total = work.size();
+    next = specializedCount;
+    runWorkers();
+  }
 
-  int failures = 0, built = 0;
+  int failures = 0, built = 0, fellBack = 0;
   for (const Job &job : work) {
+    if (!job.error.empty() && (job.config.fixedN || job.config.fixedK)) {
+      ++fellBack;
+      errs() << "fgemm-precompile: " << job.config.stem()
+             << ": not made for this N and K, the generic kernel is packed "
+                "instead (the runtime uses it): "
+             << StringRef(job.error).split('\n').first.rtrim(':') << "\n";
+      continue;
+    }
     if (!job.error.empty()) {
       ++failures;
       errs() << "fgemm-precompile: " << job.config.stem() << ": " << job.error
@@ -360,7 +398,11 @@ int main(int argc, char **argv) {
     }
   }
   outs() << work.size() << " configuration(s): " << built << " compiled, "
-         << work.size() - built - failures << " cached, " << failures
-         << " failed; cache " << cache.path() << "\n";
+         << work.size() - built - failures - fellBack << " cached, " << failures
+         << " failed"
+         << (fellBack ? ", " + std::to_string(fellBack) +
+                            " packed generic (not made for their N and K)"
+                      : std::string())
+         << "; cache " << cache.path() << "\n";
   return failures ? 1 : 0;
 }
