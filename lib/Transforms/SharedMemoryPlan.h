@@ -41,10 +41,10 @@ int64_t getEpilogueVectorBytes(ReadTileOp read, ConfigAttr config);
 int64_t getEpilogueVectorBytes(Operation *kernel, ConfigAttr config);
 
 /// Whether the math warpgroups of `kernel` never meet per tile: a
-/// persistent tile loop (not stream-K) with two math warpgroups, no k_split,
-/// no deferred store (overlap_epilogue) and no staged epilogue vectors
-/// (fgemm.read_tile). Each then stages its own copy of the per-block scales
-/// and the staging and the epilogue use each warpgroup's own barrier, so
+/// persistent tile loop (not stream-K) with two or more math warpgroups, no
+/// k_split, no deferred store (overlap_epilogue) and no staged epilogue
+/// vectors (fgemm.read_tile). Each then stages its own copy of the per-block
+/// scales and the staging and the epilogue use each warpgroup's own barrier, so
 /// one runs into its next tile while the other still finishes this one.
 bool decouplesMathWarpgroups(Operation *kernel, ConfigAttr config);
 

@@ -140,11 +140,8 @@ std::string parseConfig(StringRef text, fgemm::DenseConfiguration &config) {
   return "";
 }
 
-/// Adds `config` compiled for N and K, once.
-void addSpecialized(fgemm::DenseConfiguration config, int64_t n, int64_t k,
-                    std::vector<Job> &work) {
-  config.fixedN = uint32_t(n);
-  config.fixedK = uint32_t(k);
+/// Adds a job for `config`, once.
+void addOnce(const fgemm::DenseConfiguration &config, std::vector<Job> &work) {
   bool seen = llvm::any_of(work, [&](const Job &job) {
     return job.config.stem() == config.stem() &&
            job.config.rasterGroup == config.rasterGroup &&
@@ -153,6 +150,14 @@ void addSpecialized(fgemm::DenseConfiguration config, int64_t n, int64_t k,
   });
   if (!seen)
     work.push_back({config, "", false, 0, ""});
+}
+
+/// Adds `config` compiled for N and K, once.
+void addSpecialized(fgemm::DenseConfiguration config, int64_t n, int64_t k,
+                    std::vector<Job> &work) {
+  config.fixedN = uint32_t(n);
+  config.fixedK = uint32_t(k);
+  addOnce(config, work);
 }
 
 /// "M,N,K;..." (dense sets) or "G,M,N,K;..." (grouped sets: G groups of
@@ -345,25 +350,18 @@ int main(int argc, char **argv) {
   // A configuration that ptxas cannot fit with N and K compiled in (it
   // spills for some N and K) is packed generic, as the runtime's on-demand
   // specialization falls back to it: the shape still finds its kernel.
-  size_t specializedCount = work.size();
-  for (size_t i = 0; i < specializedCount; ++i) {
+  size_t firstRound = work.size();
+  for (size_t i = 0; i < firstRound; ++i) {
     if (work[i].error.empty() ||
         !(work[i].config.fixedN || work[i].config.fixedK))
       continue;
     fgemm::DenseConfiguration generic = work[i].config;
     generic.fixedN = generic.fixedK = 0;
-    bool seen = llvm::any_of(work, [&](const Job &job) {
-      return job.config.stem() == generic.stem() &&
-             job.config.rasterGroup == generic.rasterGroup &&
-             job.config.launchRaster == generic.launchRaster &&
-             job.config.prefetchScales == generic.prefetchScales;
-    });
-    if (!seen)
-      work.push_back({generic, "", false, 0, ""});
+    addOnce(generic, work);
   }
-  if (work.size() > specializedCount) {
+  if (work.size() > firstRound) {
     total = work.size();
-    next = specializedCount;
+    next = firstRound;
     runWorkers();
   }
 
