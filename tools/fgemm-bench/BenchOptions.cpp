@@ -30,6 +30,8 @@ std::string fgemm::bench::usage() {
          "                   [--timeline FILE]\n"
          "       fgemm-bench --list-devices\n"
          "       fgemm-bench --describe FILE.meta [--describe ...]\n"
+         "       fgemm-bench --kernels DIR --choose [--shapes S] [--sms N]\n"
+         "                   [--recipe R] [--c-in-place]\n"
          "\n"
          "  --kernels DIR    compiled kernels: NAME.cubin + NAME.meta pairs\n"
          "  --shapes S       'dense' (DESIGN.md §5, default), 'sweep' (edge\n"
@@ -94,6 +96,9 @@ std::string fgemm::bench::usage() {
          "  --describe FILE  parse a kernel description (docs/ABI.md) and "
          "print\n"
          "                   what the runtime would launch; no GPU needed\n"
+         "  --choose         per dense shape, the kernel the runtime's model\n"
+         "                   picks among DIR's descriptions (its tuning file\n"
+         "                   aside); no GPU needed, --sms 0 plans for 132\n"
          "  --list-devices   print 'device I: NAME sm_XY' per GPU and exit;\n"
          "                   prints nothing without a driver or GPU\n";
 }
@@ -346,6 +351,9 @@ fgemm::bench::parseOptions(const std::vector<std::string> &args) {
     } else if (flag == "--warm-l2") {
       FGEMM_RETURN_IF_ERROR(noValue());
       options.warmL2 = true;
+    } else if (flag == "--choose") {
+      FGEMM_RETURN_IF_ERROR(noValue());
+      options.choose = true;
     } else if (flag == "--list-devices" || flag == "--no-check" ||
                flag == "--no-time" || flag == "--time" || flag == "--help" ||
                flag == "-h") {
@@ -368,6 +376,10 @@ fgemm::bench::parseOptions(const std::vector<std::string> &args) {
     return options;
   if (options.kernels.empty())
     return Status::error("--kernels DIR is required");
+  if (options.choose &&
+      (options.grouped != GroupedMode::None || !options.autotune.empty()))
+    return Status::error("--choose prints the dense model's choices: not with "
+                         "--grouped or --autotune");
   if (!options.autotune.empty() && options.grouped != GroupedMode::None)
     return Status::error("--autotune tunes dense shapes (the grouped "
                          "layouts' choice is not tunable yet)");

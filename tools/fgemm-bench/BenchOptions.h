@@ -50,8 +50,11 @@ struct Options {
   uint32_t rasterGroup = 0;          ///< --raster-group (0 = the choice)
   bool listDevices = false;          ///< --list-devices
   std::vector<std::string> describe; ///< --describe FILE.meta (repeatable)
-  bool check = true;                 ///< --no-check clears
-  bool time = true;                  ///< --no-time clears; sweep defaults off
+  /// --choose: the runtime's model's choice per dense shape, from the
+  /// kernels' descriptions alone (no GPU; --sms 0 plans for 132 SMs).
+  bool choose = false;
+  bool check = true; ///< --no-check clears
+  bool time = true;  ///< --no-time clears; sweep defaults off
   /// --warm-l2: no L2 flush between timed runs (the operands stay in L2;
   /// with ncu --cache-control none this times a kernel fed from L2).
   bool warmL2 = false;

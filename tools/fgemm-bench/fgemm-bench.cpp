@@ -37,6 +37,7 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <optional>
 
@@ -585,6 +586,71 @@ int fail(const Status &status) {
   return 1;
 }
 
+/// --choose: the runtime's model (selectDenseKernel) over the directory's
+/// kernel descriptions, per shape; what a GPU of `--sms` SMs would launch
+/// without a tuning file. Replays a model change against timed candidates
+/// (scripts/choice-regret.py) without a GPU.
+int chooseMain(const Options &options) {
+  // H100 and H200 SXM; fgemm-precompile's --shapes plans for the same.
+  constexpr int kSmsWithoutGpu = 132;
+  Expected<std::vector<std::string>> stems =
+      listKernelDirectory(options.kernels);
+  if (!stems.ok())
+    return fail(stems.status());
+  const std::string variant = denseVariant(options.recipe);
+  std::vector<KernelMeta> metas;
+  std::vector<std::string> names;
+  for (const std::string &stem : *stems) {
+    std::string file =
+        (std::filesystem::path(options.kernels) / (stem + ".meta")).string();
+    Expected<KernelMeta> meta = readKernelMeta(file);
+    if (!meta.ok())
+      return fail(meta.status());
+    if (meta->variant != variant)
+      continue; // another variant's kernel
+    if (Status dense = checkDenseKernel(*meta, options.recipe); !dense.ok())
+      return fail(std::move(dense).withContext(file));
+    metas.push_back(std::move(*meta));
+    names.push_back(stem);
+  }
+  if (metas.empty())
+    return fail(Status::error("no " + variant + " kernels in '" +
+                              options.kernels + "'"));
+  int sms = options.sms ? options.sms : kSmsWithoutGpu;
+  DenseEpilogue epilogue = options.recipe != DenseRecipe::k1D1D
+                               ? DenseEpilogue::kStore
+                           : options.cInPlace ? DenseEpilogue::kAccumulate
+                                              : DenseEpilogue::kReadAddend;
+  std::printf("fgemm-bench: the runtime's model over %zu %s kernel(s) from "
+              "%s, planning for %d SMs\n",
+              metas.size(), variant.c_str(), options.kernels.c_str(), sms);
+  int failures = 0;
+  for (const Shape &shape : options.shapes) {
+    std::printf("%7lld %7lld %7lld  ", (long long)shape.m, (long long)shape.n,
+                (long long)shape.k);
+    if (Status valid = validateDenseGemmShape(shape.m, shape.n, shape.k);
+        !valid.ok()) {
+      std::printf("error: %s\n", valid.message().c_str());
+      ++failures;
+      continue;
+    }
+    if (shape.m == 0 || shape.n == 0) {
+      std::printf("- (empty output: nothing is launched)\n");
+      continue;
+    }
+    Expected<size_t> chosen =
+        selectDenseKernel(metas, shape.m, shape.n, shape.k, sms, epilogue);
+    if (!chosen.ok()) {
+      std::printf("error: %s\n", chosen.status().message().c_str());
+      ++failures;
+      continue;
+    }
+    std::printf("%s  %s\n", names[*chosen].c_str(),
+                describeKernel(metas[*chosen]).c_str());
+  }
+  return failures ? 1 : 0;
+}
+
 /// --autotune: per shape, the runtime's own choice, then every kernel that
 /// accepts the shape run through DenseGemm::setTunedKernel, each checked and
 /// timed like any row; the fastest that passed is merged into the tuning
@@ -750,5 +816,7 @@ int main(int argc, char **argv) {
     return listDevicesMain();
   if (!options->describe.empty())
     return describeMain(options->describe);
+  if (options->choose)
+    return chooseMain(*options);
   return benchMain(*options);
 }
