@@ -516,6 +516,34 @@ fgemm::listKernelDirectory(const std::string &directory) {
   return std::vector<std::string>(cubins.begin(), cubins.end());
 }
 
+Expected<DenseKernelDescriptions>
+fgemm::readDenseKernelDescriptions(const std::string &directory,
+                                   DenseRecipe recipe) {
+  Expected<std::vector<std::string>> stems = listKernelDirectory(directory);
+  if (!stems.ok())
+    return stems.takeStatus();
+  DenseKernelDescriptions found;
+  const std::string variant = denseVariant(recipe);
+  for (const std::string &stem : *stems) {
+    std::string file =
+        (std::filesystem::path(directory) / (stem + ".meta")).string();
+    Expected<KernelMeta> meta = readKernelMeta(file);
+    if (!meta.ok())
+      return meta.takeStatus();
+    // A directory may hold other variants' kernels too; they are not ours.
+    if (meta->variant != variant) {
+      found.skippedFiles.push_back(file);
+      continue;
+    }
+    Status dense = checkDenseKernel(*meta, recipe);
+    if (!dense.ok())
+      return std::move(dense).withContext(file);
+    found.metas.push_back(std::move(*meta));
+    found.stems.push_back(stem);
+  }
+  return found;
+}
+
 Expected<DenseGemm> DenseGemm::create(const std::string &directory,
                                       DenseRecipe recipe) {
   Expected<const Driver *> driver = Driver::get();
@@ -526,32 +554,24 @@ Expected<DenseGemm> DenseGemm::create(const std::string &directory,
   if (!device.ok())
     return device.takeStatus();
 
-  Expected<std::vector<std::string>> stems = listKernelDirectory(directory);
-  if (!stems.ok())
-    return stems.takeStatus();
+  Expected<DenseKernelDescriptions> found =
+      readDenseKernelDescriptions(directory, recipe);
+  if (!found.ok())
+    return found.takeStatus();
   namespace fs = std::filesystem;
 
   DenseGemm gemm(std::move(*device), recipe);
   const std::string variant = denseVariant(recipe);
-  for (const std::string &stem : *stems) {
-    std::string base = (fs::path(directory) / stem).string();
-    Expected<KernelMeta> meta = readKernelMeta(base + ".meta");
-    if (!meta.ok())
-      return meta.takeStatus();
-    // A directory may hold other variants' kernels too; they are not ours.
-    if (meta->variant != variant) {
-      gemm.skippedFiles.push_back(base + ".meta");
-      continue;
-    }
-    Status dense = checkDenseKernel(*meta, recipe);
-    if (!dense.ok())
-      return std::move(dense).withContext(base + ".meta");
-    Expected<Kernel> kernel = Kernel::load(cu, base + ".cubin", *meta);
+  gemm.skippedFiles = std::move(found->skippedFiles);
+  for (size_t i = 0; i < found->metas.size(); ++i) {
+    std::string base = (fs::path(directory) / found->stems[i]).string();
+    Expected<Kernel> kernel =
+        Kernel::load(cu, base + ".cubin", found->metas[i]);
     if (!kernel.ok())
       return kernel.takeStatus();
-    gemm.metas.push_back(std::move(*meta));
+    gemm.metas.push_back(std::move(found->metas[i]));
     gemm.loaded.emplace_back(std::move(*kernel));
-    gemm.stems.push_back(stem);
+    gemm.stems.push_back(found->stems[i]);
   }
   if (gemm.loaded.empty())
     return Status::error("no " + variant + " kernels in '" + directory + "' (" +
@@ -843,10 +863,7 @@ DenseGemm::prepare(const DenseGemmProblem &problem) const {
     prepared.launch.empty = true;
     return prepared;
   }
-  DenseEpilogue epilogue =
-      recipeServed != DenseRecipe::k1D1D ? DenseEpilogue::kStore
-      : problem.c == problem.d           ? DenseEpilogue::kAccumulate
-                                         : DenseEpilogue::kReadAddend;
+  DenseEpilogue epilogue = denseEpilogue(recipeServed, problem.c == problem.d);
   auto tunedChoice =
       tuned.find(std::make_tuple(problem.m, problem.n, problem.k));
   Expected<size_t> index =

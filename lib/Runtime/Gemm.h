@@ -282,6 +282,26 @@ selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m, int64_t n,
 Expected<std::vector<std::string>>
 listKernelDirectory(const std::string &directory);
 
+/// The descriptions of `directory`'s kernels of `recipe`'s variant (each
+/// checked against the recipe's contract), with their NAMEs; the other
+/// variants' .meta files are listed as skipped. An error names the file.
+struct DenseKernelDescriptions {
+  std::vector<std::string> stems;
+  std::vector<KernelMeta> metas;
+  std::vector<std::string> skippedFiles;
+};
+Expected<DenseKernelDescriptions>
+readDenseKernelDescriptions(const std::string &directory, DenseRecipe recipe);
+
+/// The epilogue selectDenseKernel plans for: the 1D1D recipe reads C apart
+/// from D, or accumulates into D in place; the others store D.
+inline DenseEpilogue denseEpilogue(DenseRecipe recipe, bool accumulateInPlace) {
+  if (recipe != DenseRecipe::k1D1D)
+    return DenseEpilogue::kStore;
+  return accumulateInPlace ? DenseEpilogue::kAccumulate
+                           : DenseEpilogue::kReadAddend;
+}
+
 /// What the configuration choice needs to know of a kernel not made yet
 /// (an on-demand context's stub description).
 KernelMeta configurationStub(std::string kernel, std::string variant,

@@ -37,7 +37,6 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <functional>
 #include <optional>
 
@@ -593,34 +592,18 @@ int fail(const Status &status) {
 int chooseMain(const Options &options) {
   // H100 and H200 SXM; fgemm-precompile's --shapes plans for the same.
   constexpr int kSmsWithoutGpu = 132;
-  Expected<std::vector<std::string>> stems =
-      listKernelDirectory(options.kernels);
-  if (!stems.ok())
-    return fail(stems.status());
+  Expected<DenseKernelDescriptions> found =
+      readDenseKernelDescriptions(options.kernels, options.recipe);
+  if (!found.ok())
+    return fail(found.status());
   const std::string variant = denseVariant(options.recipe);
-  std::vector<KernelMeta> metas;
-  std::vector<std::string> names;
-  for (const std::string &stem : *stems) {
-    std::string file =
-        (std::filesystem::path(options.kernels) / (stem + ".meta")).string();
-    Expected<KernelMeta> meta = readKernelMeta(file);
-    if (!meta.ok())
-      return fail(meta.status());
-    if (meta->variant != variant)
-      continue; // another variant's kernel
-    if (Status dense = checkDenseKernel(*meta, options.recipe); !dense.ok())
-      return fail(std::move(dense).withContext(file));
-    metas.push_back(std::move(*meta));
-    names.push_back(stem);
-  }
+  const std::vector<KernelMeta> &metas = found->metas;
+  const std::vector<std::string> &names = found->stems;
   if (metas.empty())
     return fail(Status::error("no " + variant + " kernels in '" +
                               options.kernels + "'"));
   int sms = options.sms ? options.sms : kSmsWithoutGpu;
-  DenseEpilogue epilogue = options.recipe != DenseRecipe::k1D1D
-                               ? DenseEpilogue::kStore
-                           : options.cInPlace ? DenseEpilogue::kAccumulate
-                                              : DenseEpilogue::kReadAddend;
+  DenseEpilogue epilogue = denseEpilogue(options.recipe, options.cInPlace);
   std::printf("fgemm-bench: the runtime's model over %zu %s kernel(s) from "
               "%s, planning for %d SMs\n",
               metas.size(), variant.c_str(), options.kernels.c_str(), sms);
