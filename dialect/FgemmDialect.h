@@ -22,4 +22,12 @@
 #define GET_TYPEDEF_CLASSES
 #include "dialect/FgemmTypes.h.inc"
 
+namespace mlir::fgemm {
+/// Unit attribute of an scf.for whose trips, once unrolled, start at a
+/// multiple of the step (KernelConfig::hasAlignedKLoopTrips): set by
+/// convert-fgemm-to-nvvm, read (and removed) by fgemm-loop-counters, which
+/// gives such a loop's copies one counter where that is exact.
+constexpr llvm::StringLiteral kAlignedTripsAttrName = "fgemm.aligned_trips";
+} // namespace mlir::fgemm
+
 #endif // FGEMM_DIALECT_FGEMMDIALECT_H

@@ -116,6 +116,12 @@ struct KernelConfig {
   int64_t getGroupN() const { return blockN / getColumnGroups(); }
   /// Threads per CTA: one producer warpgroup plus the math warpgroups.
   int64_t getNumThreads() const { return 128 * (1 + mathWarpgroups); }
+  /// K blocks per trip of the unrolled K loops (convert-fgemm-to-nvvm).
+  int64_t getKLoopUnroll() const;
+  /// Whether, with K compiled in, a trip of the K loops that starts at a
+  /// multiple of the unroll factor sees its ring stages in order without
+  /// wrapping (the factor a multiple or a divisor of the stages).
+  bool hasAlignedKLoopTrips() const;
 };
 
 llvm::hash_code hash_value(const KernelConfig &config);

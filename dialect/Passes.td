@@ -186,6 +186,11 @@ def FgemmLoopCountersPass : Pass<"fgemm-loop-counters", "::mlir::ModuleOp"> {
     `kb div S`) were a multiply-high, shifts and multiplies on the path from
     one K block's promotion to the next block's barrier wait; as counters
     they are ready an iteration early. Assumes the dividend does not wrap.
+    In a loop marked `fgemm.aligned_trips` (an unrolled K loop whose trips
+    start at a multiple of its step s), the copies `x + j` (j < s, x known
+    to be a multiple of s, the divisor a multiple of s) share x's counter:
+    their remainders are it plus j, their quotients its quotient. The mark
+    is removed.
 
     Before:
     ```mlir

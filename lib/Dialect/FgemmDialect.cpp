@@ -59,6 +59,10 @@ LogicalResult FgemmDialect::verifyOperationAttribute(Operation *op,
                               }),
         "an array of !fgemm.tensor / !fgemm.scales types");
   }
+  if (name == kAlignedTripsAttrName)
+    return expect(op->getName().getStringRef() == "scf.for" &&
+                      isa<UnitAttr>(value),
+                  "a unit attribute of an scf.for");
   if (name == "fgemm.params") {
     auto array = dyn_cast<ArrayAttr>(value);
     return expect(

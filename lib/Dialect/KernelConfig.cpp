@@ -22,6 +22,54 @@ llvm::hash_code mlir::fgemm::hash_value(const KernelConfig &config) {
   return hash;
 }
 
+// K blocks per trip of an unrolled K loop: four where the math threads'
+// partial and promoted sums take at most kSmallTileRegisters registers,
+// else two (four made ptxas spill the grouped 128x96, 128x192 and 256x128
+// kernels). Two warpgroups of at most 32 columns take two as well: 128x32
+// ran 3-5% faster with two on the H200 (128x64 within noise, 64-row tiles
+// as fast or faster with four; docs/PERF.md, twelfth session). With K
+// compiled in, larger tiles take four too (the loop's trip count and ring
+// stages fold, and the partial sums share one set of registers across the
+// copies: no spill with ptxas 13.0; 1.5% faster than two at 256x128 on
+// the H100, docs/PERF.md, seventeenth session). Where the stage count
+// divides four, each copy sees a constant ring stage: its addresses and
+// descriptors are constants, computed per block (emitKBlock pins their
+// bases; hoisted out of the loop, every stage's set stayed live and the
+// 128x192 kernels with four stages spilled). By three with three stages
+// (the 256x128 pairs: constant stages, a third less code, no spill; as
+// fast as by four, H100, docs/PERF.md, thirty-first session), and, as
+// before, for 8, 12 or 16 stages (four copies would see two stages each;
+// not measured).
+int64_t KernelConfig::getKLoopUnroll() const {
+  constexpr int64_t kSmallTileRegisters = 64;
+  int64_t registers = (getWaves() * blockN + getGroupN()) / 2;
+  if (mathWarpgroups == 2 && blockN <= 32)
+    return 2;
+  if (registers <= kSmallTileRegisters)
+    return 4;
+  if (!fixedK)
+    return 2;
+  if (4 % stages == 0)
+    return 4;
+  return 3 % stages == 0 || stages % 4 == 0 ? 3 : 4;
+}
+
+// Such a trip's copies share one stage and phase counter
+// (fgemm-loop-counters): their addresses are one carried value plus
+// constants. The lowering runs the blocks a loop of whole trips leaves over
+// right after the peeled first one, so the trips start at a multiple of the
+// factor where it divides a tile's K blocks. A counter per copy had cost the
+// 128x64 kernels (4 copies over 8 stages) about ten uniform instructions
+// per K block: 80 -> 70, 0.970-0.988x the time at 512 x 2112 x 7168 and
+// 128 / 512 x 7168 x 2048 (H200, docs/PERF.md, thirty-eighth session). Not
+// for two copies (128x32): they ran 2.3% slower so, and 4.5% slower with
+// the producer's loop alone sharing (not understood).
+bool KernelConfig::hasAlignedKLoopTrips() const {
+  int64_t factor = getKLoopUnroll();
+  return fixedK && stages > 0 && factor >= 3 &&
+         (factor % stages == 0 || stages % factor == 0);
+}
+
 std::string mlir::fgemm::checkKernelConfig(const KernelConfig &c,
                                            bool resolved) {
   auto str = [](int64_t v) { return std::to_string(v); };

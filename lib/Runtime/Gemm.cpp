@@ -258,7 +258,7 @@ fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
   const int64_t sms = std::max(smCount, 1);
   // Lexicographic cost; the smallest wins and the index breaks ties.
   using Cost =
-      std::tuple<int, int, int64_t, int, int64_t, int64_t, int, size_t>;
+      std::tuple<int, int, int64_t, int, int64_t, int, int64_t, size_t>;
   bool found = false;
   Cost best;
   for (size_t i = 0; i < kernels.size(); ++i) {
@@ -336,8 +336,8 @@ fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
     int streamKOff = meta.streamK() && !streamKFits ? 1 : 0;
     Cost cost{shortSplit + streamKOff, wastedRows,
               int64_t(time * 1000),    isPersistent,
-              -int64_t(meta.blockN),   -int64_t(meta.stages),
-              meta.genericDims(),      i};
+              -int64_t(meta.blockN),   meta.genericDims(),
+              -int64_t(meta.stages),   i};
     if (!found || cost < best) {
       best = cost;
       found = true;

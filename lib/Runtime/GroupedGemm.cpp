@@ -286,7 +286,7 @@ static size_t narrowerWithNoMoreWaves(const std::vector<KernelMeta> &kernels,
   const KernelMeta &wide = kernels[chosen];
   const std::vector<MaskedDraw> draws = maskedDraws(p, wide.blockM);
   std::vector<int64_t> wideWaves = maskedWaves(wide, draws, p, sms);
-  using Cost = std::tuple<int64_t, int64_t, int64_t, int, size_t>;
+  using Cost = std::tuple<int64_t, int64_t, int, int64_t, size_t>;
   std::optional<Cost> best;
   for (size_t i = 0; i < kernels.size(); ++i) {
     const KernelMeta &meta = kernels[i];
@@ -305,8 +305,8 @@ static size_t narrowerWithNoMoreWaves(const std::vector<KernelMeta> &kernels,
       continue;
     double time = double(total) * meta.blockN /
                   estimateTileRate(meta.blockM, meta.blockN);
-    Cost cost{int64_t(time * 1000), -int64_t(meta.blockN),
-              -int64_t(meta.stages), meta.genericDims(), i};
+    Cost cost{int64_t(time * 1000), -int64_t(meta.blockN), meta.genericDims(),
+              -int64_t(meta.stages), i};
     if (!best || cost < *best)
       best = cost;
   }
@@ -370,7 +370,7 @@ fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
   int64_t rows = masked ? std::min(p.expectedM, std::max<int64_t>(p.m, 1))
                         : std::max<int64_t>(p.m, 1);
   int64_t groupsTiled = masked ? std::max<int64_t>(p.groups, 1) : 1;
-  using Cost = std::tuple<int, int64_t, int, int64_t, int64_t, int, size_t>;
+  using Cost = std::tuple<int, int64_t, int, int64_t, int, int64_t, size_t>;
   std::optional<Cost> best;
   const std::string variant = groupedVariant(p.layout);
   // Masked pair kernels narrower than the widest are candidates only on
@@ -454,8 +454,8 @@ fgemm::selectGroupedKernel(const std::vector<KernelMeta> &kernels,
               int64_t(time * 1000),
               isRowPair(meta) ? 1 : 0,
               -int64_t(meta.blockN),
-              -int64_t(meta.stages),
               meta.genericDims(),
+              -int64_t(meta.stages),
               i};
     if (!best || cost < *best)
       best = cost;

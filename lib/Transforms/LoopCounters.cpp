@@ -17,10 +17,19 @@
 // shift or a mask is as cheap as the counter update) except in loops of
 // constant bounds (counterDivisor says why).
 //
+// In a loop marked fgemm.aligned_trips (convert-fgemm-to-nvvm), the copies
+// of an unrolled body (x + j for j in [0, s)) share one counter where s
+// divides C and x is known to be a multiple of s in every iteration: then
+// x mod C is a multiple of s, so (x + j) mod C = x mod C + j and
+// (x + j) div C = x div C. Their stages are then one carried value plus
+// constants (folded into addresses) and their phases one value
+// (KernelConfig::hasAlignedKLoopTrips says where that measured faster).
+//
 // Assumes x does not wrap around (fgemm's indices are below 2^31).
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialect/FgemmDialect.h"
 #include "dialect/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -29,6 +38,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/MathExtras.h"
+
+#include <numeric>
 
 #define DEBUG_TYPE "fgemm-loop-counters"
 
@@ -41,19 +52,15 @@ using namespace mlir;
 
 namespace {
 
-/// x = iv + the offset terms, divided by `divisor`.
-struct CounterKey {
-  Value x;
-  int64_t divisor;
-  bool operator==(const CounterKey &o) const {
-    return x == o.x && divisor == o.divisor;
-  }
-};
-
+/// One counter: x = iv + terms + constant, divided by `divisor`. Each
+/// remainder it replaces is the counter plus its addend (x + addend was
+/// divided; see the file comment); each quotient is the counter's.
 struct Counted {
-  CounterKey key;
-  SmallVector<Value> offset; // loop-invariant terms (none: x = iv)
-  SmallVector<arith::RemUIOp> rems;
+  Type type;
+  SmallVector<Value> terms; // loop-invariant, not constant; sorted
+  int64_t constant;
+  int64_t divisor;
+  SmallVector<std::pair<arith::RemUIOp, int64_t>> rems;
   SmallVector<arith::DivUIOp> divs;
 };
 
@@ -102,15 +109,88 @@ bool collectAddLeaves(scf::ForOp loop, Value x, SmallVectorImpl<Value> &leaves,
          collectAddLeaves(loop, add.getRhs(), leaves, ivCount);
 }
 
+/// `x` as the index plus loop-invariant terms and a constant.
+struct IvPlusInvariant {
+  SmallVector<Value> terms; // sorted, so that equal sums compare equal
+  int64_t constant = 0;
+};
+
 /// The invariant terms when `x` is the index plus a sum of loop-invariant
 /// terms in any association (after unrolling, the second copy's K block is
 /// `inv + (iv + 1)`); failure otherwise.
-FailureOr<SmallVector<Value>> matchIvPlusInvariant(scf::ForOp loop, Value x) {
+FailureOr<IvPlusInvariant> matchIvPlusInvariant(scf::ForOp loop, Value x) {
   SmallVector<Value> leaves;
   int ivCount = 0;
   if (!collectAddLeaves(loop, x, leaves, ivCount) || ivCount != 1)
     return failure();
-  return leaves;
+  IvPlusInvariant sum;
+  for (Value leaf : leaves) {
+    APInt value;
+    if (matchPattern(leaf, m_ConstantInt(&value)) && value.getBitWidth() <= 64)
+      sum.constant += value.getSExtValue();
+    else
+      sum.terms.push_back(leaf);
+  }
+  llvm::sort(sum.terms, [](Value l, Value r) {
+    return l.getAsOpaquePointer() < r.getAsOpaquePointer();
+  });
+  return sum;
+}
+
+/// A number `v` is known to be a multiple of (0 where `v` is known to be
+/// 0): from constants, products, sums and left shifts; 1 otherwise.
+uint64_t knownMultiple(Value v, int depth = 0) {
+  APInt value;
+  if (matchPattern(v, m_ConstantInt(&value)))
+    return value.getBitWidth() <= 64 ? value.abs().getZExtValue() : 1;
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 8)
+    return 1;
+  auto of = [&](Value operand) { return knownMultiple(operand, depth + 1); };
+  if (auto mul = dyn_cast<arith::MulIOp>(def)) {
+    uint64_t l = of(mul.getLhs()), r = of(mul.getRhs());
+    return l == 0 || r == 0              ? 0
+           : l > (uint64_t(1) << 30) / r ? 1 // too large to matter
+                                         : l * r;
+  }
+  if (auto add = dyn_cast<arith::AddIOp>(def))
+    return std::gcd(of(add.getLhs()), of(add.getRhs()));
+  if (auto shl = dyn_cast<arith::ShLIOp>(def)) {
+    APInt shift;
+    if (!matchPattern(shl.getRhs(), m_ConstantInt(&shift)) ||
+        shift.getZExtValue() > 30)
+      return 1;
+    uint64_t l = of(shl.getLhs());
+    return l > (uint64_t(1) << 30) >> shift.getZExtValue()
+               ? 1
+               : l << shift.getZExtValue();
+  }
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtUIOp>(def))
+    return of(def->getOperand(0));
+  return 1;
+}
+
+/// x mod `step` in every iteration of `loop` (iv = lower + i x step) when
+/// that is known and x's counter can serve x + j for j in [0, step) (the
+/// divisor a multiple of the step); nullopt otherwise.
+std::optional<int64_t> alignedResidue(scf::ForOp loop, int64_t step,
+                                      const IvPlusInvariant &x,
+                                      int64_t divisor) {
+  if (step < 2 || divisor % step != 0)
+    return std::nullopt;
+  for (Value term : x.terms)
+    if (knownMultiple(term) % step != 0)
+      return std::nullopt;
+  int64_t lower = 0;
+  if (std::optional<int64_t> c = getConstantIntValue(loop.getLowerBound()))
+    lower = *c;
+  else if (knownMultiple(loop.getLowerBound()) % step != 0)
+    return std::nullopt;
+  int64_t residue = ((lower + x.constant) % step + step) % step;
+  // The shared counter's value, x - residue, must not be negative.
+  if (lower + x.constant - residue < 0)
+    return std::nullopt;
+  return residue;
 }
 
 /// The constant divisor of a div/rem when it is worth a counter: not a power
@@ -131,15 +211,19 @@ std::optional<int64_t> counterDivisor(Value divisor, bool constantTrips) {
   return int64_t(c);
 }
 
-/// The sum of the invariant terms, built before the loop (what is computed
-/// in it is cloned); null for none.
-Value offsetBeforeLoop(OpBuilder &b, scf::ForOp loop, ArrayRef<Value> terms) {
+/// The sum of the invariant terms and the constant, built before the loop
+/// (what is computed in it is cloned); null for none.
+Value offsetBeforeLoop(OpBuilder &b, scf::ForOp loop, const Counted &c) {
   Value sum;
-  for (Value term : terms) {
-    term = cloneBeforeLoop(b, loop, term);
+  auto add = [&](Value term) {
     sum = sum ? arith::AddIOp::create(b, loop.getLoc(), sum, term).getResult()
               : term;
-  }
+  };
+  for (Value term : c.terms)
+    add(cloneBeforeLoop(b, loop, term));
+  if (c.constant != 0)
+    add(arith::ConstantOp::create(b, loop.getLoc(), c.type,
+                                  b.getIntegerAttr(c.type, c.constant)));
   return sum;
 }
 
@@ -148,17 +232,20 @@ void countLoop(scf::ForOp loop) {
   if (!step || *step <= 0)
     return;
   SmallVector<Counted> counted;
-  auto entry = [&](Value x, int64_t divisor,
-                   ArrayRef<Value> offset) -> Counted & {
-    CounterKey key{x, divisor};
+  auto entry = [&](Type type, ArrayRef<Value> terms, int64_t constant,
+                   int64_t divisor) -> Counted & {
     for (Counted &c : counted)
-      if (c.key == key)
+      if (c.type == type && ArrayRef<Value>(c.terms) == terms &&
+          c.constant == constant && c.divisor == divisor)
         return c;
-    counted.push_back(Counted{key, llvm::to_vector(offset), {}, {}});
+    counted.push_back(
+        Counted{type, llvm::to_vector(terms), constant, divisor, {}, {}});
     return counted.back();
   };
   bool constantTrips = matchPattern(loop.getLowerBound(), m_Constant()) &&
                        matchPattern(loop.getUpperBound(), m_Constant());
+  bool aligned = loop->hasAttr(fgemm::kAlignedTripsAttrName);
+  loop->removeAttr(fgemm::kAlignedTripsAttrName);
   // Only this loop's own index (nested loops are visited on their own).
   loop.getBody()->walk([&](Operation *op) {
     if (op->getParentOfType<scf::ForOp>() != loop)
@@ -171,12 +258,15 @@ void countLoop(scf::ForOp loop) {
     else
       return;
     std::optional<int64_t> c = counterDivisor(divisor, constantTrips);
-    FailureOr<SmallVector<Value>> offset = matchIvPlusInvariant(loop, x);
-    if (!c || failed(offset))
+    FailureOr<IvPlusInvariant> sum = matchIvPlusInvariant(loop, x);
+    if (!c || failed(sum))
       return;
-    Counted &entryFor = entry(x, *c, *offset);
+    int64_t residue =
+        aligned ? alignedResidue(loop, *step, *sum, *c).value_or(0) : 0;
+    Counted &entryFor =
+        entry(x.getType(), sum->terms, sum->constant - residue, *c);
     if (auto rem = dyn_cast<arith::RemUIOp>(op))
-      entryFor.rems.push_back(rem);
+      entryFor.rems.push_back({rem, residue});
     else
       entryFor.divs.push_back(cast<arith::DivUIOp>(op));
   });
@@ -187,12 +277,11 @@ void countLoop(scf::ForOp loop) {
   Location loc = loop.getLoc();
   SmallVector<Value> inits;
   for (Counted &c : counted) {
-    Type type = c.key.x.getType();
     Value x0 = loop.getLowerBound();
-    if (Value offset = offsetBeforeLoop(b, loop, c.offset))
+    if (Value offset = offsetBeforeLoop(b, loop, c))
       x0 = arith::AddIOp::create(b, loc, x0, offset);
     Value divisor = arith::ConstantOp::create(
-        b, loc, type, b.getIntegerAttr(type, c.key.divisor));
+        b, loc, c.type, b.getIntegerAttr(c.type, c.divisor));
     inits.push_back(arith::RemUIOp::create(b, loc, x0, divisor));
     inits.push_back(arith::DivUIOp::create(b, loc, x0, divisor));
   }
@@ -201,26 +290,24 @@ void countLoop(scf::ForOp loop) {
                        ArrayRef<BlockArgument> args) {
     SmallVector<Value> next;
     for (auto [i, c] : llvm::enumerate(counted)) {
-      Type type = c.key.x.getType();
       auto constant = [&](int64_t v) -> Value {
-        return arith::ConstantOp::create(yb, yloc, type,
-                                         yb.getIntegerAttr(type, v));
+        return arith::ConstantOp::create(yb, yloc, c.type,
+                                         yb.getIntegerAttr(c.type, v));
       };
       Value r = args[2 * i], q = args[2 * i + 1];
       Value bumped =
-          arith::AddIOp::create(yb, yloc, r, constant(*step % c.key.divisor));
+          arith::AddIOp::create(yb, yloc, r, constant(*step % c.divisor));
       Value wrap = arith::CmpIOp::create(yb, yloc, arith::CmpIPredicate::uge,
-                                         bumped, constant(c.key.divisor));
+                                         bumped, constant(c.divisor));
       next.push_back(arith::SelectOp::create(
           yb, yloc, wrap,
-          arith::SubIOp::create(yb, yloc, bumped, constant(c.key.divisor)),
+          arith::SubIOp::create(yb, yloc, bumped, constant(c.divisor)),
           bumped));
       Value carry =
           arith::SelectOp::create(yb, yloc, wrap, constant(1), constant(0));
       next.push_back(arith::AddIOp::create(
           yb, yloc, q,
-          arith::AddIOp::create(yb, yloc, carry,
-                                constant(*step / c.key.divisor))));
+          arith::AddIOp::create(yb, yloc, carry, constant(*step / c.divisor))));
     }
     return next;
   };
@@ -235,8 +322,17 @@ void countLoop(scf::ForOp loop) {
   ArrayRef<BlockArgument> args =
       newLoop.getRegionIterArgs().take_back(2 * counted.size());
   for (auto [i, c] : llvm::enumerate(counted)) {
-    for (arith::RemUIOp rem : c.rems)
-      rewriter.replaceOp(rem, args[2 * i]);
+    for (auto [rem, addend] : c.rems) {
+      Value r = args[2 * i];
+      if (addend != 0) {
+        rewriter.setInsertionPoint(rem);
+        r = arith::AddIOp::create(
+            rewriter, rem.getLoc(), r,
+            arith::ConstantOp::create(rewriter, rem.getLoc(), c.type,
+                                      rewriter.getIntegerAttr(c.type, addend)));
+      }
+      rewriter.replaceOp(rem, r);
+    }
     for (arith::DivUIOp div : c.divs)
       rewriter.replaceOp(div, args[2 * i + 1]);
   }

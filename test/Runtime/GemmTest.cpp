@@ -409,6 +409,13 @@ TEST(GemmConfig, FixedShapes) {
   EXPECT_EQ(choose(kernels, 4096, 32768, 512), "bm128_bn128");
   EXPECT_EQ(choose(kernels, 64, 32768, 512), "fixed_for_m64");
 
+  // Also with a stage fewer than the generic kernel's: fgemm-specialize
+  // takes one stage fewer where that aligns a compiled-in K loop's trips.
+  std::vector<KernelMeta> shallower = {kernel(64, 64, 13),
+                                       kernel(64, 64, 12, 7168, 16384)};
+  shallower.back().kernel = "aligned";
+  EXPECT_EQ(choose(shallower, 64, 7168, 16384), "aligned");
+
   std::vector<KernelMeta> onlyFixed = {kernel(128, 128, 5, 7168, 0)};
   std::string error = choose(onlyFixed, 128, 4096, 2048);
   EXPECT_NE(error.find("no loaded kernel accepts N = 4096, K = 2048"),

@@ -300,6 +300,10 @@ TEST(GroupedGemmConfig, MeasuredChoices) {
             "bm128_bn192_persistent_cluster2b_n7168_k2048");
   EXPECT_EQ(chooseWith(problem(m, 4096, 7168, 4096, 1, 1024)),
             "bm128_bn192_persistent_cluster2b");
+  // Also with a stage fewer (fgemm-specialize may align the K loop's trips).
+  --withSpecialized.back().stages;
+  EXPECT_EQ(chooseWith(problem(m, 4096, 7168, 2048, 1, 1024)),
+            "bm128_bn192_persistent_cluster2b_n7168_k2048");
   // Only kernels of the problem's layout are candidates.
   std::vector<KernelMeta> dense = {kernel(c, 128, 128)};
   dense[0].variant = "dense";

@@ -210,3 +210,115 @@ llvm.func @constant_trips() {
   }
   llvm.return
 }
+
+// -----
+
+// A loop marked fgemm.aligned_trips (convert-fgemm-to-nvvm: a K loop unrolled
+// by 4 whose trips start at a multiple of 4): its copies' positions iv + 4 ..
+// iv + 7 share one counter of iv + 4 by 8, whose remainder is a multiple of
+// 4, so each copy's stage is it plus the copy's offset and its phase is the
+// counter's. The mark is removed.
+// CHECK-LABEL: llvm.func @aligned_copies
+// CHECK: scf.for %{{.*}} = %c0_i32 to %c52_i32 step %c4_i32 iter_args(%[[R:.*]] = %c4_i32, %[[Q:.*]] = %c0_i32) -> (i32, i32)  : i32 {
+// CHECK-NOT: arith.remui
+// CHECK-NOT: arith.divui
+// CHECK: llvm.call @use(%[[R]], %[[Q]])
+// CHECK: %[[R1:.*]] = arith.addi %[[R]], %c1_i32 : i32
+// CHECK: llvm.call @use(%[[R1]], %[[Q]])
+// CHECK: %[[R2:.*]] = arith.addi %[[R]], %c2_i32 : i32
+// CHECK: llvm.call @use(%[[R2]], %[[Q]])
+// CHECK: %[[R3:.*]] = arith.addi %[[R]], %c3_i32 : i32
+// CHECK: llvm.call @use(%[[R3]], %[[Q]])
+// CHECK: arith.addi %[[R]], %c4_i32 : i32
+// CHECK: scf.yield
+// CHECK-NOT: fgemm.aligned_trips
+llvm.func @use(i32, i32)
+llvm.func @aligned_copies() {
+  %c0 = arith.constant 0 : i32
+  %c4 = arith.constant 4 : i32
+  %c5 = arith.constant 5 : i32
+  %c6 = arith.constant 6 : i32
+  %c7 = arith.constant 7 : i32
+  %c8 = arith.constant 8 : i32
+  %c52 = arith.constant 52 : i32
+  scf.for %i = %c0 to %c52 step %c4 : i32 {
+    %x0 = arith.addi %i, %c4 : i32
+    %s0 = arith.remui %x0, %c8 : i32
+    %q0 = arith.divui %x0, %c8 : i32
+    llvm.call @use(%s0, %q0) : (i32, i32) -> ()
+    %x1 = arith.addi %i, %c5 : i32
+    %s1 = arith.remui %x1, %c8 : i32
+    %q1 = arith.divui %x1, %c8 : i32
+    llvm.call @use(%s1, %q1) : (i32, i32) -> ()
+    %x2 = arith.addi %i, %c6 : i32
+    %s2 = arith.remui %x2, %c8 : i32
+    %q2 = arith.divui %x2, %c8 : i32
+    llvm.call @use(%s2, %q2) : (i32, i32) -> ()
+    %x3 = arith.addi %i, %c7 : i32
+    %s3 = arith.remui %x3, %c8 : i32
+    %q3 = arith.divui %x3, %c8 : i32
+    llvm.call @use(%s3, %q3) : (i32, i32) -> ()
+  } {fgemm.aligned_trips}
+  llvm.return
+}
+
+// -----
+
+// Where the copies' positions straddle a multiple of the step (iv + 1 ..
+// iv + 4), those of one aligned group share a counter: iv + 1 .. iv + 3
+// that of iv, iv + 4 its own. A persistent tile's offset (iteration x 56 K
+// blocks) keeps the positions aligned; one of unknown alignment does not
+// (a counter per copy, as without the mark).
+// CHECK-LABEL: llvm.func @straddling_and_offsets
+// CHECK: scf.for {{.*}} step %c4_i32 iter_args(%[[A:.*]] = %c0_i32, %[[AQ:.*]] = %c0_i32, %[[B:.*]] = %c4_i32, %[[BQ:.*]] = %c0_i32) -> (i32, i32, i32, i32)
+// CHECK: %[[A1:.*]] = arith.addi %[[A]], %c1_i32 : i32
+// CHECK: llvm.call @use(%[[A1]], %[[AQ]])
+// CHECK: %[[A3:.*]] = arith.addi %[[A]], %c3_i32 : i32
+// CHECK: llvm.call @use(%[[A3]], %[[AQ]])
+// CHECK: llvm.call @use(%[[B]], %[[BQ]])
+// CHECK: %[[FIRST:.*]] = arith.muli %arg0, %c56_i32 : i32
+// CHECK: %[[R0:.*]] = arith.remui %[[FIRST]], %c8_i32 : i32
+// CHECK: scf.for {{.*}} step %c4_i32 iter_args(%[[P:.*]] = %[[R0]], %{{.*}} = %{{.*}}) -> (i32, i32)
+// CHECK: %[[P1:.*]] = arith.addi %[[P]], %c1_i32 : i32
+// CHECK: llvm.call @use(%[[P]], %[[P1]])
+// CHECK: scf.for {{.*}} step %c4_i32 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (i32, i32, i32, i32)
+llvm.func @use(i32, i32)
+llvm.func @straddling_and_offsets(%it: i32, %unknown: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c3 = arith.constant 3 : i32
+  %c4 = arith.constant 4 : i32
+  %c8 = arith.constant 8 : i32
+  %c52 = arith.constant 52 : i32
+  %c56 = arith.constant 56 : i32
+  scf.for %i = %c0 to %c52 step %c4 : i32 {
+    %x1 = arith.addi %i, %c1 : i32
+    %s1 = arith.remui %x1, %c8 : i32
+    %q1 = arith.divui %x1, %c8 : i32
+    llvm.call @use(%s1, %q1) : (i32, i32) -> ()
+    %x3 = arith.addi %i, %c3 : i32
+    %s3 = arith.remui %x3, %c8 : i32
+    %q3 = arith.divui %x3, %c8 : i32
+    llvm.call @use(%s3, %q3) : (i32, i32) -> ()
+    %x4 = arith.addi %i, %c4 : i32
+    %s4 = arith.remui %x4, %c8 : i32
+    %q4 = arith.divui %x4, %c8 : i32
+    llvm.call @use(%s4, %q4) : (i32, i32) -> ()
+  } {fgemm.aligned_trips}
+  %first = arith.muli %it, %c56 : i32
+  scf.for %i = %c0 to %c52 step %c4 : i32 {
+    %p0 = arith.addi %first, %i : i32
+    %p1 = arith.addi %p0, %c1 : i32
+    %s0 = arith.remui %p0, %c8 : i32
+    %s1 = arith.remui %p1, %c8 : i32
+    llvm.call @use(%s0, %s1) : (i32, i32) -> ()
+  } {fgemm.aligned_trips}
+  scf.for %i = %c0 to %c52 step %c4 : i32 {
+    %p0 = arith.addi %unknown, %i : i32
+    %p1 = arith.addi %p0, %c1 : i32
+    %s0 = arith.remui %p0, %c8 : i32
+    %s1 = arith.remui %p1, %c8 : i32
+    llvm.call @use(%s0, %s1) : (i32, i32) -> ()
+  } {fgemm.aligned_trips}
+  llvm.return
+}

@@ -59,37 +59,11 @@ static constexpr llvm::StringLiteral kUnrollAttrName = "fgemm.unroll_k_loop";
 /// M <= 128 (docs/PERF.md, seventeenth session).
 static constexpr llvm::StringLiteral kUnrollRemainderAttrName =
     "fgemm.unroll_k_remainder";
-/// K blocks per trip of an unrolled K loop: four where the math threads'
-/// partial and promoted sums take at most kSmallTileRegisters registers,
-/// else two (four made ptxas spill the grouped 128x96, 128x192 and 256x128
-/// kernels). Two warpgroups of at most 32 columns take two as well: 128x32
-/// ran 3-5% faster with two on the H200 (128x64 within noise, 64-row tiles
-/// as fast or faster with four; docs/PERF.md, twelfth session). With K
-/// compiled in, larger tiles take four too (the loop's trip count and ring
-/// stages fold, and the partial sums share one set of registers across the
-/// copies: no spill with ptxas 13.0; 1.5% faster than two at 256x128 on
-/// the H100, docs/PERF.md, seventeenth session). Where the stage count
-/// divides four, each copy sees a constant ring stage: its addresses and
-/// descriptors are constants, computed per block (emitKBlock pins their
-/// bases; hoisted out of the loop, every stage's set stayed live and the
-/// 128x192 kernels with four stages spilled). By three with three stages
-/// (the 256x128 pairs: constant stages, a third less code, no spill; as
-/// fast as by four, H100, docs/PERF.md, thirty-first session), and, as
-/// before, for 8, 12 or 16 stages (four copies would see two stages each;
-/// not measured).
+/// K blocks per trip of the K loops (KernelConfig::getKLoopUnroll).
 static int64_t kLoopUnrollFactor(ConfigAttr config, int64_t stages) {
-  constexpr int64_t kSmallTileRegisters = 64;
-  int64_t registers =
-      (config.getWaves() * config.getBlockN() + config.getGroupN()) / 2;
-  if (config.getMathWarpgroups() == 2 && config.getBlockN() <= 32)
-    return 2;
-  if (registers <= kSmallTileRegisters)
-    return 4;
-  if (!config.getFixedK())
-    return 2;
-  if (4 % stages == 0)
-    return 4;
-  return 3 % stages == 0 || stages % 4 == 0 ? 3 : 4;
+  KernelConfig knobs = config.getKnobs();
+  knobs.stages = stages;
+  return knobs.getKLoopUnroll();
 }
 
 /// With K compiled in and a stage count dividing the unroll factor, each
@@ -99,6 +73,13 @@ static int64_t kLoopUnrollFactor(ConfigAttr config, int64_t stages) {
 /// after the peeled one (buildKLoop).
 static bool hasConstantStageCopies(ConfigAttr config, int64_t stages) {
   return config.getFixedK() && kLoopUnrollFactor(config, stages) % stages == 0;
+}
+
+/// KernelConfig::hasAlignedKLoopTrips at `stages`.
+static bool hasAlignedTrips(ConfigAttr config, int64_t stages) {
+  KernelConfig knobs = config.getKnobs();
+  knobs.stages = stages;
+  return knobs.hasAlignedKLoopTrips();
 }
 
 Value KernelLowering::barrierAt(bool empty, Value stage) {
@@ -1102,7 +1083,7 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
   // A stream-K piece runs K blocks [first, first + numBlocks).
   Value first = op.getFirst() ? lookup(op.getFirst()) : Value();
   int64_t factor = kLoopUnrollFactor(config, stages);
-  bool constantStages = hasConstantStageCopies(config, stages);
+  bool alignedTrips = hasAlignedTrips(config, stages);
   auto buildLoop = [&](int64_t from,
                        ValueRange loopInits) -> FailureOr<SmallVector<Value>> {
     Value lower = constIndex(shifted ? 0 : from), upper = numBlocks;
@@ -1121,6 +1102,8 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
     if (config.getWaves() * config.getColumnGroups() > 1)
       forOp->setAttr(kUnrollRemainderAttrName, b.getUnitAttr());
     forOp->setAttr(kUnrollAttrName, b.getI64IntegerAttr(factor));
+    if (alignedTrips)
+      forOp->setAttr(kAlignedTripsAttrName, b.getUnitAttr());
     OpBuilder::InsertionGuard guard(b);
     openLoopBody(forOp);
     Value inLoop = forOp.getInductionVar();
@@ -1168,14 +1151,14 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
     firstKBlock = false;
     if (failed(peeled))
       return failure();
-    // Copies of a constant stage: the blocks a loop of whole trips leaves
-    // over run right after the peeled one, unrolled, so that no remainder
-    // loop computes its stage and waits at its head for every block (left
-    // after the loop, unrolled, they made ptxas spill the dense 128x192
-    // kernel).
+    // Aligned trips (hasAlignedTrips): the blocks a loop of whole trips
+    // leaves over run right after the peeled one, unrolled, so that no
+    // remainder loop computes its stage and waits at its head for every
+    // block (left after the loop, unrolled, they made ptxas spill the dense
+    // 128x192 kernel).
     int64_t from = 1;
     if (std::optional<int64_t> blocks = getConstantIntValue(numBlocks);
-        constantStages && blocks && !first) {
+        alignedTrips && blocks && !first) {
       for (; (*blocks - from) % factor != 0; ++from) {
         peeled =
             emitKBlock(op, constIndex(from), constIndex(from), *peeled, staged);
@@ -1212,7 +1195,7 @@ KernelLowering::buildKLoop(KLoopOp op, Value numBlocks,
   // constant where K is compiled in, so that the blocks left over by the
   // constant-stage copies are known (emitPeeled).
   if (auto select = numBlocks.getDefiningOp<arith::SelectOp>();
-      select && constantStages &&
+      select && alignedTrips &&
       matchPattern(select.getFalseValue(), m_Zero()) &&
       matchPattern(select.getTrueValue(), m_Constant()))
     numBlocks = select.getTrueValue();

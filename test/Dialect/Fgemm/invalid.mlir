@@ -294,3 +294,10 @@ fgemm.kernel @cast_fp8(%d: !fgemm.tensor<[m, n], f32>) attributes {dims = ["m", 
 fgemm.kernel @per_tensor_mn_major(%s: !fgemm.scales<[m, k], f32, per_tensor, mn_major>) attributes {dims = ["m", "k"]} {
   fgemm.return
 }
+
+// -----
+
+// fgemm.aligned_trips marks an scf.for (convert-fgemm-to-nvvm for
+// fgemm-loop-counters), nothing else.
+// expected-error @below {{attribute 'fgemm.aligned_trips' must be a unit attribute of an scf.for, got unit}}
+"test.op"() {fgemm.aligned_trips} : () -> ()
