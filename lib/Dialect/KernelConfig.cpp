@@ -47,7 +47,7 @@ int64_t KernelConfig::getKLoopUnroll() const {
     return 2;
   if (registers <= kSmallTileRegisters)
     return 4;
-  if (!fixedK)
+  if (!fixedK || stages <= 0) // stages 0: not resolved yet
     return 2;
   if (4 % stages == 0)
     return 4;
@@ -65,9 +65,10 @@ int64_t KernelConfig::getKLoopUnroll() const {
 // for two copies (128x32): they ran 2.3% slower so, and 4.5% slower with
 // the producer's loop alone sharing (not understood).
 bool KernelConfig::hasAlignedKLoopTrips() const {
+  if (!fixedK || stages <= 0)
+    return false;
   int64_t factor = getKLoopUnroll();
-  return fixedK && stages > 0 && factor >= 3 &&
-         (factor % stages == 0 || stages % factor == 0);
+  return factor >= 3 && (factor % stages == 0 || stages % factor == 0);
 }
 
 std::string mlir::fgemm::checkKernelConfig(const KernelConfig &c,
