@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """How far the runtime's dense choice is from the fastest timed kernel.
 
-Reads fgemm-bench --autotune logs (every candidate kernel timed per shape),
+Reads fgemm-bench --autotune logs (every candidate kernel timed per shape)
+or timing grids of scripts/ab-kernels.sh (one variant per kernel, each a
+directory holding that kernel alone: its summary's "NAME t (r) t (r) ..."
+rows, after a line "# shapes: M,N,K;M,N,K;..." naming the columns),
 asks `fgemm-bench --kernels DIR --choose` which kernel the runtime's model
 picks for each of those shapes (no GPU: the model reads DIR's descriptions),
 and prints per shape the chosen kernel's time over the fastest one's, then
@@ -11,7 +14,7 @@ timed (or one with the same kernel names) after changing the model in
 lib/Runtime/Gemm.cpp, to replay the change on the measured times.
 
   scripts/choice-regret.py --kernels DIR [--bench PATH] [--sms N]
-                           [--threshold R] AUTOTUNE_LOG...
+                           [--threshold R] LOG...
 
 Rows: shapes whose ratio is at least --threshold (default 1.02; 1 prints
 all). A shape whose chosen kernel was not timed is listed and left out of
@@ -25,6 +28,8 @@ import sys
 
 ROW = re.compile(r"^\s+(\d+)\s+(\d+)\s+(\d+)\s+\S.*?\)\s+([0-9.]+)\s")
 CANDIDATE = re.compile(r"^\s+candidate (\S+)\s*$")
+GRID_SHAPES = re.compile(r"^#\s*shapes:\s*(\S+)\s*$")
+GRID_ROW = re.compile(r"^\s+(\S+)((?:\s+[0-9.]+\s+\([0-9.]+\))+)\s*$")
 
 
 def read_times(paths):
@@ -39,6 +44,16 @@ def read_times(paths):
             if r and c:
                 shape = tuple(int(r.group(i)) for i in (1, 2, 3))
                 times.setdefault(shape, {})[c.group(1)] = float(r.group(4))
+        grid = []
+        for line in lines:
+            header, row = GRID_SHAPES.match(line), GRID_ROW.match(line)
+            if header:
+                grid = [tuple(int(v) for v in s.split(","))
+                        for s in header.group(1).split(";")]
+            elif row and grid:
+                values = [float(v) for v in row.group(2).split()[0::2]]
+                for shape, t in zip(grid, values):
+                    times.setdefault(shape, {})[row.group(1)] = t
     return times
 
 
