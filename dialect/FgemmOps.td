@@ -192,7 +192,10 @@ def Fgemm_LoadOp : Fgemm_Op<"load", [AttrSizedOperandSegments,
   let description = [{
     Loads the tile at block indices `(row, col)` of `source`: rows
     `[row*b0, (row+1)*b0)`, columns `[col*b1, (col+1)*b1)`, where `b0 x b1` is
-    the result tile's shape. Elements past the tensor's end read as zero. A
+    the result tile's shape. Columns past the tensor's end read as zero (a
+    partial last K block adds nothing); rows past its end are unspecified:
+    row i of a tile only ever reaches row i of the results, which stores
+    clip (on sm_90 such a tile loads only its rows before the end). A
     3-D tensor `[g, rows, cols]` takes a leading group index (an element
     index, not a block index): `%b[%grp, %tn, %kb]`. On
     sm_90 this becomes a TMA load (`cp.async.bulk.tensor`) into shared memory

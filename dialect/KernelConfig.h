@@ -131,11 +131,12 @@ inline constexpr int64_t kMaxStages = 16;
 /// Widest tile with two m64 waves per math warpgroup.
 inline constexpr int64_t kMaxBlockNTwoWaves = 128;
 /// setmaxnreg counts of the producer and the math warpgroups: 40 + 2 x 232
-/// per thread (384 threads), or 24 + 3 x 160 with three math warpgroups
-/// (512 threads); fgemm-warp-specialize applies them, the verifier sizes the
-/// accumulators by them.
+/// per thread (384 threads), or 32 + 3 x 160 with three math warpgroups
+/// (512 threads: the whole register file; at 24 the producer's loads of
+/// tiles past their source's last row spilled); fgemm-warp-specialize
+/// applies them, the verifier sizes the accumulators by them.
 inline constexpr int64_t kProducerRegs = 40, kConsumerRegs = 232,
-                         kProducerRegsThreeWarpgroups = 24,
+                         kProducerRegsThreeWarpgroups = 32,
                          kConsumerRegsThreeWarpgroups = 160;
 /// Widest tile with three math warpgroups (kConsumerRegsThreeWarpgroups
 /// registers per thread).

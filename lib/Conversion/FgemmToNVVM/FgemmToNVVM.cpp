@@ -210,6 +210,27 @@ LogicalResult KernelLowering::buildFunction() {
           ctx, argIndex(store.getDest()),
           SmallVector<int64_t>{staging.columns, rows}, staging.swizzleBytes));
   });
+  // Tiles the producer loads that may reach past their source's last row
+  // also get maps of shorter boxes (lowerRingPut).
+  SmallVector<std::pair<Value, int64_t>> rowBoxMaps;
+  kernel.walk([&](RingPutOp put) {
+    for (Value v : put.getValues()) {
+      auto load = v.getDefiningOp<LoadOp>();
+      if (!load || !mayEndInsideTile(load) ||
+          llvm::any_of(rowBoxMaps, [&](auto &map) {
+            return map.first == load.getSource();
+          }))
+        continue;
+      for (int64_t rows : rowBoxHeights(load)) {
+        rowBoxMaps.push_back({load.getSource(), rows});
+        paramDescs.push_back(TensorMapParamAttr::get(
+            ctx, argIndex(load.getSource()),
+            SmallVector<int64_t>{
+                extent(load.getResult().getType().getDims()[1]), rows},
+            /*swizzle=*/128));
+      }
+    }
+  });
   for (Value v : ptrArgs)
     paramDescs.push_back(PointerParamAttr::get(ctx, argIndex(v)));
   bool usesWorkspace =
@@ -234,7 +255,7 @@ LogicalResult KernelLowering::buildFunction() {
   auto tensorMapType =
       LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), kTensorMapBytes);
   size_t cutMaps = cutArgs.size() * std::size(kCutBoxRows);
-  for (size_t i = 0; i < tmaArgs.size() + cutMaps; ++i) {
+  for (size_t i = 0; i < tmaArgs.size() + cutMaps + rowBoxMaps.size(); ++i) {
     params.push_back(genericPtr);
     paramAttrs.push_back(b.getDictionaryAttr(
         {b.getNamedAttr(LLVM::LLVMDialect::getByValAttrName(),
@@ -339,6 +360,10 @@ LogicalResult KernelLowering::buildFunction() {
       cutBoxParams[v].push_back(body->getArgument(next++));
       tensorMapParams.push_back(cutBoxParams[v].back());
     }
+  for (auto [v, rows] : rowBoxMaps) {
+    rowBoxParams[v].push_back({rows, body->getArgument(next++)});
+    tensorMapParams.push_back(rowBoxParams[v].back().second);
+  }
   for (Value v : ptrArgs)
     argPointers[v] = body->getArgument(next++);
   if (usesWorkspace)
@@ -348,9 +373,7 @@ LogicalResult KernelLowering::buildFunction() {
     Value value = body->getArgument(next++);
     // Shapes folded at specialization become constants (so that, e.g., the
     // K loop's trip count is known to the unroller).
-    int64_t fixed = name == "n"   ? config.getFixedN()
-                    : name == "k" ? config.getFixedK()
-                                  : 0;
+    int64_t fixed = fixedDim(name);
     dims[name] = fixed ? constIndex(fixed) : toIndex(value);
   }
   if (launchRaster)
@@ -1609,6 +1632,177 @@ void KernelLowering::drainClusterRing(Value numBlocks) {
   }
 }
 
+bool KernelLowering::mayEndInsideTile(LoadOp load) {
+  ArrayRef<StringAttr> source = load.getSource().getType().getDims();
+  TileType tile = load.getResult().getType();
+  int64_t rows = extent(tile.getDims()[0]);
+  int64_t rowBytes = extent(tile.getDims()[1]) *
+                     tile.getElementType().getIntOrFloatBitWidth() / 8;
+  int64_t parts = load.getMulticast() ? config.getCluster() : 1;
+  if (rowBytes != 128 || rows % (kMinRowBoxRows * parts) != 0)
+    return false;
+  int64_t fixed = fixedDim(source[source.size() - 2].getValue());
+  return fixed == 0 || fixed % rows != 0;
+}
+
+SmallVector<int64_t> KernelLowering::rowBoxHeights(LoadOp load) {
+  int64_t rows = extent(load.getResult().getType().getDims()[0]);
+  int64_t most = load.getMulticast() && config.getCluster() > 1
+                     ? rows / config.getCluster()
+                     : rows - 1;
+  SmallVector<int64_t> heights;
+  for (int64_t h = llvm::bit_floor(uint64_t(most)); h >= kMinRowBoxRows; h /= 2)
+    heights.push_back(h);
+  return heights;
+}
+
+/// A shared::cta address is the shared::cluster address of the same bytes in
+/// this CTA (PTX ISA, state spaces), so the offset is reused as it is: an
+/// addrspacecast goes through a generic address, which costs an S2UR of the
+/// shared window's base and 64-bit arithmetic on every multicast copy.
+static Value toClusterAddress(OpBuilder &b, Location loc, Value smemPtr) {
+  Value offset = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), smemPtr);
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), offset);
+}
+
+void KernelLowering::loadTile(LoadOp tile, Value dst, Value full) {
+  Value desc = argParams.lookup(tile.getSource());
+  // Tensor maps are {inner = columns, outer = rows}.
+  ArrayRef<StringAttr> tdims = tile.getResult().getType().getDims();
+  SmallVector<Value> coords;
+  coords.push_back(mulI32(toI32(lookup(tile.getCol())), extent(tdims[1])));
+  coords.push_back(mulI32(toI32(lookup(tile.getRow())), extent(tdims[0])));
+  if (Value group = tile.getGroup())
+    coords.push_back(toI32(lookup(group))); // one group per copy
+  auto copy = [&](Value to, ArrayRef<Value> at, Value mask) {
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        b, loc, mask ? toClusterAddress(b, loc, to) : to, desc, at, full,
+        /*im2colOffsets=*/ValueRange(), mask, /*l2CacheHint=*/Value(),
+        NVVM::TMALoadModeAttr::get(b.getContext(), NVVM::TMALoadMode::TILE),
+        /*isCTAOnly=*/b.getBoolAttr(!mask), /*group=*/nullptr,
+        /*predicate=*/Value());
+  };
+  if (config.getCluster() <= 1 || !tile.getMulticast()) {
+    copy(dst, coords, Value());
+    return;
+  }
+  // CTA r of the cluster loads rows [r, r + 1) * rows/cluster of the shared
+  // tile into every CTA (TMA multicast); the tensor map's box is
+  // rows/cluster tall (docs/ABI.md).
+  int64_t part = extent(tdims[0]) / config.getCluster();
+  int64_t rowBytes =
+      extent(tdims[1]) *
+      tile.getResult().getType().getElementType().getIntOrFloatBitWidth() / 8;
+  // Rows [j, j + 1) * rows/cluster of the tile into this CTA's slot, or,
+  // with `mask`, into every CTA's.
+  auto loadPart = [&](Value j, Value mask) {
+    SmallVector<Value> at = coords;
+    at[1] = arith::AddIOp::create(b, loc, at[1], mulI32(j, part));
+    copy(LLVM::GEPOp::create(b, loc, dst.getType(), b.getI8Type(), dst,
+                             ValueRange{mulI32(j, part * rowBytes)}),
+         at, mask);
+  };
+  auto multicast = [&] {
+    Value rank = NVVM::ClusterId::create(b, loc, b.getI32Type());
+    loadPart(rank, arith::ConstantIntOp::create(
+                       b, loc, (1 << config.getCluster()) - 1, 16));
+  };
+  Value shared = tile.getMulticastIf();
+  if (!shared) {
+    multicast();
+    return;
+  }
+  // Shared only when the condition holds (the same in every CTA of the
+  // cluster); else this CTA loads every part itself, the same bytes into the
+  // same slot.
+  auto ifOp = scf::IfOp::create(b, loc, lookup(shared),
+                                /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  multicast();
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  for (int64_t j = 0; j < config.getCluster(); ++j)
+    loadPart(constI32(j), Value());
+}
+
+void KernelLowering::loadRowBoxRange(LoadOp tile, Value dst, Value full,
+                                     Value rowBase, Value patterns,
+                                     Value mask) {
+  ArrayRef<StringAttr> tdims = tile.getResult().getType().getDims();
+  Value col = mulI32(toI32(lookup(tile.getCol())), extent(tdims[1]));
+  Value firstRow = mulI32(toI32(lookup(tile.getRow())), extent(tdims[0]));
+  for (auto [rows, desc] : rowBoxParams.lookup(tile.getSource())) {
+    // The digit of `rows`: its box starts after the taller digits' boxes.
+    int64_t digit = rows / kMinRowBoxRows;
+    Value taken = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne,
+        arith::AndIOp::create(b, loc, patterns, constI32(digit)), constI32(0));
+    auto ifOp = scf::IfOp::create(b, loc, taken, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    Value above =
+        arith::AndIOp::create(b, loc, patterns, constI32(~(2 * digit - 1)));
+    Value row =
+        arith::AddIOp::create(b, loc, rowBase, mulI32(above, kMinRowBoxRows));
+    SmallVector<Value> at = {col, arith::AddIOp::create(b, loc, firstRow, row)};
+    if (Value group = tile.getGroup())
+      at.push_back(toI32(lookup(group)));
+    Value to = LLVM::GEPOp::create(b, loc, dst.getType(), b.getI8Type(), dst,
+                                   ValueRange{mulI32(row, 128)});
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        b, loc, mask ? toClusterAddress(b, loc, to) : to, desc, at, full,
+        /*im2colOffsets=*/ValueRange(), mask, /*l2CacheHint=*/Value(),
+        NVVM::TMALoadModeAttr::get(b.getContext(), NVVM::TMALoadMode::TILE),
+        /*isCTAOnly=*/b.getBoolAttr(!mask), /*group=*/nullptr,
+        /*predicate=*/Value());
+  }
+}
+
+void KernelLowering::loadRowBoxes(LoadOp tile, Value dst, Value full,
+                                  Value patterns) {
+  // Pinned here: the boxes' rows and addresses are computed on this path
+  // only, not hoisted out of the K loop into registers that the producer,
+  // under setmaxnreg, does not have (the 128x192 stream-K pairs spilled).
+  patterns = pinned(patterns);
+  int64_t rows = extent(tile.getResult().getType().getDims()[0]);
+  if (config.getCluster() <= 1 || !tile.getMulticast()) {
+    loadRowBoxRange(tile, dst, full, constI32(0), patterns, Value());
+    return;
+  }
+  // Part j of the shared tile, as loadTile's parts: its patterns before the
+  // last row.
+  int64_t part = rows / config.getCluster();
+  auto loadPart = [&](Value j, Value mask) {
+    Value before = mulI32(j, part / kMinRowBoxRows);
+    Value inPart = arith::MaxSIOp::create(
+        b, loc,
+        arith::MinSIOp::create(b, loc,
+                               arith::SubIOp::create(b, loc, patterns, before),
+                               constI32(part / kMinRowBoxRows)),
+        constI32(0));
+    loadRowBoxRange(tile, dst, full, mulI32(j, part), inPart, mask);
+  };
+  auto multicast = [&] {
+    loadPart(NVVM::ClusterId::create(b, loc, b.getI32Type()),
+             arith::ConstantIntOp::create(b, loc,
+                                          (1 << config.getCluster()) - 1, 16));
+  };
+  Value shared = tile.getMulticastIf();
+  if (!shared) {
+    multicast();
+    return;
+  }
+  auto ifOp = scf::IfOp::create(b, loc, lookup(shared),
+                                /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  multicast();
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  for (int64_t j = 0; j < config.getCluster(); ++j)
+    loadPart(constI32(j), Value());
+}
+
 LogicalResult KernelLowering::lowerRingPut(RingPutOp op) {
   Value stage = lookup(op.getStage());
   Value parity = toI32(lookup(op.getPhase()));
@@ -1617,10 +1811,57 @@ LogicalResult KernelLowering::lowerRingPut(RingPutOp op) {
   Value flipped = arith::XOrIOp::create(b, loc, parity, constI32(1));
   waitParity(barrierAt(/*empty=*/true, stage), flipped);
   Value full = barrierAt(/*empty=*/false, stage);
+  // A tile that reaches past its source's last row comes in boxes up to
+  // that row (loadRowBoxes), the rest of its slot left as it was (rows past
+  // the end only reach output rows that are never stored): TMA fills the
+  // rows of a box past the end with zeros at a cost of about 2-3 rows of
+  // data each. 128x32 at 96 x 4096 x 7168: 19.5 us, against 13.9 for the
+  // same rows with memory after them, as at M = 128 (H200, docs/PERF.md,
+  // thirty-ninth session). `rowPatterns[i]`: the value's kMinRowBoxRows-row
+  // patterns before the last row (null where its whole tile is loaded),
+  // `wholeTile[i]`: whether its whole box is loaded.
+  SmallVector<Value> rowPatterns(op.getValues().size()),
+      wholeTile(op.getValues().size());
   int64_t bytes = 0;
-  for (int64_t n : slotBytes)
-    bytes += n; // TMA counts whole boxes, zero-filled parts included
-  NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full, constI32(bytes),
+  Value partBytes;
+  for (auto [i, value] : llvm::enumerate(op.getValues())) {
+    auto tile = value.getDefiningOp<LoadOp>();
+    // (Maps were made for the first load of each source.)
+    if (!tile || !mayEndInsideTile(tile) ||
+        !llvm::equal(
+            llvm::make_first_range(rowBoxParams.lookup(tile.getSource())),
+            rowBoxHeights(tile))) {
+      bytes += slotBytes[i]; // TMA counts whole boxes, zero fill included
+      continue;
+    }
+    ArrayRef<StringAttr> source = tile.getSource().getType().getDims();
+    int64_t rows = extent(tile.getResult().getType().getDims()[0]);
+    Value left = arith::SubIOp::create(
+        b, loc, toI32(dims.lookup(source[source.size() - 2].getValue())),
+        mulI32(toI32(lookup(tile.getRow())), rows));
+    // Fewer than kMinRowBoxRows rows past the end: the whole tile's box
+    // (its fill is the shortest box's); then the patterns before the end are
+    // fewer than rows / kMinRowBoxRows, one box per binary digit below it.
+    wholeTile[i] = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                         left, constI32(rows - kMinRowBoxRows));
+    Value kept = arith::MaxSIOp::create(
+        b, loc, arith::MinSIOp::create(b, loc, left, constI32(rows)),
+        constI32(0));
+    rowPatterns[i] = arith::DivUIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, kept, constI32(kMinRowBoxRows - 1)),
+        constI32(kMinRowBoxRows));
+    // Whole boxes are counted, the zero fill of the last one's rows past
+    // the end included.
+    Value loaded =
+        mulI32(rowPatterns[i], slotBytes[i] / (rows / kMinRowBoxRows));
+    partBytes =
+        partBytes ? arith::AddIOp::create(b, loc, partBytes, loaded) : loaded;
+  }
+  Value expected = constI32(bytes);
+  if (partBytes)
+    expected = arith::AddIOp::create(b, loc, expected, partBytes);
+  NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full, expected,
                                          /*scope=*/nullptr, /*relaxed=*/nullptr,
                                          Value());
   Value stageI32 = toI32(stage);
@@ -1628,88 +1869,32 @@ LogicalResult KernelLowering::lowerRingPut(RingPutOp op) {
     Operation *load = value.getDefiningOp();
     Value dst = smemAt(arith::AddIOp::create(b, loc, constI32(slotOffsets[i]),
                                              mulI32(stageI32, slotStrides[i])));
-    Value desc = argParams.lookup(load->getOperand(0));
-    SmallVector<Value> coords;
     if (auto tile = dyn_cast<LoadOp>(load)) {
-      // Tensor maps are {inner = columns, outer = rows}.
-      ArrayRef<StringAttr> tdims = tile.getResult().getType().getDims();
-      coords.push_back(mulI32(toI32(lookup(tile.getCol())), extent(tdims[1])));
-      coords.push_back(mulI32(toI32(lookup(tile.getRow())), extent(tdims[0])));
-      if (Value group = tile.getGroup())
-        coords.push_back(toI32(lookup(group))); // one group per copy
-      if (config.getCluster() > 1 && tile.getMulticast()) {
-        // CTA r of the cluster loads rows [r, r + 1) * rows/cluster of the
-        // shared tile into every CTA (TMA multicast); the tensor map's box
-        // is rows/cluster tall (docs/ABI.md).
-        int64_t part = extent(tdims[0]) / config.getCluster();
-        int64_t rowBytes = extent(tdims[1]) *
-                           tile.getResult()
-                               .getType()
-                               .getElementType()
-                               .getIntOrFloatBitWidth() /
-                           8;
-        // Rows [j, j + 1) * rows/cluster of the tile into this CTA's slot,
-        // or, with `mask`, into every CTA's.
-        auto loadPart = [&](Value j, Value mask) {
-          SmallVector<Value> at = coords;
-          at[1] = arith::AddIOp::create(b, loc, at[1], mulI32(j, part));
-          Value partDst =
-              LLVM::GEPOp::create(b, loc, dst.getType(), b.getI8Type(), dst,
-                                  ValueRange{mulI32(j, part * rowBytes)});
-          if (mask) {
-            // A shared::cta address is the shared::cluster address of the
-            // same bytes in this CTA (PTX ISA, state spaces), so the offset
-            // is reused as it is: an addrspacecast goes through a generic
-            // address, which costs an S2UR of the shared window's base and
-            // 64-bit arithmetic on every multicast copy.
-            Value offset =
-                LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), partDst);
-            partDst = LLVM::IntToPtrOp::create(
-                b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), offset);
-          }
-          NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-              b, loc, partDst, desc, at, full,
-              /*im2colOffsets=*/ValueRange(), mask,
-              /*l2CacheHint=*/Value(),
-              NVVM::TMALoadModeAttr::get(b.getContext(),
-                                         NVVM::TMALoadMode::TILE),
-              /*isCTAOnly=*/b.getBoolAttr(!mask), /*group=*/nullptr,
-              /*predicate=*/Value());
-        };
-        auto multicast = [&] {
-          Value rank = NVVM::ClusterId::create(b, loc, b.getI32Type());
-          loadPart(rank, arith::ConstantIntOp::create(
-                             b, loc, (1 << config.getCluster()) - 1, 16));
-        };
-        if (Value shared = tile.getMulticastIf()) {
-          // Shared only when the condition holds (the same in every CTA of
-          // the cluster); else this CTA loads every part itself, the same
-          // bytes into the same slot.
-          auto ifOp = scf::IfOp::create(b, loc, lookup(shared),
-                                        /*withElseRegion=*/true);
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(ifOp.thenBlock());
-          multicast();
-          b.setInsertionPointToStart(ifOp.elseBlock());
-          for (int64_t j = 0; j < config.getCluster(); ++j)
-            loadPart(constI32(j), Value());
-          continue;
-        }
-        multicast();
+      if (!rowPatterns[i]) {
+        loadTile(tile, dst, full);
         continue;
       }
-    } else {
-      // MN-major scales: {inner = rows of the operand, outer = K blocks}.
-      auto scales = cast<LoadScalesOp>(load);
-      int64_t rows = extent(scales.getResult().getType().getDims()[0]);
-      coords.push_back(mulI32(toI32(lookup(scales.getIndex())), rows));
-      coords.push_back(toI32(lookup(scales.getKb())));
-      if (Value group = scales.getGroup())
-        coords.push_back(toI32(lookup(group)));
+      auto ifOp = scf::IfOp::create(b, loc, wholeTile[i],
+                                    /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      loadTile(tile, dst, full);
+      b.setInsertionPointToStart(ifOp.elseBlock());
+      loadRowBoxes(tile, dst, full, rowPatterns[i]);
+      continue;
     }
+    // MN-major scales: {inner = rows of the operand, outer = K blocks}.
+    auto scales = cast<LoadScalesOp>(load);
+    int64_t rows = extent(scales.getResult().getType().getDims()[0]);
+    SmallVector<Value> coords;
+    coords.push_back(mulI32(toI32(lookup(scales.getIndex())), rows));
+    coords.push_back(toI32(lookup(scales.getKb())));
+    if (Value group = scales.getGroup())
+      coords.push_back(toI32(lookup(group)));
     NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-        b, loc, dst, desc, coords, full, /*im2colOffsets=*/ValueRange(),
-        /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
+        b, loc, dst, argParams.lookup(scales.getSource()), coords, full,
+        /*im2colOffsets=*/ValueRange(), /*multicastMask=*/Value(),
+        /*l2CacheHint=*/Value(),
         NVVM::TMALoadModeAttr::get(b.getContext(), NVVM::TMALoadMode::TILE),
         /*isCTAOnly=*/b.getBoolAttr(true), /*group=*/nullptr,
         /*predicate=*/Value());

@@ -95,6 +95,11 @@ inline constexpr int64_t kCopyBatch = 4;
 /// eight copies (150 KB of code) ran 2.5% slower than one loop (H100,
 /// docs/PERF.md, thirty-second session).
 inline constexpr int64_t kMaxStraddleCopies = 4;
+/// Rows of the shortest TMA box a tile load that reaches past its source's
+/// last row comes in (lowerRingPut): one 128-byte swizzle pattern of
+/// 128-byte rows, so that each box lands where the whole tile's box puts its
+/// rows.
+inline constexpr int64_t kMinRowBoxRows = 8;
 /// Threads of a warp: fgemm.count_row_tiles sums this many groups per step.
 inline constexpr int64_t kWarpSize = 32;
 /// Registers the overlapped math loop needs besides its accumulators.
@@ -290,6 +295,17 @@ private:
   /// The launch's raster group (index; launch_raster kernels).
   Value rasterGroup;
   LogicalResult lowerRingPut(RingPutOp op);
+  /// TMA copies of tile `tile` into the slot at `dst`, completing on `full`:
+  /// its whole box, or this CTA's part multicast to the cluster.
+  void loadTile(LoadOp tile, Value dst, Value full);
+  /// The first `patterns` kMinRowBoxRows-row patterns of `tile` (i32),
+  /// likewise, in boxes of rowBoxHeights' rows (rowBoxParams' maps): one box
+  /// per binary digit of the count.
+  void loadRowBoxes(LoadOp tile, Value dst, Value full, Value patterns);
+  /// The boxes of [rowBase, rowBase + patterns x kMinRowBoxRows) of `tile`,
+  /// into this CTA's slot or, with `mask`, every CTA's (i32 values).
+  void loadRowBoxRange(LoadOp tile, Value dst, Value full, Value rowBase,
+                       Value patterns, Value mask);
   LogicalResult lowerRingGet(RingGetOp op);
   LogicalResult lowerRingRelease(Value stage);
   LogicalResult lowerLoadScales(LoadScalesOp op);
@@ -492,6 +508,23 @@ private:
   int64_t extent(StringAttr symbol) {
     return getTileDimExtent(symbol.getValue(), config);
   }
+  /// The value a dimension symbol is compiled in with (fgemm-specialize), 0
+  /// where it comes with the launch.
+  int64_t fixedDim(StringRef name) {
+    return name == "n"   ? config.getFixedN()
+           : name == "k" ? config.getFixedK()
+                         : 0;
+  }
+  /// Whether a tile load may reach past its source's last row (a row count
+  /// that comes with the launch, or a compiled-in one the tile's rows do not
+  /// divide) and its rows are whole swizzle patterns of kMinRowBoxRows rows:
+  /// then such a tile comes in boxes up to that row (rowBoxHeights).
+  bool mayEndInsideTile(LoadOp load);
+  /// The rows of the boxes such a tile comes in, tallest first: the powers
+  /// of two from kMinRowBoxRows below its rows (or up to the rows each CTA
+  /// of a cluster multicasts), so that any whole number of patterns is one
+  /// box per binary digit.
+  SmallVector<int64_t> rowBoxHeights(LoadOp load);
 
   KernelOp kernel;
   ModuleOp module;
@@ -507,6 +540,9 @@ private:
   /// Output a store cuts by rows -> its TMA descriptors of kCutBoxRows'
   /// boxes, in that order (storeCutRows).
   DenseMap<Value, SmallVector<Value>> cutBoxParams;
+  /// Tile source that may end inside a tile -> (rows, TMA descriptor) of
+  /// rowBoxHeights' boxes, in that order (lowerRingPut).
+  DenseMap<Value, SmallVector<std::pair<int64_t, Value>>> rowBoxParams;
   /// Kernel argument -> its global pointer, for arguments the threads read
   /// or write directly.
   DenseMap<Value, Value> argPointers;

@@ -6,10 +6,14 @@
 // the row scales are read once for both.
 
 // B's box is 256 rows; a stage holds 16 KiB of A + 32 KiB of B + 512 bytes
-// of A scales.
+// of A scales (A and B counted as loaded, 1 KiB per 8 rows: row-boxes.mlir).
 // CHECK-LABEL: llvm.func @sm90_fp8_gemm_1d2d(
 // CHECK-SAME: #fgemm.tensor_map_param<arg = 1, box = [128, 256], swizzle = 128>
-// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c49664_i32
+// CHECK: %[[CHECK_A_BYTES:.*]] = arith.muli %{{.*}}, %c1024_i32 : i32
+// CHECK: %[[CHECK_B_BYTES:.*]] = arith.muli %{{.*}}, %c1024_i32 : i32
+// CHECK: %[[CHECK_AB:.*]] = arith.addi %[[CHECK_A_BYTES]], %[[CHECK_B_BYTES]] : i32
+// CHECK: %[[CHECK_ALL:.*]] = arith.addi %[[CHECK_AB]], %c512_i32 : i32
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %[[CHECK_ALL]]
 
 // The first K block (peeled). Group 0: the row scales, four m64n128k32 into
 // a fresh partial sum, the wait.

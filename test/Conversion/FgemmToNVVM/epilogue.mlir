@@ -12,8 +12,8 @@
 // pointer without noalias (it may be D itself), and so is D (only compared
 // with C).
 // CHECK-LABEL: llvm.func @sm90_fp8_gemm_1d1d(
-// CHECK-SAME: %[[C:arg5]]: !llvm.ptr<1>, %[[D:arg6]]: !llvm.ptr<1> {llvm.noalias}, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32)
-// CHECK-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 64], swizzle = 128>, #fgemm.tensor_map_param<arg = 2, box = [128, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 3, box = [64, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 5, box = [32, 64], swizzle = 128>, #fgemm.pointer_param<arg = 4>, #fgemm.pointer_param<arg = 5>, #fgemm.dim_param<"m">, #fgemm.dim_param<"n">, #fgemm.dim_param<"k">]
+// CHECK-SAME: %[[C:arg12]]: !llvm.ptr<1>, %[[D:arg13]]: !llvm.ptr<1> {llvm.noalias}, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32)
+// CHECK-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 64], swizzle = 128>, #fgemm.tensor_map_param<arg = 2, box = [128, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 3, box = [64, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 5, box = [32, 64], swizzle = 128>, #fgemm.tensor_map_param<arg = 0, box = [128, 64], swizzle = 128>, #fgemm.tensor_map_param<arg = 0, box = [128, 32], swizzle = 128>, #fgemm.tensor_map_param<arg = 0, box = [128, 16], swizzle = 128>, #fgemm.tensor_map_param<arg = 0, box = [128, 8], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 32], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 16], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 8], swizzle = 128>, #fgemm.pointer_param<arg = 4>, #fgemm.pointer_param<arg = 5>, #fgemm.dim_param<"m">, #fgemm.dim_param<"n">, #fgemm.dim_param<"k">]
 // CHECK-SAME: fgemm.variant = "dense_1d1d"
 
 // A plain grid brings this thread's lines of the C tile into L2 before the
@@ -100,7 +100,7 @@
 // bf16 once, by the store. The ring plan leaves the vector's 128 bytes past
 // the staged scales.
 // BFB-LABEL: llvm.func @sm90_fp8_gemm_bias_1d2d(
-// BFB-SAME: %arg4: !llvm.ptr<1> {llvm.noalias}, %[[BVEC:arg5]]: !llvm.ptr<1>, %arg6: i32,
+// BFB-SAME: %arg11: !llvm.ptr<1> {llvm.noalias}, %[[BVEC:arg12]]: !llvm.ptr<1>, %arg13: i32,
 // BFB-SAME: #fgemm.pointer_param<arg = 3>, #fgemm.pointer_param<arg = 4>
 // BFB-SAME: fgemm.smem_bytes = 117440
 // BFB-SAME: fgemm.variant = "dense_bias"
@@ -136,8 +136,8 @@
 // both once before the K loop, and the promotion multiplies every fragment
 // by their product.
 // PERTENSOR-LABEL: llvm.func @sm90_fp8_gemm_per_tensor(
-// PERTENSOR-SAME: %[[SA:arg3]]: !llvm.ptr<1> {llvm.noalias}, %[[SB:arg4]]: !llvm.ptr<1> {llvm.noalias}
-// PERTENSOR-SAME: #fgemm.tensor_map_param<arg = 4, box = [64, 64], swizzle = 128>, #fgemm.pointer_param<arg = 2>, #fgemm.pointer_param<arg = 3>
+// PERTENSOR-SAME: %[[SA:arg10]]: !llvm.ptr<1> {llvm.noalias}, %[[SB:arg11]]: !llvm.ptr<1> {llvm.noalias}
+// PERTENSOR-SAME: #fgemm.tensor_map_param<arg = 1, box = [128, 8], swizzle = 128>, #fgemm.pointer_param<arg = 2>, #fgemm.pointer_param<arg = 3>
 // PERTENSOR-SAME: fgemm.variant = "dense_per_tensor"
 // PERTENSOR: %[[VA:.*]] = llvm.load %[[SA]] invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
 // PERTENSOR-NEXT: %[[VB:.*]] = llvm.load %[[SB]] invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32

@@ -19,9 +19,11 @@
 // CHECK-SAME: %[[TMA_B:arg[0-9]+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant},
 // CHECK-SAME: %[[TMA_SFA:arg[0-9]+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant},
 // CHECK-SAME: %[[TMA_D:arg[0-9]+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant},
-// CHECK-SAME: %[[SFB:arg[0-9]+]]: !llvm.ptr<1> {llvm.noalias}, %[[M:arg[0-9]+]]: i32, %[[N:arg[0-9]+]]: i32, %[[K:arg[0-9]+]]: i32)
+// Then A's and B's maps of 64-, 32-, 16- and 8-row boxes (M and N come with
+// the launch: a tile may reach past the last row; lowerRingPut).
+// CHECK-SAME: {{(%arg[0-9]+: !llvm.ptr [{]llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant[}], ){8}%}}[[SFB:arg[0-9]+]]: !llvm.ptr<1> {llvm.noalias}, %[[M:arg[0-9]+]]: i32, %[[N:arg[0-9]+]]: i32, %[[K:arg[0-9]+]]: i32)
 // The parameter list as the kernel description states it (docs/ABI.md).
-// CHECK-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 2, box = [128, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 4, box = [64, 64], swizzle = 128>, #fgemm.pointer_param<arg = 3>, #fgemm.dim_param<"m">, #fgemm.dim_param<"n">, #fgemm.dim_param<"k">]
+// CHECK-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 2, box = [128, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 4, box = [64, 64], swizzle = 128>, #fgemm.tensor_map_param<arg = 0, box = [128, 64], swizzle = 128>, #fgemm.tensor_map_param<arg = 0, box = [128, 32], swizzle = 128>, #fgemm.tensor_map_param<arg = 0, box = [128, 16], swizzle = 128>, #fgemm.tensor_map_param<arg = 0, box = [128, 8], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 64], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 32], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 16], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 8], swizzle = 128>, #fgemm.pointer_param<arg = 3>, #fgemm.dim_param<"m">, #fgemm.dim_param<"n">, #fgemm.dim_param<"k">]
 // CHECK-SAME: fgemm.smem_bytes = 166464
 // CHECK-SAME: nvvm.kernel, nvvm.maxnreg = 168 : i32, nvvm.reqntid = array<i32: 384, 1, 1>
 
@@ -39,11 +41,13 @@
 // CHECK: nvvm.barrier0
 
 // Producer: fewer registers; one thread waits for a free slot, arms the full
-// barrier with the bytes of A + B + SFA, and issues three TMA loads.
+// barrier with the bytes of A + B (as loaded: row-boxes.mlir) + SFA, and
+// issues three TMA loads (a whole tile's boxes first).
 // CHECK: nvvm.setmaxregister decrease 40
 // CHECK: scf.for
 // CHECK: nvvm.mbarrier.try_wait.parity
-// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c33280_i32
+// CHECK: %[[BYTES:.*]] = arith.addi %{{.*}}, %c512_i32 : i32
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %[[BYTES]]
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[TMA_A]], %{{.*}}, box[
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[TMA_B]], %{{.*}}, box[
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[TMA_SFA]], %{{.*}}, box[
@@ -125,7 +129,11 @@
 // CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
 
 // SMALL: nvvm.reqntid = array<i32: 256, 1, 1>
-// SMALL: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c16640_i32
+// SMALL: %[[SMALL_A_BYTES:.*]] = arith.muli %{{.*}}, %c1024_i32 : i32
+// SMALL: %[[SMALL_B_BYTES:.*]] = arith.muli %{{.*}}, %c1024_i32 : i32
+// SMALL: %[[SMALL_AB:.*]] = arith.addi %[[SMALL_A_BYTES]], %[[SMALL_B_BYTES]] : i32
+// SMALL: %[[SMALL_ALL:.*]] = arith.addi %[[SMALL_AB]], %c256_i32 : i32
+// SMALL: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %[[SMALL_ALL]]
 // SMALL: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>
 // SMALL-COUNT-32: llvm.intr.fma
 // SMALL: nvvm.barrier id = %c1_i32 number_of_threads = %c128_i32

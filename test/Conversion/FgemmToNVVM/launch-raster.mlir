@@ -5,7 +5,7 @@
 // math warpgroups' tile orders clamp it to [1, row units] before use.
 
 // CHECK: llvm.func @sm90_fp8_gemm_1d2d(
-// CHECK-SAME: %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %[[RASTER:arg8]]: i32)
+// CHECK-SAME: %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %[[RASTER:arg16]]: i32)
 // CHECK-SAME: fgemm.params = [{{.*}}#fgemm.dim_param<"k">, #fgemm.raster_group_param<default = 8>]
 // CHECK: %[[G:.*]] = arith.index_castui %[[RASTER]] : i32 to index
 // CHECK: %[[AT_LEAST_ONE:.*]] = arith.maxui %[[G]], %c1 : index

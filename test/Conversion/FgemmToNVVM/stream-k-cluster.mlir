@@ -8,7 +8,7 @@
 // its own rank in the clusters that follow.
 
 // CHECK: llvm.func @sm90_fp8_gemm_1d2d(
-// CHECK-SAME: %[[WS:arg5]]: !llvm.ptr<1> {llvm.noalias}
+// CHECK-SAME: %[[WS:arg14]]: !llvm.ptr<1> {llvm.noalias}
 // CHECK-SAME: #fgemm.workspace_param<bytes_per_cta = 131200>
 // CHECK-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
 // The producer's piece loop.

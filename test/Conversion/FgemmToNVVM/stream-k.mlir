@@ -8,7 +8,7 @@
 // slots; the tile's store runs on its owner only.
 
 // CHECK: llvm.func @sm90_fp8_gemm_1d2d(
-// CHECK-SAME: %[[WS:arg5]]: !llvm.ptr<1> {llvm.noalias}, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32)
+// CHECK-SAME: %[[WS:arg13]]: !llvm.ptr<1> {llvm.noalias}, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32)
 // CHECK-SAME: fgemm.params = [{{.*}}#fgemm.pointer_param<arg = 3>, #fgemm.workspace_param<bytes_per_cta = 65664>, #fgemm.dim_param<"m">
 // CHECK: nvvm.read.ptx.sreg.nctaid.x
 // CHECK: %[[PUBLISH:.*]] = arith.cmpi ne, %{{.*}}, %c0 : index

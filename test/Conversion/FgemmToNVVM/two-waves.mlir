@@ -7,13 +7,18 @@
 // scales and promoted accumulator, and one partial sum between them.
 
 // A's and D's boxes are 256 rows; the slot holds 32 KiB of A + 16 KiB of B +
-// 1 KiB of A scales (50176 bytes a stage).
+// 1 KiB of A scales (50176 bytes a stage; A and B counted as loaded, 1 KiB
+// per 8 rows: row-boxes.mlir).
 // CHECK-LABEL: llvm.func @sm90_fp8_gemm_1d2d(
 // CHECK-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 256], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 2, box = [256, 1], swizzle = 0>, #fgemm.tensor_map_param<arg = 4, box = [64, 64], swizzle = 128>
 // The low word of a descriptor of the shared base (start address >> 4 |
 // leading offset 1), once per kernel.
 // CHECK: %[[BASE_LOW:.*]] = arith.ori %{{.*}}, %c65536_i32 : i32
-// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c50176_i32
+// CHECK: %[[CHECK_A_BYTES:.*]] = arith.muli %{{.*}}, %c1024_i32 : i32
+// CHECK: %[[CHECK_B_BYTES:.*]] = arith.muli %{{.*}}, %c1024_i32 : i32
+// CHECK: %[[CHECK_AB:.*]] = arith.addi %[[CHECK_A_BYTES]], %[[CHECK_B_BYTES]] : i32
+// CHECK: %[[CHECK_ALL:.*]] = arith.addi %[[CHECK_AB]], %c1024_i32 : i32
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %[[CHECK_ALL]]
 
 // The math loop carries the accumulator: one struct of 2 x 64 f32 per thread
 // (the B scales come from shared memory, staged at each chunk's first block),
