@@ -122,7 +122,7 @@ std::string mlir::fgemm::checkKernelConfig(const KernelConfig &c,
            "registers; got " +
            str(c.blockN);
   // Three math warpgroups (block-m 192, 512 threads) share the register file
-  // as 3 x 160 + 24 registers per thread: a promoted accumulator and a
+  // as 3 x 160 + 32 registers per thread: a promoted accumulator and a
   // partial sum (block_n FP32 registers) fit beside the addressing up to 128
   // columns (ptxas 13.0 spills at 136).
   if (c.mathWarpgroups == 3 && c.blockN > kMaxBlockNThreeWarpgroups)

@@ -1703,6 +1703,11 @@ void KernelLowering::loadTile(LoadOp tile, Value dst, Value full) {
                              ValueRange{mulI32(j, part * rowBytes)}),
          at, mask);
   };
+  loadParts(tile, loadPart);
+}
+
+void KernelLowering::loadParts(LoadOp tile,
+                               function_ref<void(Value, Value)> loadPart) {
   auto multicast = [&] {
     Value rank = NVVM::ClusterId::create(b, loc, b.getI32Type());
     loadPart(rank, arith::ConstantIntOp::create(
@@ -1783,24 +1788,7 @@ void KernelLowering::loadRowBoxes(LoadOp tile, Value dst, Value full,
         constI32(0));
     loadRowBoxRange(tile, dst, full, mulI32(j, part), inPart, mask);
   };
-  auto multicast = [&] {
-    loadPart(NVVM::ClusterId::create(b, loc, b.getI32Type()),
-             arith::ConstantIntOp::create(b, loc,
-                                          (1 << config.getCluster()) - 1, 16));
-  };
-  Value shared = tile.getMulticastIf();
-  if (!shared) {
-    multicast();
-    return;
-  }
-  auto ifOp = scf::IfOp::create(b, loc, lookup(shared),
-                                /*withElseRegion=*/true);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(ifOp.thenBlock());
-  multicast();
-  b.setInsertionPointToStart(ifOp.elseBlock());
-  for (int64_t j = 0; j < config.getCluster(); ++j)
-    loadPart(constI32(j), Value());
+  loadParts(tile, loadPart);
 }
 
 LogicalResult KernelLowering::lowerRingPut(RingPutOp op) {

@@ -298,6 +298,10 @@ private:
   /// TMA copies of tile `tile` into the slot at `dst`, completing on `full`:
   /// its whole box, or this CTA's part multicast to the cluster.
   void loadTile(LoadOp tile, Value dst, Value full);
+  /// `loadPart(j, mask)` for the parts of a tile the CTAs of a cluster
+  /// share: this CTA's (j = its rank) into every CTA (`mask`); with
+  /// `multicast_if`, where it does not hold, every part into this CTA only.
+  void loadParts(LoadOp tile, function_ref<void(Value, Value)> loadPart);
   /// The first `patterns` kMinRowBoxRows-row patterns of `tile` (i32),
   /// likewise, in boxes of rowBoxHeights' rows (rowBoxParams' maps): one box
   /// per binary digit of the count.
