@@ -1634,12 +1634,9 @@ void KernelLowering::drainClusterRing(Value numBlocks) {
 
 bool KernelLowering::mayEndInsideTile(LoadOp load) {
   ArrayRef<StringAttr> source = load.getSource().getType().getDims();
-  TileType tile = load.getResult().getType();
-  int64_t rows = extent(tile.getDims()[0]);
-  int64_t rowBytes = extent(tile.getDims()[1]) *
-                     tile.getElementType().getIntOrFloatBitWidth() / 8;
+  int64_t rows = extent(load.getResult().getType().getDims()[0]);
   int64_t parts = load.getMulticast() ? config.getCluster() : 1;
-  if (rowBytes != 128 || rows % (kMinRowBoxRows * parts) != 0)
+  if (tileRowBytes(load) != 128 || rows % (kMinRowBoxRows * parts) != 0)
     return false;
   int64_t fixed = fixedDim(source[source.size() - 2].getValue());
   return fixed == 0 || fixed % rows != 0;
@@ -1656,14 +1653,24 @@ SmallVector<int64_t> KernelLowering::rowBoxHeights(LoadOp load) {
   return heights;
 }
 
-/// A shared::cta address is the shared::cluster address of the same bytes in
-/// this CTA (PTX ISA, state spaces), so the offset is reused as it is: an
-/// addrspacecast goes through a generic address, which costs an S2UR of the
-/// shared window's base and 64-bit arithmetic on every multicast copy.
-static Value toClusterAddress(OpBuilder &b, Location loc, Value smemPtr) {
-  Value offset = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), smemPtr);
-  return LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), offset);
+void KernelLowering::loadBox(Value to, Value desc, ArrayRef<Value> at,
+                             Value full, Value mask) {
+  if (mask) {
+    // A shared::cta address is the shared::cluster address of the same
+    // bytes in this CTA (PTX ISA, state spaces), so the offset is reused as
+    // it is: an addrspacecast goes through a generic address, which costs an
+    // S2UR of the shared window's base and 64-bit arithmetic on every
+    // multicast copy.
+    Value offset = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), to);
+    to = LLVM::IntToPtrOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), offset);
+  }
+  NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+      b, loc, to, desc, at, full, /*im2colOffsets=*/ValueRange(), mask,
+      /*l2CacheHint=*/Value(),
+      NVVM::TMALoadModeAttr::get(b.getContext(), NVVM::TMALoadMode::TILE),
+      /*isCTAOnly=*/b.getBoolAttr(!mask), /*group=*/nullptr,
+      /*predicate=*/Value());
 }
 
 void KernelLowering::loadTile(LoadOp tile, Value dst, Value full) {
@@ -1675,33 +1682,23 @@ void KernelLowering::loadTile(LoadOp tile, Value dst, Value full) {
   coords.push_back(mulI32(toI32(lookup(tile.getRow())), extent(tdims[0])));
   if (Value group = tile.getGroup())
     coords.push_back(toI32(lookup(group))); // one group per copy
-  auto copy = [&](Value to, ArrayRef<Value> at, Value mask) {
-    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-        b, loc, mask ? toClusterAddress(b, loc, to) : to, desc, at, full,
-        /*im2colOffsets=*/ValueRange(), mask, /*l2CacheHint=*/Value(),
-        NVVM::TMALoadModeAttr::get(b.getContext(), NVVM::TMALoadMode::TILE),
-        /*isCTAOnly=*/b.getBoolAttr(!mask), /*group=*/nullptr,
-        /*predicate=*/Value());
-  };
   if (config.getCluster() <= 1 || !tile.getMulticast()) {
-    copy(dst, coords, Value());
+    loadBox(dst, desc, coords, full, Value());
     return;
   }
   // CTA r of the cluster loads rows [r, r + 1) * rows/cluster of the shared
   // tile into every CTA (TMA multicast); the tensor map's box is
   // rows/cluster tall (docs/ABI.md).
   int64_t part = extent(tdims[0]) / config.getCluster();
-  int64_t rowBytes =
-      extent(tdims[1]) *
-      tile.getResult().getType().getElementType().getIntOrFloatBitWidth() / 8;
   // Rows [j, j + 1) * rows/cluster of the tile into this CTA's slot, or,
   // with `mask`, into every CTA's.
   auto loadPart = [&](Value j, Value mask) {
     SmallVector<Value> at = coords;
     at[1] = arith::AddIOp::create(b, loc, at[1], mulI32(j, part));
-    copy(LLVM::GEPOp::create(b, loc, dst.getType(), b.getI8Type(), dst,
-                             ValueRange{mulI32(j, part * rowBytes)}),
-         at, mask);
+    loadBox(
+        LLVM::GEPOp::create(b, loc, dst.getType(), b.getI8Type(), dst,
+                            ValueRange{mulI32(j, part * tileRowBytes(tile))}),
+        desc, at, full, mask);
   };
   loadParts(tile, loadPart);
 }
@@ -1753,14 +1750,9 @@ void KernelLowering::loadRowBoxRange(LoadOp tile, Value dst, Value full,
     SmallVector<Value> at = {col, arith::AddIOp::create(b, loc, firstRow, row)};
     if (Value group = tile.getGroup())
       at.push_back(toI32(lookup(group)));
-    Value to = LLVM::GEPOp::create(b, loc, dst.getType(), b.getI8Type(), dst,
-                                   ValueRange{mulI32(row, 128)});
-    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-        b, loc, mask ? toClusterAddress(b, loc, to) : to, desc, at, full,
-        /*im2colOffsets=*/ValueRange(), mask, /*l2CacheHint=*/Value(),
-        NVVM::TMALoadModeAttr::get(b.getContext(), NVVM::TMALoadMode::TILE),
-        /*isCTAOnly=*/b.getBoolAttr(!mask), /*group=*/nullptr,
-        /*predicate=*/Value());
+    loadBox(LLVM::GEPOp::create(b, loc, dst.getType(), b.getI8Type(), dst,
+                                ValueRange{mulI32(row, tileRowBytes(tile))}),
+            desc, at, full, mask);
   }
 }
 
@@ -1879,13 +1871,7 @@ LogicalResult KernelLowering::lowerRingPut(RingPutOp op) {
     coords.push_back(toI32(lookup(scales.getKb())));
     if (Value group = scales.getGroup())
       coords.push_back(toI32(lookup(group)));
-    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-        b, loc, dst, argParams.lookup(scales.getSource()), coords, full,
-        /*im2colOffsets=*/ValueRange(), /*multicastMask=*/Value(),
-        /*l2CacheHint=*/Value(),
-        NVVM::TMALoadModeAttr::get(b.getContext(), NVVM::TMALoadMode::TILE),
-        /*isCTAOnly=*/b.getBoolAttr(true), /*group=*/nullptr,
-        /*predicate=*/Value());
+    loadBox(dst, argParams.lookup(scales.getSource()), coords, full, Value());
   }
   return success();
 }

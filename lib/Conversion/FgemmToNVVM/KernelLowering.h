@@ -298,6 +298,16 @@ private:
   /// TMA copies of tile `tile` into the slot at `dst`, completing on `full`:
   /// its whole box, or this CTA's part multicast to the cluster.
   void loadTile(LoadOp tile, Value dst, Value full);
+  /// One TMA copy of `desc`'s box at element coordinates `at` to `to`,
+  /// completing on `full`; with `mask`, multicast to those CTAs.
+  void loadBox(Value to, Value desc, ArrayRef<Value> at, Value full,
+               Value mask);
+  /// Bytes of one row of `load`'s tile.
+  int64_t tileRowBytes(LoadOp load) {
+    TileType tile = load.getResult().getType();
+    return extent(tile.getDims()[1]) *
+           tile.getElementType().getIntOrFloatBitWidth() / 8;
+  }
   /// `loadPart(j, mask)` for the parts of a tile the CTAs of a cluster
   /// share: this CTA's (j = its rank) into every CTA (`mask`); with
   /// `multicast_if`, where it does not hold, every part into this CTA only.
