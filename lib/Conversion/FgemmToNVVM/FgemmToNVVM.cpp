@@ -360,10 +360,9 @@ LogicalResult KernelLowering::buildFunction() {
       cutBoxParams[v].push_back(body->getArgument(next++));
       tensorMapParams.push_back(cutBoxParams[v].back());
     }
-  for (auto [v, rows] : rowBoxMaps) {
+  // (Not prefetched: only a tile at the end of its source uses them.)
+  for (auto [v, rows] : rowBoxMaps)
     rowBoxParams[v].push_back({rows, body->getArgument(next++)});
-    tensorMapParams.push_back(rowBoxParams[v].back().second);
-  }
   for (Value v : ptrArgs)
     argPointers[v] = body->getArgument(next++);
   if (usesWorkspace)
@@ -1819,14 +1818,16 @@ LogicalResult KernelLowering::lowerRingPut(RingPutOp op) {
     Value left = arith::SubIOp::create(
         b, loc, toI32(dims.lookup(source[source.size() - 2].getValue())),
         mulI32(toI32(lookup(tile.getRow())), rows));
-    // Fewer than kMinRowBoxRows rows past the end: the whole tile's box
-    // (its fill is the shortest box's); then the patterns before the end are
-    // fewer than rows / kMinRowBoxRows, one box per binary digit below it.
-    wholeTile[i] = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
-                                         left, constI32(rows - kMinRowBoxRows));
-    Value kept = arith::MaxSIOp::create(
-        b, loc, arith::MinSIOp::create(b, loc, left, constI32(rows)),
-        constI32(0));
+    // At most kWholeBoxFillRows rows past the end: the whole tile's box
+    // (then the patterns before the end are fewer than rows /
+    // kMinRowBoxRows - 1, one box per binary digit below that).
+    wholeTile[i] =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, left,
+                              constI32(rows - kWholeBoxFillRows));
+    // The rows loaded: all of the whole tile's box (TMA counts its fill).
+    Value kept = arith::SelectOp::create(
+        b, loc, wholeTile[i], constI32(rows),
+        arith::MaxSIOp::create(b, loc, left, constI32(0)));
     rowPatterns[i] = arith::DivUIOp::create(
         b, loc,
         arith::AddIOp::create(b, loc, kept, constI32(kMinRowBoxRows - 1)),

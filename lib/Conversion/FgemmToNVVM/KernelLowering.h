@@ -100,6 +100,12 @@ inline constexpr int64_t kMaxStraddleCopies = 4;
 /// 128-byte rows, so that each box lands where the whole tile's box puts its
 /// rows.
 inline constexpr int64_t kMinRowBoxRows = 8;
+/// The most rows past its source's end a tile still loads with its whole
+/// box, zero fill and all: each box costs about as much as 8-16 filled rows
+/// (H200, per kernel against binary boxes from 8 rows past: 128x32 0.76-1.0,
+/// 128x128 0.97-1.0 at 96-240 rows; 128x64 0.92-1.02, but 1.05-1.12 at
+/// 112-120 x 7168 x 16384; docs/PERF.md, fortieth session).
+inline constexpr int64_t kWholeBoxFillRows = 16;
 /// Threads of a warp: fgemm.count_row_tiles sums this many groups per step.
 inline constexpr int64_t kWarpSize = 32;
 /// Registers the overlapped math loop needs besides its accumulators.
@@ -549,7 +555,8 @@ private:
   DenseMap<Value, Value> mapping;
   /// Kernel argument -> its TMA descriptor (generic pointer to the param).
   DenseMap<Value, Value> argParams;
-  /// The TMA descriptor parameters in parameter order.
+  /// The TMA descriptor parameters the kernel prefetches, in parameter
+  /// order.
   SmallVector<Value> tensorMapParams;
   /// Output a store cuts by rows -> its TMA descriptors of kCutBoxRows'
   /// boxes, in that order (storeCutRows).

@@ -15,20 +15,26 @@
 // CHECK-LABEL: llvm.func @sm90_fp8_gemm_1d2d(
 // CHECK-SAME: #fgemm.tensor_map_param<arg = 4, box = [64, 64], swizzle = 128>, #fgemm.tensor_map_param<arg = 0, box = [128, 64], swizzle = 128>, #fgemm.tensor_map_param<arg = 0, box = [128, 32], swizzle = 128>, #fgemm.tensor_map_param<arg = 0, box = [128, 16], swizzle = 128>, #fgemm.tensor_map_param<arg = 0, box = [128, 8], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 64], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 32], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 16], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 8], swizzle = 128>, #fgemm.pointer_param<arg = 3>
 
+// Only the whole boxes' maps are prefetched at entry (the shorter ones serve
+// only a tile at the end of its source).
+// CHECK: nvvm.prefetch tensormap in_param_space, %arg3 : !llvm.ptr
+// CHECK-NOT: nvvm.prefetch tensormap
+
 // The producer: the rows A's tile has before M (M - 128 tm); the whole box
-// where fewer than 8 of its rows are past M, else one 8-row pattern per 1
-// KiB of expected bytes (the last pattern's fill counted too); B likewise;
-// then the 512 bytes of A's scales.
+// (all 16 KiB expected) where at most 16 of its rows are past M (one filled
+// box costs less than the three or four short ones), else one 8-row
+// pattern per 1 KiB of expected bytes (the last pattern's fill counted too);
+// B likewise; then the 512 bytes of A's scales.
 // CHECK: nvvm.setmaxregister decrease 40
 // CHECK: %[[A_ROW:.*]] = arith.muli %{{.*}}, %c128_i32 : i32
 // CHECK: %[[A_LEFT:.*]] = arith.subi %{{.*}}, %[[A_ROW]] : i32
-// CHECK-NEXT: %[[A_WHOLE:.*]] = arith.cmpi sgt, %[[A_LEFT]], %c120_i32 : i32
-// CHECK-NEXT: %[[A_MIN:.*]] = arith.minsi %[[A_LEFT]], %c128_i32 : i32
-// CHECK-NEXT: %[[A_KEPT:.*]] = arith.maxsi %[[A_MIN]], %c0_i32 : i32
+// CHECK-NEXT: %[[A_WHOLE:.*]] = arith.cmpi sge, %[[A_LEFT]], %c112_i32 : i32
+// CHECK-NEXT: %[[A_BEFORE:.*]] = arith.maxsi %[[A_LEFT]], %c0_i32 : i32
+// CHECK-NEXT: %[[A_KEPT:.*]] = arith.select %[[A_WHOLE]], %c128_i32, %[[A_BEFORE]] : i32
 // CHECK-NEXT: %[[A_UP:.*]] = arith.addi %[[A_KEPT]], %c7_i32 : i32
 // CHECK-NEXT: %[[A_PATTERNS:.*]] = arith.divui %[[A_UP]], %c8_i32 : i32
 // CHECK-NEXT: %[[A_BYTES:.*]] = arith.muli %[[A_PATTERNS]], %c1024_i32 : i32
-// CHECK: %[[B_WHOLE:.*]] = arith.cmpi sgt, %{{.*}}, %c120_i32 : i32
+// CHECK: %[[B_WHOLE:.*]] = arith.cmpi sge, %{{.*}}, %c112_i32 : i32
 // CHECK: %[[B_BYTES:.*]] = arith.muli %{{.*}}, %c1024_i32 : i32
 // CHECK-NEXT: %[[AB:.*]] = arith.addi %[[A_BYTES]], %[[B_BYTES]] : i32
 // CHECK-NEXT: %[[ALL:.*]] = arith.addi %[[AB]], %c512_i32 : i32
@@ -98,7 +104,7 @@
 // 192-row tiles: 23 patterns at most before the end, boxes up to 128 rows.
 // THREE-LABEL: llvm.func @sm90_fp8_gemm_1d2d(
 // THREE-SAME: #fgemm.tensor_map_param<arg = 0, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 0, box = [128, 64], swizzle = 128>, #fgemm.tensor_map_param<arg = 0, box = [128, 32], swizzle = 128>, #fgemm.tensor_map_param<arg = 0, box = [128, 16], swizzle = 128>, #fgemm.tensor_map_param<arg = 0, box = [128, 8], swizzle = 128>, #fgemm.tensor_map_param<arg = 1
-// THREE: arith.cmpi sgt, %{{.*}}, %c184_i32 : i32
+// THREE: arith.cmpi sge, %{{.*}}, %c176_i32 : i32
 // THREE: arith.andi %{{.*}}, %c16_i32 : i32
 // THREE-NEXT: arith.cmpi ne
 // THREE-NEXT: scf.if
