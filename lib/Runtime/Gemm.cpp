@@ -48,8 +48,20 @@ Status fgemm::validateDenseGemmShape(int64_t m, int64_t n, int64_t k) {
 double fgemm::estimateTileRate(uint32_t blockM, uint32_t blockN) {
   // rate = a * bn / (bn + c) (TFLOPS per SM): two math warpgroups (block_m
   // 128) issue twice the WGMMA work, and wider tiles amortize the loads and
-  // the promotion. Fitted to the per-configuration table of docs/PERF.md.
-  double a = blockM >= 128 ? 10.57 : 3.91, c = blockM >= 128 ? 63.6 : 29.0;
+  // the promotion. 128 rows: fitted to the per-configuration table of
+  // docs/PERF.md (H100). 64 rows: refitted on the H200 once their K loops
+  // had shed their per-block address work (aligned trips, 64x64 with 12
+  // stages): with 3.91 and 29 the model ranked 128x32 above 64x64 at one
+  // wave of equal tiles (80-128 x 4096 x 7168), where 64x64 measured 13.4-14.0
+  // us against 13.8-16.8 (docs/PERF.md, fortieth session). a and c sit on
+  // the ridge of least regret over that grid (36 shapes, every kernel for
+  // M <= 320 timed) and the thirty-seventh session's 96 shapes.
+  double a = blockM >= 128 ? 10.57 : 7.5, c = blockM >= 128 ? 63.6 : 90.0;
+  // 128x32 (two warpgroups of m64n32 wgmmas, each reading as much A from
+  // shared memory per wgmma as a wider tile does) ran 1.2x the curve's time
+  // on that grid.
+  if (blockM == 128 && blockN <= 32)
+    a /= 1.2;
   // 256-row tiles (two m64 waves per warpgroup) read each B tile for twice
   // the rows: 1.13x the 128-row rate (H100, 256x128 against 128x128 at
   // 4096x7168x16384 and 4096x4096x7168, same number of tile-waves;

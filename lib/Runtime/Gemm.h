@@ -116,7 +116,8 @@ inline bool isEmptyGemm(const DenseGemmProblem &problem) {
 }
 
 /// Estimated TFLOPS one SM sustains on a block_m x block_n tile (a model
-/// fitted to H100 measurements; only ratios between configurations matter).
+/// fitted to H100 and H200 measurements; only ratios between configurations
+/// matter).
 double estimateTileRate(uint32_t blockM, uint32_t blockN);
 /// The factor estimateTileRate applies to block_n for tiles that straddle
 /// 128-column scale blocks (1 where there is none).

@@ -151,8 +151,8 @@ TEST_F(DenseGemmMock, LaunchFollowsTheAbi) {
   writeKernel(dir, "bm128", "k128", 128, 128, 165952);
   Expected<DenseGemm> gemm = DenseGemm::create(dir.string());
   ASSERT_TRUE(gemm.ok()) << gemm.status().message();
-  const int64_t m = 65, n = 2112, k = 144;
-  CUdeviceptr a = allocate(m * k), sfa = allocate(68 * 2 * 4);
+  const int64_t m = 520, n = 2112, k = 144;
+  CUdeviceptr a = allocate(m * k), sfa = allocate(520 * 2 * 4);
   CUdeviceptr b = allocate(n * k), sfb = allocate(17 * 2 * 4);
   CUdeviceptr d = allocate(m * n * 2);
   Expected<Stream> stream = Stream::create(*driver);
@@ -162,9 +162,10 @@ TEST_F(DenseGemmMock, LaunchFollowsTheAbi) {
   ASSERT_TRUE(status.ok()) << status.message();
   ASSERT_EQ(fgemmMockLaunchCount(), before + 1);
   const MockLaunch &launch = *fgemmMockLastLaunch();
-  EXPECT_STREQ(launch.function, "k128"); // M > 64
+  // One wave of 128-row tiles (85) against two of 64-row ones (153).
+  EXPECT_STREQ(launch.function, "k128");
   EXPECT_EQ(launch.grid[0], 17u);
-  EXPECT_EQ(launch.grid[1], 1u);
+  EXPECT_EQ(launch.grid[1], 5u);
   EXPECT_EQ(launch.grid[2], 1u);
   EXPECT_EQ(launch.block[0], 384u);
   EXPECT_EQ(launch.block[1], 1u);
@@ -177,12 +178,12 @@ TEST_F(DenseGemmMock, LaunchFollowsTheAbi) {
             CU_TENSOR_MAP_SWIZZLE_128B);
   expectMap(launch, 1, CU_TENSOR_MAP_DATA_TYPE_UINT8, b, k, n, k, 128, 128,
             CU_TENSOR_MAP_SWIZZLE_128B);
-  expectMap(launch, 2, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, sfa, 68, 2, 68 * 4, 128,
-            1, CU_TENSOR_MAP_SWIZZLE_NONE);
+  expectMap(launch, 2, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, sfa, 520, 2, 520 * 4,
+            128, 1, CU_TENSOR_MAP_SWIZZLE_NONE);
   expectMap(launch, 3, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, d, n, m, n * 2, 128,
             128, CU_TENSOR_MAP_SWIZZLE_NONE);
   EXPECT_EQ(mockParam<uint64_t>(launch, 4), sfb);
-  EXPECT_EQ(mockParam<uint32_t>(launch, 5), 65u);
+  EXPECT_EQ(mockParam<uint32_t>(launch, 5), 520u);
   EXPECT_EQ(mockParam<uint32_t>(launch, 6), 2112u);
   EXPECT_EQ(mockParam<uint32_t>(launch, 7), 144u);
 

@@ -220,11 +220,13 @@ TEST(GemmConfig, TodaysSet) {
   for (const DenseConfiguration &config : denseConfigurationSet())
     if (config.kSplit == 1) // (K-split pairs: the test below)
       kernels.push_back(kernel(config.blockM, config.blockN));
-  // Measured on the H100 (docs/PERF.md, 2026-11-23 fourth session): at
-  // M = 128, N = 4096 one wave of 128x32 tiles (two math warpgroups a SM)
-  // ran 15.3 us against 17.6 for 64x64; at N = 2112, 64x32 (12.2 us) beat
-  // 128x32 (14.2); at N = 7168, 128x64 (9.8 us) beat 128x32 (12.1).
-  EXPECT_EQ(choose(kernels, 128, 4096, 7168), "bm128_bn32");
+  // At M = 80-128, N = 4096 one wave of 64x64 tiles (12 stages) ran
+  // 13.4-14.0 us against 13.8-16.8 for 128x32 (H200, docs/PERF.md, fortieth
+  // session; on the H100's older kernels 128x32 had won, 15.3 against 17.6);
+  // at N = 2112, 64x32 (12.2 us) beat 128x32 (14.2); at N = 7168, 128x64
+  // (9.8 us) beat 128x32 (12.1).
+  EXPECT_EQ(choose(kernels, 128, 4096, 7168), "bm64_bn64");
+  EXPECT_EQ(choose(kernels, 96, 4096, 7168), "bm64_bn64");
   EXPECT_EQ(choose(kernels, 128, 2112, 7168), "bm64_bn32");
   EXPECT_EQ(choose(kernels, 128, 7168, 2048), "bm128_bn64");
   // M <= 64 stays on 64-row tiles.
@@ -369,8 +371,9 @@ TEST(GemmConfig, KSplitCountsItsCtasAndItsShareCost) {
   EXPECT_EQ(choose(kernels, 128, 2112, 7168), "bm128_bn32_plain_ksplit2");
   EXPECT_EQ(choose(kernels, 64, 2112, 7168), "bm64_bn32_plain_ksplit2");
   // Where the split's CTAs would take a second wave it does not: 128x32
-  // pairs ran 128x4096x7168 in 20.5 us against 15.2 for 128x32.
-  EXPECT_EQ(choose(kernels, 128, 4096, 7168), "bm128_bn32_plain");
+  // pairs ran 128x4096x7168 in 20.5 us against 15.2 for 128x32 (and 64x64
+  // runs it faster still: TodaysSet).
+  EXPECT_EQ(choose(kernels, 128, 4096, 7168), "bm64_bn64_plain");
   EXPECT_EQ(choose(kernels, 64, 4096, 7168), "bm64_bn32_plain");
   // Below kKSplitMinK the shares' meeting costs more than the split gains:
   // 64x32 pairs ran 64x2112x2048 10% slower than 64x16, 128x32 pairs
