@@ -143,7 +143,11 @@ fgemm::denseConfigurationSet(DenseRecipe recipe) {
   // a B tile then run on consecutive CTAs, as in DeepGEMM's scheduler (14.4
   // against 16.9 us row-major at 128x4096x7168, H200, docs/PERF.md).
   // 128x32: one wave of 128 tiles at M = 128, N = 4096 with two math
-  // warpgroups per SM (15.3 us at 128x4096x7168 against 17.6 with 64x64).
+  // warpgroups per SM had won on the H100 (15.3 us at 128x4096x7168 against
+  // 17.6 with 64x64); since the fortieth session's refit the model ranks it
+  // below 64x64 at every swept shape (64x64 13.0 us there on the H200), and
+  // it stays for the autotuner (11.7 against 12.1 us at 512x1024x4096) and
+  // as the K-split pairs' tile.
   // 128x192 persistent in clusters of two sharing B (pairs of M tiles):
   // DeepGEMM's choice at 4096x2112x7168; the plain grid stays for M <= 128,
   // where a pair would compute an M tile past the output.
