@@ -1672,8 +1672,7 @@ void KernelLowering::loadBox(Value to, Value desc, ArrayRef<Value> at,
       /*predicate=*/Value());
 }
 
-void KernelLowering::loadTile(LoadOp tile, Value dst, Value full) {
-  Value desc = argParams.lookup(tile.getSource());
+SmallVector<Value> KernelLowering::tileCoords(LoadOp tile) {
   // Tensor maps are {inner = columns, outer = rows}.
   ArrayRef<StringAttr> tdims = tile.getResult().getType().getDims();
   SmallVector<Value> coords;
@@ -1681,6 +1680,13 @@ void KernelLowering::loadTile(LoadOp tile, Value dst, Value full) {
   coords.push_back(mulI32(toI32(lookup(tile.getRow())), extent(tdims[0])));
   if (Value group = tile.getGroup())
     coords.push_back(toI32(lookup(group))); // one group per copy
+  return coords;
+}
+
+void KernelLowering::loadTile(LoadOp tile, Value dst, Value full) {
+  Value desc = argParams.lookup(tile.getSource());
+  ArrayRef<StringAttr> tdims = tile.getResult().getType().getDims();
+  SmallVector<Value> coords = tileCoords(tile);
   if (config.getCluster() <= 1 || !tile.getMulticast()) {
     loadBox(dst, desc, coords, full, Value());
     return;
@@ -1730,9 +1736,7 @@ void KernelLowering::loadParts(LoadOp tile,
 void KernelLowering::loadRowBoxRange(LoadOp tile, Value dst, Value full,
                                      Value rowBase, Value patterns,
                                      Value mask) {
-  ArrayRef<StringAttr> tdims = tile.getResult().getType().getDims();
-  Value col = mulI32(toI32(lookup(tile.getCol())), extent(tdims[1]));
-  Value firstRow = mulI32(toI32(lookup(tile.getRow())), extent(tdims[0]));
+  SmallVector<Value> origin = tileCoords(tile);
   for (auto [rows, desc] : rowBoxParams.lookup(tile.getSource())) {
     // The digit of `rows`: its box starts after the taller digits' boxes.
     int64_t digit = rows / kMinRowBoxRows;
@@ -1746,9 +1750,8 @@ void KernelLowering::loadRowBoxRange(LoadOp tile, Value dst, Value full,
         arith::AndIOp::create(b, loc, patterns, constI32(~(2 * digit - 1)));
     Value row =
         arith::AddIOp::create(b, loc, rowBase, mulI32(above, kMinRowBoxRows));
-    SmallVector<Value> at = {col, arith::AddIOp::create(b, loc, firstRow, row)};
-    if (Value group = tile.getGroup())
-      at.push_back(toI32(lookup(group)));
+    SmallVector<Value> at = origin;
+    at[1] = arith::AddIOp::create(b, loc, at[1], row);
     loadBox(LLVM::GEPOp::create(b, loc, dst.getType(), b.getI8Type(), dst,
                                 ValueRange{mulI32(row, tileRowBytes(tile))}),
             desc, at, full, mask);

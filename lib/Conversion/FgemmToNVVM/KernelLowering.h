@@ -301,6 +301,9 @@ private:
   /// The launch's raster group (index; launch_raster kernels).
   Value rasterGroup;
   LogicalResult lowerRingPut(RingPutOp op);
+  /// The element coordinates of `tile`'s whole box in its tensor map
+  /// ({column, row} and the group, i32).
+  SmallVector<Value> tileCoords(LoadOp tile);
   /// TMA copies of tile `tile` into the slot at `dst`, completing on `full`:
   /// its whole box, or this CTA's part multicast to the cluster.
   void loadTile(LoadOp tile, Value dst, Value full);
