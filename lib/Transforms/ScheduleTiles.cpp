@@ -31,9 +31,15 @@
 //     group = t / (G * tiles_n), rows = min(tiles_m - G * group, G)
 //     tm = G * group + (t mod (G * tiles_n)) mod rows
 //     tn = (t mod (G * tiles_n)) / rows
-//   launch_raster: G = clamp(fgemm.raster_group, 1, tiles_m), a kernel
-//     parameter, so the runtime picks the order per launch (G = 1 is
-//     row-major); on a plain grid too.
+//   so consecutive CTAs share a B tile. Clusters sharing A (multicast = a)
+//   walk the transpose, groups of G columns of units row by row, so that
+//   consecutive clusters share the A tile, as consecutive B-sharing
+//   clusters share B: the L2's request coalescer then merges their
+//   identical reads of the multicast operand (H200, 256x128 pairs at
+//   4096 x 4096 x 7168: 8% fewer L2 sector lookups, docs/PERF.md).
+//   launch_raster: G = clamp(fgemm.raster_group, 1, lines), a kernel
+//     parameter, so the runtime picks the order per launch (G = 1 walks
+//     line by line: row-major for groups of rows); on a plain grid too.
 //
 // With a cluster of C the loop runs over C x (units) indices: t / C goes
 // through the order above over tiles_m x ceil(tiles_n / C) units (or
@@ -126,12 +132,13 @@ static bool dependsOn(Value value, Value index) {
          });
 }
 
-/// The raster group of the tile order over `rowUnits` rows of units: the
-/// configuration's constant, or with launch_raster the launch's value
-/// (fgemm.raster_group) clamped to [1, rowUnits], so any value the
-/// parameter holds walks every tile once. Null: row-major.
+/// The raster group of the tile order over `lines` lines of units (rows, or
+/// columns where the groups run across columns): the configuration's
+/// constant, or with launch_raster the launch's value (fgemm.raster_group)
+/// clamped to [1, lines], so any value the parameter holds walks every tile
+/// once. Null: row-major.
 static Value emitRasterGroup(RewriterBase &rewriter, Location loc,
-                             ConfigAttr config, Value rowUnits) {
+                             ConfigAttr config, Value lines) {
   if (!config.getLaunchRaster())
     return config.getRasterGroup() > 0
                ? arith::ConstantIndexOp::create(rewriter, loc,
@@ -140,43 +147,54 @@ static Value emitRasterGroup(RewriterBase &rewriter, Location loc,
   Value group = RasterGroupOp::create(rewriter, loc, rewriter.getIndexType());
   Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
   Value atLeastOne = arith::MaxUIOp::create(rewriter, loc, group, one);
-  Value rowsOrOne = arith::MaxUIOp::create(rewriter, loc, rowUnits, one);
-  return arith::MinUIOp::create(rewriter, loc, atLeastOne, rowsOrOne);
+  Value linesOrOne = arith::MaxUIOp::create(rewriter, loc, lines, one);
+  return arith::MinUIOp::create(rewriter, loc, atLeastOne, linesOrOne);
 }
 
-/// The persistent loop: linear tile index -> (tm, tn) in the configured order
-/// (`group` from emitRasterGroup).
-static std::pair<Value, Value> emitTileOrder(RewriterBase &rewriter,
-                                             Location loc, Value tile,
-                                             Value tilesM, Value tilesN,
-                                             Value group) {
-  if (!group)
-    return {arith::DivUIOp::create(rewriter, loc, tile, tilesN),
-            arith::RemUIOp::create(rewriter, loc, tile, tilesN)};
-  Value groupTiles = arith::MulIOp::create(rewriter, loc, tilesN, group);
+/// Linear index -> (line, position along it) for groups of `group` lines
+/// walked across: the group's lines alternate fastest.
+static std::pair<Value, Value> emitGroupedOrder(RewriterBase &rewriter,
+                                                Location loc, Value tile,
+                                                Value lines, Value lineLength,
+                                                Value group) {
+  Value groupTiles = arith::MulIOp::create(rewriter, loc, lineLength, group);
   Value groupIndex = arith::DivUIOp::create(rewriter, loc, tile, groupTiles);
-  Value firstRow = arith::MulIOp::create(rewriter, loc, groupIndex, group);
-  Value rows = arith::MinUIOp::create(
-      rewriter, loc, arith::SubIOp::create(rewriter, loc, tilesM, firstRow),
+  Value firstLine = arith::MulIOp::create(rewriter, loc, groupIndex, group);
+  Value groupLines = arith::MinUIOp::create(
+      rewriter, loc, arith::SubIOp::create(rewriter, loc, lines, firstLine),
       group);
   Value inGroup = arith::RemUIOp::create(rewriter, loc, tile, groupTiles);
-  Value tm = arith::AddIOp::create(
-      rewriter, loc, firstRow,
-      arith::RemUIOp::create(rewriter, loc, inGroup, rows));
-  Value tn = arith::DivUIOp::create(rewriter, loc, inGroup, rows);
-  return {tm, tn};
+  Value line = arith::AddIOp::create(
+      rewriter, loc, firstLine,
+      arith::RemUIOp::create(rewriter, loc, inGroup, groupLines));
+  Value along = arith::DivUIOp::create(rewriter, loc, inGroup, groupLines);
+  return {line, along};
 }
 
 /// The tile of CTA `rank` of a cluster whose unit is `unit`: the tile order
-/// runs over rowUnits x colUnits units, each `clusterSize` tiles along the
-/// split index (rows with clusterAlongM, else columns), and the CTA takes
-/// tile `rank` of its unit. Without a cluster (null clusterSize) units are
-/// tiles.
+/// (see the file comment) runs over rowUnits x colUnits units, each
+/// `clusterSize` tiles along the split index (rows with clusterAlongM, else
+/// columns), and the CTA takes tile `rank` of its unit. Without a cluster
+/// (null clusterSize) units are tiles.
 static std::pair<Value, Value>
-emitClusterTileOrder(RewriterBase &rewriter, Location loc, Value unit,
-                     Value rank, Value rowUnits, Value colUnits,
-                     Value clusterSize, bool clusterAlongM, Value group) {
-  auto [tm, tn] = emitTileOrder(rewriter, loc, unit, rowUnits, colUnits, group);
+emitClusterTileOrder(RewriterBase &rewriter, Location loc, ConfigAttr config,
+                     Value unit, Value rank, Value rowUnits, Value colUnits,
+                     Value clusterSize, bool clusterAlongM) {
+  // Clusters sharing A: groups of columns, so consecutive units share A.
+  bool acrossColumns = clusterSize && !clusterAlongM;
+  Value group = emitRasterGroup(rewriter, loc, config,
+                                acrossColumns ? colUnits : rowUnits);
+  Value tm, tn;
+  if (!group) {
+    tm = arith::DivUIOp::create(rewriter, loc, unit, colUnits);
+    tn = arith::RemUIOp::create(rewriter, loc, unit, colUnits);
+  } else if (acrossColumns) {
+    std::tie(tn, tm) =
+        emitGroupedOrder(rewriter, loc, unit, colUnits, rowUnits, group);
+  } else {
+    std::tie(tm, tn) =
+        emitGroupedOrder(rewriter, loc, unit, rowUnits, colUnits, group);
+  }
   if (clusterSize) {
     Value &split = clusterAlongM ? tm : tn;
     split = arith::AddIOp::create(
@@ -255,10 +273,9 @@ static MaskedPairTile emitMaskedPairTile(RewriterBase &rewriter,
   Value orderUnit =
       arith::SelectOp::create(rewriter, loc, pair.inTail, zero, inGroup);
   Value orderRows = arith::MaxUIOp::create(rewriter, loc, pairRows, one);
-  auto [tm, tn] = emitClusterTileOrder(
-      rewriter, loc, orderUnit, rank, orderRows, tilesN, clusterSize,
-      /*clusterAlongM=*/true,
-      emitRasterGroup(rewriter, loc, config, orderRows));
+  auto [tm, tn] = emitClusterTileOrder(rewriter, loc, config, orderUnit, rank,
+                                       orderRows, tilesN, clusterSize,
+                                       /*clusterAlongM=*/true);
   Value peerTm = emitPairPeer(rewriter, loc, tm, rank);
   // Tail unit j: the last row tile, columns 2j + rank.
   Value lastRow = arith::SubIOp::create(rewriter, loc, rowTiles, one);
@@ -802,9 +819,9 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
             rewriter, loc, inDenseTail,
             arith::ConstantIndexOp::create(rewriter, loc, 0), tile);
       }
-      std::tie(tm, tn) = emitClusterTileOrder(
-          rewriter, loc, orderUnit, rank, rowUnits, colUnits, clusterSize,
-          clusterAlongM, emitRasterGroup(rewriter, loc, config, rowUnits));
+      std::tie(tm, tn) =
+          emitClusterTileOrder(rewriter, loc, config, orderUnit, rank, rowUnits,
+                               colUnits, clusterSize, clusterAlongM);
       if (denseTail) {
         // Tail unit u: tiles 2u and 2u + 1 of the last line, one per CTA.
         Value along = emitTailTileAlongLine(rewriter, loc, tile, bodyUnits,
@@ -915,9 +932,9 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
     Value units = clusterAlongM ? tilesM : tilesN;
     Value linear = arith::AddIOp::create(
         rewriter, loc, arith::MulIOp::create(rewriter, loc, y, units), unit);
-    std::tie(tm, tn) = emitClusterTileOrder(
-        rewriter, loc, linear, rank, tilesM, tilesN, clusterSize, clusterAlongM,
-        emitRasterGroup(rewriter, loc, config, tilesM));
+    std::tie(tm, tn) =
+        emitClusterTileOrder(rewriter, loc, config, linear, rank, tilesM,
+                             tilesN, clusterSize, clusterAlongM);
   }
   SmallVector<StringAttr> gridDims = {clusterAlongM ? dimM : dimN,
                                       clusterAlongM ? dimN : dimM};

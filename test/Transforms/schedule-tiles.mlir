@@ -109,6 +109,40 @@ fgemm.kernel @launch_raster(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = 
 
 // -----
 
+// launch_raster for persistent pairs sharing A: the groups run across the
+// columns of pairs, so the launch's group is clamped to [1, pair columns].
+// CHECK-LABEL: fgemm.kernel @launch_raster_cluster_a
+// CHECK: %[[TILES_M:.*]] = fgemm.num_blocks "m" by "bm"
+// CHECK: %[[ORDER_PAIRS:.*]] = arith.maxui %{{.*}}, %{{.*}}
+// CHECK: fgemm.tile_loop
+// CHECK: %[[LAUNCH:.*]] = fgemm.raster_group
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[AT_LEAST_ONE:.*]] = arith.maxui %[[LAUNCH]], %[[ONE]]
+// CHECK-NEXT: %[[COLS_OR_ONE:.*]] = arith.maxui %[[ORDER_PAIRS]], %[[ONE]]
+// CHECK-NEXT: %[[G:.*]] = arith.minui %[[AT_LEAST_ONE]], %[[COLS_OR_ONE]]
+// CHECK-NEXT: %[[GROUP_TILES:.*]] = arith.muli %[[TILES_M]], %[[G]]
+// CHECK: fgemm.store
+fgemm.kernel @launch_raster_cluster_a(%a: !fgemm.tensor<[m, k], f8E4M3FN>, %b: !fgemm.tensor<[n, k], f8E4M3FN>,
+    %d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n", "k"],
+    config = #fgemm.config<math_warpgroups = 2, cluster = 2, multicast = a, schedule = persistent, raster_group = 8, launch_raster = true>} {
+  fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
+  ^bb0(%tm: index, %tn: index):
+    %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+    %acc = fgemm.k_loop "k" init(%z : !fgemm.tile<[bm, bn], f32>) {
+    ^bb0(%kb: index, %c: !fgemm.tile<[bm, bn], f32>):
+      %ta = fgemm.load %a[%tm, %kb] : !fgemm.tensor<[m, k], f8E4M3FN> -> !fgemm.tile<[bm, bk], f8E4M3FN>
+      %tb = fgemm.load %b[%tn, %kb] : !fgemm.tensor<[n, k], f8E4M3FN> -> !fgemm.tile<[bn, bk], f8E4M3FN>
+      "use"(%ta, %tb) : (!fgemm.tile<[bm, bk], f8E4M3FN>, !fgemm.tile<[bn, bk], f8E4M3FN>) -> ()
+      fgemm.yield %c : !fgemm.tile<[bm, bn], f32>
+    } -> !fgemm.tile<[bm, bn], f32>
+    fgemm.store %acc, %d[%tm, %tn] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
 // A plain grid with launch_raster orders its CTAs like a raster group even
 // when raster_group is 0 (the launch's value 1 is the row-major order).
 // CHECK-LABEL: fgemm.kernel @plain_launch_raster
@@ -156,18 +190,38 @@ fgemm.kernel @plain_raster(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = [
 // -----
 
 // Raster groups with a cluster of 2 sharing A: the pair (x / 2) is ordered as
-// one unit over ceil(tiles_n / 2) columns, and x mod 2 picks the pair's column.
+// one unit over ceil(tiles_n / 2) columns, and x mod 2 picks the pair's
+// column. The groups run across columns of pairs, walked row by row, so that
+// consecutive pairs share the multicast A tile:
+//   group = u / (8 tiles_m), cols = min(pairs - 8 group, 8),
+//   pair column = 8 group + (u mod 8 tiles_m) mod cols,
+//   tm = (u mod 8 tiles_m) / cols.
 // CHECK-LABEL: fgemm.kernel @cluster_raster
 // CHECK: %[[X:.*]] = fgemm.program_id x
-// CHECK: %[[TILES_N:.*]] = fgemm.num_blocks "n" by "bn"
-// CHECK: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-NEXT: %[[Y:.*]] = fgemm.program_id y
+// CHECK-NEXT: %[[TILES_M:.*]] = fgemm.num_blocks "m" by "bm"
+// CHECK-NEXT: %[[TILES_N:.*]] = fgemm.num_blocks "n" by "bn"
+// CHECK-NEXT: %[[C2:.*]] = arith.constant 2 : index
 // CHECK-NEXT: %[[PAIR:.*]] = arith.divui %[[X]], %[[C2]]
 // CHECK-NEXT: %[[RANK:.*]] = arith.remui %[[X]], %[[C2]]
 // CHECK-NEXT: %[[PAIRS:.*]] = arith.ceildivui %[[TILES_N]], %[[C2]]
-// CHECK: %[[BASE:.*]] = arith.muli %{{.*}}, %[[C2]]
+// CHECK-NEXT: %[[ROW:.*]] = arith.muli %[[Y]], %[[PAIRS]]
+// CHECK-NEXT: %[[LINEAR:.*]] = arith.addi %[[ROW]], %[[PAIR]]
+// CHECK-NEXT: %[[G:.*]] = arith.constant 8 : index
+// CHECK-NEXT: %[[GROUP_TILES:.*]] = arith.muli %[[TILES_M]], %[[G]]
+// CHECK-NEXT: %[[GROUP:.*]] = arith.divui %[[LINEAR]], %[[GROUP_TILES]]
+// CHECK-NEXT: %[[FIRST:.*]] = arith.muli %[[GROUP]], %[[G]]
+// CHECK-NEXT: %[[LEFT:.*]] = arith.subi %[[PAIRS]], %[[FIRST]]
+// CHECK-NEXT: %[[COLS:.*]] = arith.minui %[[LEFT]], %[[G]]
+// CHECK-NEXT: %[[IN:.*]] = arith.remui %[[LINEAR]], %[[GROUP_TILES]]
+// CHECK-NEXT: %[[C:.*]] = arith.remui %[[IN]], %[[COLS]]
+// CHECK-NEXT: %[[PAIR_COLUMN:.*]] = arith.addi %[[FIRST]], %[[C]]
+// CHECK-NEXT: %[[TM:.*]] = arith.divui %[[IN]], %[[COLS]]
+// CHECK-NEXT: %[[BASE:.*]] = arith.muli %[[PAIR_COLUMN]], %[[C2]]
 // CHECK-NEXT: %[[TN:.*]] = arith.addi %[[BASE]], %[[RANK]]
-// CHECK: fgemm.load %{{.*}}[%{{.*}}, %{{.*}}] {multicast}
+// CHECK: fgemm.load %{{.*}}[%[[TM]], %{{.*}}] {multicast}
 // CHECK: fgemm.load %{{.*}}[%[[TN]], %{{.*}}] :
+// CHECK: fgemm.store %{{.*}}, %{{.*}}[%[[TM]], %[[TN]]]
 fgemm.kernel @cluster_raster(%a: !fgemm.tensor<[m, k], f8E4M3FN>, %b: !fgemm.tensor<[n, k], f8E4M3FN>,
     %d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n", "k"],
     config = #fgemm.config<math_warpgroups = 2, cluster = 2, multicast = a, raster_group = 8>} {
