@@ -138,7 +138,9 @@ fgemm::denseConfigurationSet(DenseRecipe recipe) {
   // and bf16 output, so they share its set.
   // 256- and 128-row plain grids walk raster groups of 8 and 16 tile rows
   // (2048 rows of A either way), the 256-row persistent grid groups of 8;
-  // measured on the H100 (docs/PERF.md).
+  // measured on the H100 (docs/PERF.md). The 256x128 and 192x128 pairs
+  // sharing A walk groups of 8 pair columns (the schedule's order for
+  // A-sharing clusters): the best of 4-16 on the H200 (forty-first session).
   // 64x64 walks raster groups of 16: at M = 128 the two row tiles that share
   // a B tile then run on consecutive CTAs, as in DeepGEMM's scheduler (14.4
   // against 16.9 us row-major at 128x4096x7168, H200, docs/PERF.md).
