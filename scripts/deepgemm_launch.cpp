@@ -15,6 +15,7 @@
 // as fgemm-bench and DeepGEMM's tests draw them: the tensor cores' power, and
 // so the clock under the power limit, depends on the bits (DeepGEMM's 256x128
 // kernel ran 2% faster on the normals; docs/PERF.md, thirty-second session).
+// DGL_TIMELINE=FILE writes a stamped kernel's per-CTA timeline (writeTimeline).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -64,6 +65,48 @@ static CUtensorMap map2d(CUdeviceptr p, CUtensorMapDataType t, int esz,
                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
   return m;
+}
+
+// DGL_TIMELINE=FILE: a cubin whose kernel stamps %globaltimer into the global
+// u64 dg_tl[132 x 4 x 64] (row cta * 4 + role: role 0 the producer, 1 + w
+// math warpgroup w; slot 0 entry, 63 exit, 1 + 3t / 2 + 3t / 3 + 3t tile t's
+// start, K loop end and end) runs once more, and its stamps go to FILE in
+// fgemm-bench --timeline's CSV (docs/TIMELINE.md: start -> slot 2 + 4t, K loop
+// end -> 4 + 4t, end -> 5 + 4t, tiles t < 15), so scripts/timeline_summary.py
+// reads both kernels alike. The stamps are a patch to DeepGEMM's kernel made
+// where it is built (docs/TIMELINE.md); none is in this repository.
+static void writeTimeline(const char *path, CUmodule mod,
+                          const CUlaunchConfig &cfg, CUfunction fn,
+                          void **params, uint32_t M, uint32_t N, uint32_t K) {
+  CUdeviceptr stamps;
+  size_t bytes;
+  CK(cuModuleGetGlobal(&stamps, &bytes, mod, "dg_tl"));
+  CK(cuMemsetD8(stamps, 0, bytes));
+  CK(cuLaunchKernelEx(&cfg, fn, params, nullptr));
+  CK(cuCtxSynchronize());
+  std::vector<unsigned long long> host(bytes / 8);
+  CK(cuMemcpyDtoH(host.data(), stamps, bytes));
+  unsigned long long first = ~0ull;
+  for (auto v : host)
+    if (v && v < first)
+      first = v;
+  FILE *out = fopen(path, "w");
+  if (!out) {
+    fprintf(stderr, "deepgemm_launch: cannot write %s\n", path);
+    exit(1);
+  }
+  fprintf(out, "shape,cta,role,slot,ns\n");
+  for (size_t i = 0; i < host.size(); ++i) {
+    size_t slot = i % 64, tile = (slot - 1) / 3, mark = (slot - 1) % 3;
+    if (!host[i] || (slot != 0 && slot != 63 && tile >= 15))
+      continue;
+    size_t fgemmSlot = slot == 0    ? 0
+                       : slot == 63 ? 1
+                                    : 2 + 4 * tile + (mark == 0 ? 0 : mark + 1);
+    fprintf(out, "%ux%ux%u,%zu,%zu,%zu,%llu\n", M, N, K, i / 256, (i / 64) % 4,
+            fgemmSlot, host[i] - first);
+  }
+  fclose(out);
 }
 
 int main(int argc, char **argv) {
@@ -226,6 +269,8 @@ int main(int argc, char **argv) {
       ms.push_back(t);
   }
   std::sort(ms.begin(), ms.end());
+  if (const char *path = getenv("DGL_TIMELINE"))
+    writeTimeline(path, mod, cfg, fn, params, M, N, K);
   printf("deepgemm-cubin %ux%ux%u bm%u bn%u cluster%u: median %.1f us, min "
          "%.1f us, "
          "nan %zu, worst rel err %.3g %s\n",
