@@ -96,13 +96,21 @@ static void writeTimeline(const char *path, CUmodule mod,
     exit(1);
   }
   fprintf(out, "shape,cta,role,slot,ns\n");
+  // fgemm's slots: 0 entry, 1 exit, 2 + 4t start, 4 + 4t first wgmmas (here
+  // the K loop's end), 5 + 4t end.
+  const size_t fromMark[3] = {0, 2, 3};
   for (size_t i = 0; i < host.size(); ++i) {
-    size_t slot = i % 64, tile = (slot - 1) / 3, mark = (slot - 1) % 3;
-    if (!host[i] || (slot != 0 && slot != 63 && tile >= 15))
+    size_t slot = i % 64, fgemmSlot;
+    if (!host[i])
       continue;
-    size_t fgemmSlot = slot == 0    ? 0
-                       : slot == 63 ? 1
-                                    : 2 + 4 * tile + (mark == 0 ? 0 : mark + 1);
+    if (slot == 0 || slot == 63) {
+      fgemmSlot = slot == 0 ? 0 : 1;
+    } else {
+      size_t tile = (slot - 1) / 3;
+      if (tile >= 15)
+        continue;
+      fgemmSlot = 2 + 4 * tile + fromMark[(slot - 1) % 3];
+    }
     fprintf(out, "%ux%ux%u,%zu,%zu,%zu,%llu\n", M, N, K, i / 256, (i / 64) % 4,
             fgemmSlot, host[i] - first);
   }
