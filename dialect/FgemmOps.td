@@ -227,7 +227,8 @@ def Fgemm_LoadOp : Fgemm_Op<"load", [AttrSizedOperandSegments,
   }];
 }
 
-def Fgemm_LoadScalesOp : Fgemm_Op<"load_scales", [MemoryEffects<[MemRead]>]> {
+def Fgemm_LoadScalesOp : Fgemm_Op<"load_scales", [AttrSizedOperandSegments,
+                                                  MemoryEffects<[MemRead]>]> {
   let summary = "loads the scales that apply to one tile's rows in one K block";
   let description = [{
     For the tile at block index `index` of the scaled operand's first
@@ -239,11 +240,21 @@ def Fgemm_LoadScalesOp : Fgemm_Op<"load_scales", [MemoryEffects<[MemRead]>]> {
     global memory by the math threads.
 
     Scales of a 3-D (grouped) operand take a leading group index.
+
+    `multicast` is set by `fgemm-schedule-tiles` on TMA-loaded scales that are
+    the same for every CTA of a cluster (those of the tile `fgemm.load`
+    multicasts): each CTA loads 1/cluster of the rows' scales and TMA
+    multicasts them into the whole cluster, as the operand tile's rows;
+    `multicast_if(%same)` as on that `fgemm.load`.
+
     Example: `%sa = fgemm.load_scales %sfa[%tm, %kb] : !fgemm.scales<[m, k], f32, block = [1, 128], mn_major> -> !fgemm.tile<[bm], f32>`
   }];
-  let arguments = (ins Fgemm_ScalesType:$source, Variadic<Index>:$indices);
+  let arguments = (ins Fgemm_ScalesType:$source, Variadic<Index>:$indices,
+                       Optional<I1>:$multicastIf, UnitAttr:$multicast);
   let results = (outs Fgemm_TileType:$result);
-  let assemblyFormat = "$source `[` $indices `]` attr-dict `:` type($source) `->` type($result)";
+  let assemblyFormat = [{
+    $source `[` $indices `]` (`multicast_if` `(` $multicastIf^ `)`)? attr-dict `:` type($source) `->` type($result)
+  }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     ::mlir::Value getIndex() { return getIndices()[getIndices().size() - 2]; }

@@ -466,6 +466,12 @@ LogicalResult LoadScalesOp::verify() {
   if (!tile.getElementType().isF32() || tile.getDims().size() != 1)
     return emitOpError("yields one f32 scale per tile row: !fgemm.tile<[b")
            << src.getDims().take_back(2)[0].getValue() << "], f32>";
+  if (getMulticastIf() && !getMulticast())
+    return emitOpError("has multicast_if but is not a multicast load: the "
+                       "condition says when the multicast scales are shared");
+  if (getMulticast() && !src.getMnMajor())
+    return emitOpError("is multicast but its scales are not mn_major: only "
+                       "TMA-loaded (mn_major) scales can be multicast");
   if (failed(verifyIndices(*this, getSource(), src.getDims(), getIndices())))
     return failure();
   return verifyBlockedDims(*this, src.getDims().take_back(2).take_front(), tile,

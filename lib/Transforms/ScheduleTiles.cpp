@@ -19,7 +19,9 @@
 // Grid x runs over the tiles a cluster does not share: with multicast = a
 // (the default) x is the N tile, so CTAs launched together share the A tile
 // in L2 and, in a cluster, through TMA multicast; with multicast = b x is the
-// M tile. Loads whose tile does not depend on the x index get `multicast`.
+// M tile. Loads whose tile does not depend on the x index get `multicast`,
+// TMA-loaded (mn_major) scales too: each CTA of a pair loaded the same 1 KB
+// of a 256-row tile's scales per K block (DeepGEMM multicasts them).
 //
 // Persistent: at most one CTA per SM, each looping over linear tile indices
 // p, p + P, ... (fgemm.tile_loop), so the producer prefetches a CTA's next
@@ -109,6 +111,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Transforms/SharedMemoryPlan.h"
 #include "dialect/Passes.h"
 #include "dialect/Transforms.h"
 
@@ -130,6 +133,15 @@ static bool dependsOn(Value value, Value index) {
   return def && llvm::any_of(def->getOperands(), [&](Value operand) {
            return dependsOn(operand, index);
          });
+}
+
+/// Makes a multicast load (a tile or its scales) shared only when `shared`
+/// holds.
+static void setMulticastIf(Operation *load, Value shared) {
+  if (auto tile = dyn_cast<LoadOp>(load))
+    tile.getMulticastIfMutable().assign(shared);
+  else
+    cast<LoadScalesOp>(load).getMulticastIfMutable().assign(shared);
 }
 
 /// The raster group of the tile order over `lines` lines of units (rows, or
@@ -646,7 +658,7 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
   bool clusterAlongM = cluster > 1 && config.getMulticast() == Multicast::B;
   // Grouped row tiles sharing B share it only when they are in one group:
   // those loads get the pair's condition (multicast_if) below.
-  SmallVector<LoadOp> sharedWithinGroup, multicastLoads;
+  SmallVector<Operation *> sharedWithinGroup, multicastLoads;
   if (cluster > 1) {
     // What differs between the CTAs: the split tile index, and for grouped
     // row tiles sharing B also their rows (body arguments 3 and 4); their
@@ -656,18 +668,27 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
     if (clusterAlongM && groupArg)
       varying.append({body.getArgument(3), body.getArgument(4)});
     bool any = false;
-    space.walk([&](LoadOp load) {
-      if (llvm::any_of(load.getIndices(), [&](Value index) {
+    // The TMA-loaded scales of a shared tile are shared with it.
+    space.walk([&](Operation *load) {
+      if (!isTmaLoad(load))
+        return;
+      auto tile = dyn_cast<LoadOp>(load);
+      auto scales = dyn_cast<LoadScalesOp>(load);
+      ValueRange indices = tile ? tile.getIndices() : scales.getIndices();
+      if (llvm::any_of(indices, [&](Value index) {
             return llvm::any_of(varying,
                                 [&](Value v) { return dependsOn(index, v); });
           }))
         return;
-      load.setMulticast(true);
+      if (tile)
+        tile.setMulticast(true);
+      else
+        scales.setMulticast(true);
       multicastLoads.push_back(load);
-      any = true;
-      if (clusterAlongM && groupArg &&
-          llvm::any_of(load.getIndices(),
-                       [&](Value index) { return dependsOn(index, groupArg); }))
+      any = tile || any;
+      if (clusterAlongM && groupArg && llvm::any_of(indices, [&](Value index) {
+            return dependsOn(index, groupArg);
+          }))
         sharedWithinGroup.push_back(load);
     });
     if (!any)
@@ -836,8 +857,8 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
         Value shared = arith::XOrIOp::create(
             rewriter, loc, inDenseTail,
             arith::ConstantIntOp::create(rewriter, loc, 1, 1));
-        for (LoadOp load : multicastLoads)
-          load.getMulticastIfMutable().assign(shared);
+        for (Operation *load : multicastLoads)
+          setMulticastIf(load, shared);
       }
       if (clusterAlongM)
         peerTm = emitPairPeer(rewriter, loc, tm, rank);
@@ -875,8 +896,8 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
             arith::XOrIOp::create(
                 rewriter, loc, inTail,
                 arith::ConstantIntOp::create(rewriter, loc, 1, 1)));
-      for (LoadOp load : sharedWithinGroup)
-        load.getMulticastIfMutable().assign(sameGroup);
+      for (Operation *load : sharedWithinGroup)
+        setMulticastIf(load, sameGroup);
     }
     rewriter.mergeBlocks(&body, loopBody, tileValues);
     if (mathLoop)
@@ -956,8 +977,8 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
     if (failed(values))
       return failure();
     tileValues = *values;
-    for (LoadOp load : sharedWithinGroup)
-      load.getMulticastIfMutable().assign(sameGroup);
+    for (Operation *load : sharedWithinGroup)
+      setMulticastIf(load, sameGroup);
   }
   rewriter.eraseOp(body.getTerminator());
   rewriter.inlineBlockBefore(&body, space, tileValues);

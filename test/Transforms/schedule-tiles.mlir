@@ -272,15 +272,20 @@ fgemm.kernel @cluster_a(%a: !fgemm.tensor<[m, k], f8E4M3FN>, %b: !fgemm.tensor<[
 
 // -----
 
-// Cluster of 2 sharing B: x over M tiles, B multicast.
+// Cluster of 2 sharing B: x over M tiles, B multicast, and B's per-row
+// (1D1D, TMA-loaded) scales with it; A's scales are the CTA's own.
 // CHECK-LABEL: fgemm.kernel @cluster_b
 // CHECK-SAME: grid = #fgemm.tile_grid<dense, ["m", "n"]>
 // CHECK: %[[X:.*]] = fgemm.program_id x
 // CHECK-NEXT: %[[Y:.*]] = fgemm.program_id y
 // CHECK: fgemm.load %{{.*}}[%[[X]], %{{.*}}] :
 // CHECK: fgemm.load %{{.*}}[%[[Y]], %{{.*}}] {multicast}
+// CHECK: fgemm.load_scales %{{.*}}[%[[X]], %{{.*}}] :
+// CHECK: fgemm.load_scales %{{.*}}[%[[Y]], %{{.*}}] {multicast}
 // CHECK: fgemm.store %{{.*}}, %{{.*}}[%[[X]], %[[Y]]]
 fgemm.kernel @cluster_b(%a: !fgemm.tensor<[m, k], f8E4M3FN>, %b: !fgemm.tensor<[n, k], f8E4M3FN>,
+    %sfa: !fgemm.scales<[m, k], f32, block = [1, 128], mn_major>,
+    %sfb: !fgemm.scales<[n, k], f32, block = [1, 128], mn_major>,
     %d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n", "k"],
     config = #fgemm.config<math_warpgroups = 2, cluster = 2, multicast = b>} {
   fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
@@ -290,7 +295,9 @@ fgemm.kernel @cluster_b(%a: !fgemm.tensor<[m, k], f8E4M3FN>, %b: !fgemm.tensor<[
     ^bb0(%kb: index, %c: !fgemm.tile<[bm, bn], f32>):
       %ta = fgemm.load %a[%tm, %kb] : !fgemm.tensor<[m, k], f8E4M3FN> -> !fgemm.tile<[bm, bk], f8E4M3FN>
       %tb = fgemm.load %b[%tn, %kb] : !fgemm.tensor<[n, k], f8E4M3FN> -> !fgemm.tile<[bn, bk], f8E4M3FN>
-      "use"(%ta, %tb) : (!fgemm.tile<[bm, bk], f8E4M3FN>, !fgemm.tile<[bn, bk], f8E4M3FN>) -> ()
+      %sa = fgemm.load_scales %sfa[%tm, %kb] : !fgemm.scales<[m, k], f32, block = [1, 128], mn_major> -> !fgemm.tile<[bm], f32>
+      %sb = fgemm.load_scales %sfb[%tn, %kb] : !fgemm.scales<[n, k], f32, block = [1, 128], mn_major> -> !fgemm.tile<[bn], f32>
+      "use"(%ta, %tb, %sa, %sb) : (!fgemm.tile<[bm, bk], f8E4M3FN>, !fgemm.tile<[bn, bk], f8E4M3FN>, !fgemm.tile<[bm], f32>, !fgemm.tile<[bn], f32>) -> ()
       fgemm.yield %c : !fgemm.tile<[bm, bn], f32>
     } -> !fgemm.tile<[bm, bn], f32>
     fgemm.store %acc, %d[%tm, %tn] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>
@@ -365,7 +372,8 @@ fgemm.kernel @two(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"]
 // cluster) are one unit in the tile order and take the two N tiles of one
 // pair. With tiles_n odd, ceil(tiles_m / 2) tail units come last, their
 // CTAs taking row tiles 2u and 2u + 1 of the last tile column, each loading
-// its own A (multicast_if false).
+// its own A (multicast_if false). A's TMA-loaded scales go with A; B's
+// per-block scales (read by the math threads) are not TMA loads.
 // CHECK-LABEL: fgemm.kernel @persistent_cluster_a
 // CHECK-SAME: grid = #fgemm.tile_grid<dense, ["n", "m"]>
 // CHECK: %[[TILES_M:.*]] = fgemm.num_blocks "m" by "bm"
@@ -399,8 +407,12 @@ fgemm.kernel @two(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"]
 // CHECK: %[[SHARED:.*]] = arith.xori %[[IN_TAIL]], %{{.*}} : i1
 // CHECK: fgemm.load %{{.*}}[%[[TM]], %{{.*}}] multicast_if(%[[SHARED]]) {multicast}
 // CHECK: fgemm.load %{{.*}}[%[[TN]], %{{.*}}] :
+// CHECK: fgemm.load_scales %{{.*}}[%[[TM]], %{{.*}}] multicast_if(%[[SHARED]]) {multicast}
+// CHECK: fgemm.load_scales %{{.*}}[%[[TN]], %{{.*}}] :
 // CHECK: fgemm.store %{{.*}}, %{{.*}}[%[[TM]], %[[TN]]]
 fgemm.kernel @persistent_cluster_a(%a: !fgemm.tensor<[m, k], f8E4M3FN>, %b: !fgemm.tensor<[n, k], f8E4M3FN>,
+    %sfa: !fgemm.scales<[m, k], f32, block = [1, 128], mn_major>,
+    %sfb: !fgemm.scales<[n, k], f32, block = [128, 128]>,
     %d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n", "k"],
     config = #fgemm.config<math_warpgroups = 2, cluster = 2, multicast = a, schedule = persistent>} {
   fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
@@ -410,7 +422,9 @@ fgemm.kernel @persistent_cluster_a(%a: !fgemm.tensor<[m, k], f8E4M3FN>, %b: !fge
     ^bb0(%kb: index, %c: !fgemm.tile<[bm, bn], f32>):
       %ta = fgemm.load %a[%tm, %kb] : !fgemm.tensor<[m, k], f8E4M3FN> -> !fgemm.tile<[bm, bk], f8E4M3FN>
       %tb = fgemm.load %b[%tn, %kb] : !fgemm.tensor<[n, k], f8E4M3FN> -> !fgemm.tile<[bn, bk], f8E4M3FN>
-      "use"(%ta, %tb) : (!fgemm.tile<[bm, bk], f8E4M3FN>, !fgemm.tile<[bn, bk], f8E4M3FN>) -> ()
+      %sa = fgemm.load_scales %sfa[%tm, %kb] : !fgemm.scales<[m, k], f32, block = [1, 128], mn_major> -> !fgemm.tile<[bm], f32>
+      %sb = fgemm.load_scales %sfb[%tn, %kb] : !fgemm.scales<[n, k], f32, block = [128, 128]> -> !fgemm.tile<[bn], f32>
+      "use"(%ta, %tb, %sa, %sb) : (!fgemm.tile<[bm, bk], f8E4M3FN>, !fgemm.tile<[bn, bk], f8E4M3FN>, !fgemm.tile<[bm], f32>, !fgemm.tile<[bn], f32>) -> ()
       fgemm.yield %c : !fgemm.tile<[bm, bn], f32>
     } -> !fgemm.tile<[bm, bn], f32>
     fgemm.store %acc, %d[%tm, %tn] : !fgemm.tile<[bm, bn], f32>, !fgemm.tensor<[m, n], bf16>

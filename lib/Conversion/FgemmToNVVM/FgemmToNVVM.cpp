@@ -181,7 +181,9 @@ LogicalResult KernelLowering::buildFunction() {
         swizzle = 128;
       } else if (auto scales = dyn_cast<LoadScalesOp>(op);
                  scales && scales.getSource() == v) {
-        box = {extent(scales.getResult().getType().getDims()[0]), 1};
+        // A multicast load brings 1/cluster of the rows' scales per CTA.
+        int64_t rows = extent(scales.getResult().getType().getDims()[0]);
+        box = {rows / (scales.getMulticast() ? config.getCluster() : 1), 1};
       } else if (auto store = dyn_cast<StoreOp>(op);
                  store && store.getDest() == v) {
         // One TMA copy per staged slab (OutputStaging) and wave.
@@ -1705,17 +1707,44 @@ void KernelLowering::loadTile(LoadOp tile, Value dst, Value full) {
                             ValueRange{mulI32(j, part * tileRowBytes(tile))}),
         desc, at, full, mask);
   };
-  loadParts(tile, loadPart);
+  loadParts(tile.getMulticastIf(), loadPart);
 }
 
-void KernelLowering::loadParts(LoadOp tile,
+void KernelLowering::loadScales(LoadScalesOp scales, Value dst, Value full) {
+  // MN-major scales: {inner = rows of the operand, outer = K blocks}.
+  int64_t rows = extent(scales.getResult().getType().getDims()[0]);
+  SmallVector<Value> coords;
+  coords.push_back(mulI32(toI32(lookup(scales.getIndex())), rows));
+  coords.push_back(toI32(lookup(scales.getKb())));
+  if (Value group = scales.getGroup())
+    coords.push_back(toI32(lookup(group)));
+  Value desc = argParams.lookup(scales.getSource());
+  if (config.getCluster() <= 1 || !scales.getMulticast()) {
+    loadBox(dst, desc, coords, full, Value());
+    return;
+  }
+  // As the tile's rows: CTA r brings the scales of rows [r, r + 1) *
+  // rows/cluster (the tensor map's box is that wide). A part is 128, 256,
+  // 384 or 512 bytes (block-m 64-256, cluster 2), so each starts on TMA's
+  // 128-byte shared-memory alignment, as the 128-byte-aligned slot does.
+  int64_t part = rows / config.getCluster();
+  auto loadPart = [&](Value j, Value mask) {
+    SmallVector<Value> at = coords;
+    at[0] = arith::AddIOp::create(b, loc, at[0], mulI32(j, part));
+    loadBox(LLVM::GEPOp::create(b, loc, dst.getType(), b.getI8Type(), dst,
+                                ValueRange{mulI32(j, part * 4)}),
+            desc, at, full, mask);
+  };
+  loadParts(scales.getMulticastIf(), loadPart);
+}
+
+void KernelLowering::loadParts(Value shared,
                                function_ref<void(Value, Value)> loadPart) {
   auto multicast = [&] {
     Value rank = NVVM::ClusterId::create(b, loc, b.getI32Type());
     loadPart(rank, arith::ConstantIntOp::create(
                        b, loc, (1 << config.getCluster()) - 1, 16));
   };
-  Value shared = tile.getMulticastIf();
   if (!shared) {
     multicast();
     return;
@@ -1782,7 +1811,7 @@ void KernelLowering::loadRowBoxes(LoadOp tile, Value dst, Value full,
         constI32(0));
     loadRowBoxRange(tile, dst, full, mulI32(j, part), inPart, mask);
   };
-  loadParts(tile, loadPart);
+  loadParts(tile.getMulticastIf(), loadPart);
 }
 
 LogicalResult KernelLowering::lowerRingPut(RingPutOp op) {
@@ -1867,15 +1896,7 @@ LogicalResult KernelLowering::lowerRingPut(RingPutOp op) {
       loadRowBoxes(tile, dst, full, rowPatterns[i]);
       continue;
     }
-    // MN-major scales: {inner = rows of the operand, outer = K blocks}.
-    auto scales = cast<LoadScalesOp>(load);
-    int64_t rows = extent(scales.getResult().getType().getDims()[0]);
-    SmallVector<Value> coords;
-    coords.push_back(mulI32(toI32(lookup(scales.getIndex())), rows));
-    coords.push_back(toI32(lookup(scales.getKb())));
-    if (Value group = scales.getGroup())
-      coords.push_back(toI32(lookup(group)));
-    loadBox(dst, argParams.lookup(scales.getSource()), coords, full, Value());
+    loadScales(cast<LoadScalesOp>(load), dst, full);
   }
   return success();
 }

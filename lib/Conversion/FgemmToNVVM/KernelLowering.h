@@ -317,10 +317,14 @@ private:
     return extent(tile.getDims()[1]) *
            tile.getElementType().getIntOrFloatBitWidth() / 8;
   }
+  /// TMA copies of the MN-major scales `scales` into the slot at `dst`, as
+  /// loadTile: their whole box, or this CTA's part multicast.
+  void loadScales(LoadScalesOp scales, Value dst, Value full);
   /// `loadPart(j, mask)` for the parts of a tile the CTAs of a cluster
-  /// share: this CTA's (j = its rank) into every CTA (`mask`); with
-  /// `multicast_if`, where it does not hold, every part into this CTA only.
-  void loadParts(LoadOp tile, function_ref<void(Value, Value)> loadPart);
+  /// share: this CTA's (j = its rank) into every CTA (`mask`); where
+  /// `multicastIf` (the load's multicast_if, if any) does not hold, every
+  /// part into this CTA only.
+  void loadParts(Value multicastIf, function_ref<void(Value, Value)> loadPart);
   /// The first `patterns` kMinRowBoxRows-row patterns of `tile` (i32),
   /// likewise, in boxes of rowBoxHeights' rows (rowBoxParams' maps): one box
   /// per binary digit of the count.

@@ -287,8 +287,9 @@
 // peer's arrival or copy into this CTA is pending), instead of a cluster-wide
 // sync before exit.
 // CLUSTER: llvm.func @sm90_fp8_gemm_1d2d
-// A cluster of 2 sharing A: each CTA loads half of A's rows (box 128 x 64).
-// CLUSTER-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 64], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 128], swizzle = 128>
+// A cluster of 2 sharing A: each CTA loads half of A's rows (box 128 x 64)
+// and their scales (box 64 x 1).
+// CLUSTER-SAME: fgemm.params = [#fgemm.tensor_map_param<arg = 0, box = [128, 64], swizzle = 128>, #fgemm.tensor_map_param<arg = 1, box = [128, 128], swizzle = 128>, #fgemm.tensor_map_param<arg = 2, box = [64, 1], swizzle = 0>
 // CLUSTER-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
 // CLUSTER: nvvm.mbarrier.init %{{.*}}, %c16_i32
 // CLUSTER: nvvm.fence.mbarrier.init
@@ -298,6 +299,11 @@
 // CLUSTER: %[[OFFSET:.*]] = llvm.ptrtoint %{{.*}} : !llvm.ptr<3> to i64
 // CLUSTER-NEXT: %[[DST:.*]] = llvm.inttoptr %[[OFFSET]] : i64 to !llvm.ptr<7>
 // CLUSTER: nvvm.cp.async.bulk.tensor.shared.cluster.global %[[DST]], %arg0, %{{.*}}, box[%{{.*}}, %{{.*}}] multicast_mask = %c3_i16
+// CTA r's scales: rows [64 r, 64 r + 64) of the tile, 256 r bytes into the
+// slot, multicast.
+// CLUSTER: %[[SCALES_BYTES:.*]] = arith.muli %[[SCALES_RANK:.*]], %c256_i32
+// CLUSTER-NEXT: llvm.getelementptr %{{.*}}[%[[SCALES_BYTES]]]
+// CLUSTER: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg2, %{{.*}}, box[%{{.*}}, %{{.*}}] multicast_mask = %c3_i16
 // CLUSTER: scf.for
 // CLUSTER: }
 // CLUSTER-COUNT-4: nvvm.mbarrier.try_wait.parity

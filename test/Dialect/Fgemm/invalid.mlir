@@ -69,6 +69,28 @@ fgemm.kernel @multicast_if(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims
 
 // -----
 
+// Scales are multicast with their TMA-loaded tile; a load_scales'
+// multicast_if likewise needs multicast.
+fgemm.kernel @scales_multicast_if(%s: !fgemm.scales<[m, k], f32, block = [1, 128], mn_major>) attributes {dims = ["m", "k"]} {
+  %c0 = arith.constant 0 : index
+  %same = arith.constant true
+  // expected-error @below {{'fgemm.load_scales' op has multicast_if but is not a multicast load: the condition says when the multicast scales are shared}}
+  %t = fgemm.load_scales %s[%c0, %c0] multicast_if(%same) : !fgemm.scales<[m, k], f32, block = [1, 128], mn_major> -> !fgemm.tile<[bm], f32>
+  fgemm.return
+}
+
+// -----
+
+// Per-block scales are read by the math threads, not TMA-loaded: no multicast.
+fgemm.kernel @scales_multicast_blocks(%s: !fgemm.scales<[n, k], f32, block = [128, 128]>) attributes {dims = ["n", "k"]} {
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{'fgemm.load_scales' op is multicast but its scales are not mn_major: only TMA-loaded (mn_major) scales can be multicast}}
+  %t = fgemm.load_scales %s[%c0, %c0] {multicast} : !fgemm.scales<[n, k], f32, block = [128, 128]> -> !fgemm.tile<[bn], f32>
+  fgemm.return
+}
+
+// -----
+
 fgemm.kernel @dot_k(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = ["m", "k"]} {
   %ta = "test.a"() : () -> !fgemm.tile<[bm, bk], f8E4M3FN>
   %tb = "test.b"() : () -> !fgemm.tile<[bn, bm], f8E4M3FN>
