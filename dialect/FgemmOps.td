@@ -135,7 +135,7 @@ def Fgemm_TileSpaceOp : Fgemm_Op<"tile_space", [RecursiveMemoryEffects,
                        AnyType:$output);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
-    $kind (`(` $groups^ `:` type($groups) `)`)? `over` $output attr-dict `:` type($output) $body
+    $kind (`(` $groups^ `:` type($groups) `)`)? `over` $output attr-dict `:` type($output) custom<Body>($body)
   }];
   let hasVerifier = 1;
   // The "stores into the output" check reads nested stores, which must have
@@ -595,7 +595,7 @@ def Fgemm_TileLoopOp : Fgemm_Op<"tile_loop", [RecursiveMemoryEffects, SingleBloc
   let arguments = (ins Index:$count, Optional<Index>:$k_blocks);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
-    $count (`split_k` `(` $k_blocks^ `)`)? attr-dict-with-keyword $body
+    $count (`split_k` `(` $k_blocks^ `)`)? attr-dict-with-keyword custom<Body>($body)
   }];
   let extraClassDeclaration = [{
     /// Whether the loop runs pieces of tiles (split_k).

@@ -40,6 +40,17 @@ static ParseResult parseWarpRoles(OpAsmParser &parser, Region &producer,
   return success();
 }
 
+/// `{...}`: a region that a parse error cannot free (parkRegionsAndFail).
+static ParseResult parseBody(OpAsmParser &parser, Region &body) {
+  if (parser.parseRegion(body))
+    return parkRegionsAndFail({&body});
+  return success();
+}
+
+static void printBody(OpAsmPrinter &printer, Operation *, Region &body) {
+  printer.printRegion(body);
+}
+
 /// `{...} (-> types)?`
 static ParseResult parseBodyAndResults(OpAsmParser &parser, Region &body,
                                        SmallVectorImpl<Type> &results) {
@@ -95,10 +106,16 @@ ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
       [](Builder &builder, ArrayRef<Type> argTypes, ArrayRef<Type> results,
          function_interface_impl::VariadicFlag,
          std::string &) { return builder.getFunctionType(argTypes, results); };
-  return function_interface_impl::parseFunctionOp(
-      parser, result, /*allowVariadic=*/false,
-      getFunctionTypeAttrName(result.name), buildFuncType,
-      getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
+  if (succeeded(function_interface_impl::parseFunctionOp(
+          parser, result, /*allowVariadic=*/false,
+          getFunctionTypeAttrName(result.name), buildFuncType,
+          getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name))))
+    return success();
+  // The body, as parseBody's: an op parsed before the kernel may use one of
+  // its block arguments.
+  SmallVector<Region *> regions = llvm::map_to_vector(
+      result.regions, [](std::unique_ptr<Region> &r) { return r.get(); });
+  return parkRegionsAndFail(regions);
 }
 
 void KernelOp::print(OpAsmPrinter &p) {

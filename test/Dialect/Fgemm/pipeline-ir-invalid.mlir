@@ -248,6 +248,60 @@ fgemm.kernel @uaf_loop(%a: !fgemm.tensor<[m, k], f8E4M3FN>) attributes {dims = [
 
 // -----
 
+// The same through fgemm.tile_loop (found by scripts/fuzz-compiler.py, seed
+// 46): a forward reference resolved inside a k_loop in the loop's body, then
+// an error later in that body.
+fgemm.kernel @uaf_tile_loop(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n", "k"]} {
+  %n = fgemm.num_blocks "m" by "bm"
+  "test.use"(%i) : (index) -> ()
+  fgemm.tile_loop %n {
+  ^bb0(%it: index, %t: index):
+    fgemm.k_loop "k" {
+    ^bb0(%i: index):
+      fgemm.yield
+    }
+  // expected-error @below {{redefinition of block '^bb0'}}
+  ^bb0(%it2: index, %t2: index):
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
+// The same through fgemm.tile_space.
+fgemm.kernel @uaf_tile_space(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n", "k"]} {
+  "test.use"(%i) : (index) -> ()
+  fgemm.tile_space dense over %d : !fgemm.tensor<[m, n], bf16> {
+  ^bb0(%tm: index, %tn: index):
+    fgemm.k_loop "k" {
+    ^bb0(%i: index):
+      fgemm.yield
+    }
+  // expected-error @below {{redefinition of block '^bb0'}}
+  ^bb0(%tm2: index, %tn2: index):
+    fgemm.yield
+  }
+  fgemm.return
+}
+
+// -----
+
+// And through the kernel itself: an op before it uses one of its block
+// arguments.
+"test.use"(%i) : (index) -> ()
+fgemm.kernel @uaf_kernel(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n", "k"]} {
+  fgemm.k_loop "k" {
+  ^bb0(%i: index):
+    fgemm.yield
+  }
+  // expected-error @below {{custom op 'fgemm.bogus' is unknown}}
+  fgemm.bogus
+  fgemm.return
+}
+
+// -----
+
 // A split tile loop's body has the piece's first K block and its blocks.
 fgemm.kernel @split_args(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n", "k"]} {
   %n = fgemm.num_blocks "m" by "bm"
