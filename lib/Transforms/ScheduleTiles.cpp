@@ -20,8 +20,8 @@
 // (the default) x is the N tile, so CTAs launched together share the A tile
 // in L2 and, in a cluster, through TMA multicast; with multicast = b x is the
 // M tile. Loads whose tile does not depend on the x index get `multicast`,
-// TMA-loaded (mn_major) scales too: each CTA of a pair loaded the same 1 KB
-// of a 256-row tile's scales per K block (DeepGEMM multicasts them).
+// TMA-loaded (mn_major) scales too, so a pair does not load a shared tile's
+// scales twice (1 KB per K block for 256 rows).
 //
 // Persistent: at most one CTA per SM, each looping over linear tile indices
 // p, p + P, ... (fgemm.tile_loop), so the producer prefetches a CTA's next
