@@ -51,7 +51,8 @@ static int64_t getSlotAlignment(TileType type) {
 
 bool mlir::fgemm::decouplesMathWarpgroups(Operation *kernel,
                                           ConfigAttr config) {
-  if (config.getSchedule() != Schedule::Persistent ||
+  if (config.getCoupleMathWarpgroups() ||
+      config.getSchedule() != Schedule::Persistent ||
       config.getMathWarpgroups() < 2 || config.getKSplit() != 1 ||
       config.getOverlapEpilogue())
     return false;

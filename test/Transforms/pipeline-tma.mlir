@@ -2,6 +2,7 @@
 // RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="block-m=64 block-n=64 stages=6" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma | FileCheck %s --check-prefix=SMALL
 // RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="schedule=persistent" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma | FileCheck %s --check-prefix=DECOUPLED
 // RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="schedule=persistent overlap-epilogue=true" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma | FileCheck %s --check-prefix=SHARED
+// RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/dense.mlir --fgemm-specialize="schedule=persistent couple-math-warpgroups=true" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma | FileCheck %s --check-prefix=SHARED
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_fp8_gemm_bias_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma | FileCheck %s --check-prefix=SHARED
 // RUN: fgemm-opt %s --split-input-file --fgemm-pipeline-tma --verify-diagnostics
 // fgemm-pipeline-tma: the shared-memory plan of the ring and the stage/phase
@@ -15,8 +16,8 @@
 // CHECK: %[[RING:.*]] = fgemm.ring.create {plan = #fgemm.ring_plan<stages = 4, offsets = [0, 65536, 131072], slot_strides = [16384, 16384, 512], slot_bytes = [16384, 16384, 512], output_offset = 133120, barriers = 165888, scales = 165952, scale_bytes = 512, smem_bytes = 166464>}
 // A persistent tile loop whose math warpgroups share nothing else per tile
 // decouples them: the plan says so and holds a copy of the staged scales
-// per math warpgroup. With the deferred store (overlap_epilogue) or staged
-// epilogue vectors (the bias kernel) they share one.
+// per math warpgroup. With the deferred store (overlap_epilogue), staged
+// epilogue vectors (the bias kernel) or couple_math_warpgroups they share one.
 // DECOUPLED: scales = 165952, scale_bytes = 1024, smem_bytes = 166976, decoupled_warpgroups = true>}
 // SHARED: fgemm.ring.create {plan = #fgemm.ring_plan<
 // SHARED-NOT: decoupled_warpgroups

@@ -8,7 +8,7 @@
 // fgemm-specialize attaches #fgemm.config; invalid configurations are in specialize-invalid.mlir.
 
 // DEFAULT-LABEL: fgemm.kernel @sm90_fp8_gemm_1d2d
-// DEFAULT-SAME: config = #fgemm.config<block_m = 128, block_n = 128, block_k = 128, stages = 4, math_warpgroups = 2, cluster = 1, multicast = a, k_split = 1, schedule = plain, raster_group = 0, launch_raster = false, fixed_n = 0, fixed_k = 0, overlap_promotion = false, prefetch_scales = false, overlap_epilogue = false, sass_policy = off, sass_every_n = 4, timeline = false>
+// DEFAULT-SAME: config = #fgemm.config<block_m = 128, block_n = 128, block_k = 128, stages = 4, math_warpgroups = 2, cluster = 1, multicast = a, k_split = 1, schedule = plain, raster_group = 0, launch_raster = false, fixed_n = 0, fixed_k = 0, overlap_promotion = false, prefetch_scales = false, overlap_epilogue = false, couple_math_warpgroups = false, sass_policy = off, sass_every_n = 4, timeline = false>
 // DEFAULT: fgemm.tile_space dense
 
 // SMALL-LABEL: fgemm.kernel @sm90_fp8_gemm_1d2d
@@ -25,4 +25,4 @@
 // DEEPEST: config = #fgemm.config<block_m = 64, block_n = 64, block_k = 128, stages = 13,
 
 // Every knob of dialect/KernelConfig.def is a pass option and a field of #fgemm.config.
-// KNOBS: schedule = persistent, raster_group = 8, launch_raster = false, fixed_n = 0, fixed_k = 0, overlap_promotion = true, prefetch_scales = false, overlap_epilogue = false, sass_policy = "deepgemm-full", sass_every_n = 4, timeline = false>
+// KNOBS: schedule = persistent, raster_group = 8, launch_raster = false, fixed_n = 0, fixed_k = 0, overlap_promotion = true, prefetch_scales = false, overlap_epilogue = false, couple_math_warpgroups = false, sass_policy = "deepgemm-full", sass_every_n = 4, timeline = false>

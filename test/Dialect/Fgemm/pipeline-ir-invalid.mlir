@@ -45,7 +45,7 @@ fgemm.kernel @stages_unresolved(%d: !fgemm.tensor<[m, n], bf16>) attributes {dim
 
 // -----
 
-// expected-error @below {{unknown field 'blockn'; #fgemm.config has: block_m, block_n, block_k, stages, math_warpgroups, cluster, multicast, k_split, schedule, raster_group, launch_raster, fixed_n, fixed_k, overlap_promotion, prefetch_scales, overlap_epilogue, sass_policy, sass_every_n}}
+// expected-error @below {{unknown field 'blockn'; #fgemm.config has: block_m, block_n, block_k, stages, math_warpgroups, cluster, multicast, k_split, schedule, raster_group, launch_raster, fixed_n, fixed_k, overlap_promotion, prefetch_scales, overlap_epilogue, couple_math_warpgroups, sass_policy, sass_every_n}}
 fgemm.kernel @unknown_field(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n"], config = #fgemm.config<blockn = 64>} {
   fgemm.return
 }
