@@ -1687,27 +1687,14 @@ SmallVector<Value> KernelLowering::tileCoords(LoadOp tile) {
 
 void KernelLowering::loadTile(LoadOp tile, Value dst, Value full) {
   Value desc = argParams.lookup(tile.getSource());
-  ArrayRef<StringAttr> tdims = tile.getResult().getType().getDims();
   SmallVector<Value> coords = tileCoords(tile);
   if (config.getCluster() <= 1 || !tile.getMulticast()) {
     loadBox(dst, desc, coords, full, Value());
     return;
   }
-  // CTA r of the cluster loads rows [r, r + 1) * rows/cluster of the shared
-  // tile into every CTA (TMA multicast); the tensor map's box is
-  // rows/cluster tall (docs/ABI.md).
-  int64_t part = extent(tdims[0]) / config.getCluster();
-  // Rows [j, j + 1) * rows/cluster of the tile into this CTA's slot, or,
-  // with `mask`, into every CTA's.
-  auto loadPart = [&](Value j, Value mask) {
-    SmallVector<Value> at = coords;
-    at[1] = arith::AddIOp::create(b, loc, at[1], mulI32(j, part));
-    loadBox(
-        LLVM::GEPOp::create(b, loc, dst.getType(), b.getI8Type(), dst,
-                            ValueRange{mulI32(j, part * tileRowBytes(tile))}),
-        desc, at, full, mask);
-  };
-  loadParts(tile.getMulticastIf(), loadPart);
+  int64_t rows = extent(tile.getResult().getType().getDims()[0]);
+  loadSharedRows(dst, desc, coords, /*rowCoord=*/1, rows, tileRowBytes(tile),
+                 full, tile.getMulticastIf());
 }
 
 void KernelLowering::loadScales(LoadScalesOp scales, Value dst, Value full) {
@@ -1723,19 +1710,31 @@ void KernelLowering::loadScales(LoadScalesOp scales, Value dst, Value full) {
     loadBox(dst, desc, coords, full, Value());
     return;
   }
-  // As the tile's rows: CTA r brings the scales of rows [r, r + 1) *
-  // rows/cluster (the tensor map's box is that wide). A part is 128, 256,
-  // 384 or 512 bytes (block-m 64-256, cluster 2), so each starts on TMA's
-  // 128-byte shared-memory alignment, as the 128-byte-aligned slot does.
+  // A part is 128, 256, 384 or 512 bytes (block-m 64-256, cluster 2), so
+  // each starts on TMA's 128-byte shared-memory alignment, as the
+  // 128-byte-aligned slot does.
+  loadSharedRows(dst, desc, coords, /*rowCoord=*/0, rows, /*rowBytes=*/4, full,
+                 scales.getMulticastIf());
+}
+
+void KernelLowering::loadSharedRows(Value dst, Value desc,
+                                    ArrayRef<Value> coords, unsigned rowCoord,
+                                    int64_t rows, int64_t rowBytes, Value full,
+                                    Value multicastIf) {
+  // CTA r of the cluster loads rows [r, r + 1) * rows/cluster of the shared
+  // box into every CTA (TMA multicast); the tensor map's box is
+  // rows/cluster long (docs/ABI.md).
   int64_t part = rows / config.getCluster();
+  // Rows [j, j + 1) * rows/cluster into this CTA's slot, or, with `mask`,
+  // into every CTA's.
   auto loadPart = [&](Value j, Value mask) {
-    SmallVector<Value> at = coords;
-    at[0] = arith::AddIOp::create(b, loc, at[0], mulI32(j, part));
+    SmallVector<Value> at(coords);
+    at[rowCoord] = arith::AddIOp::create(b, loc, at[rowCoord], mulI32(j, part));
     loadBox(LLVM::GEPOp::create(b, loc, dst.getType(), b.getI8Type(), dst,
-                                ValueRange{mulI32(j, part * 4)}),
+                                ValueRange{mulI32(j, part * rowBytes)}),
             desc, at, full, mask);
   };
-  loadParts(scales.getMulticastIf(), loadPart);
+  loadParts(multicastIf, loadPart);
 }
 
 void KernelLowering::loadParts(Value shared,

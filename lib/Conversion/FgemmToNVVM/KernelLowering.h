@@ -320,6 +320,13 @@ private:
   /// TMA copies of the MN-major scales `scales` into the slot at `dst`, as
   /// loadTile: their whole box, or this CTA's part multicast.
   void loadScales(LoadScalesOp scales, Value dst, Value full);
+  /// The multicast copies of a box shared by the cluster, `rows` rows long
+  /// (coordinate `rowCoord` of `coords`) of `rowBytes` each, into the slot
+  /// at `dst`: this CTA's 1/cluster of the rows into every CTA, or where
+  /// `multicastIf` does not hold every part into this CTA (loadParts).
+  void loadSharedRows(Value dst, Value desc, ArrayRef<Value> coords,
+                      unsigned rowCoord, int64_t rows, int64_t rowBytes,
+                      Value full, Value multicastIf);
   /// `loadPart(j, mask)` for the parts of a tile the CTAs of a cluster
   /// share: this CTA's (j = its rank) into every CTA (`mask`); where
   /// `multicastIf` (the load's multicast_if, if any) does not hold, every
