@@ -105,6 +105,7 @@ KernelConfig jit::toKernelConfig(const DenseConfiguration &c) {
   config.rasterGroup = c.rasterGroup;
   config.launchRaster = c.launchRaster;
   config.prefetchScales = c.prefetchScales;
+  config.coupleMathWarpgroups = c.couplesMathWarpgroups();
   config.cluster = c.cluster;
   config.multicast = c.multicastB ? Multicast::B : Multicast::A;
   config.kSplit = c.kSplit;

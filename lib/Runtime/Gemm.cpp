@@ -104,6 +104,11 @@ std::string DenseConfiguration::stem() const {
          (fixedK ? "_k" + std::to_string(fixedK) : std::string());
 }
 
+bool DenseConfiguration::couplesMathWarpgroups() const {
+  return blockM == 256 && blockN == 128 && persistent && !streamK &&
+         cluster == 2 && !multicastB && fixedK >= kCoupledMathWarpgroupsMinK;
+}
+
 const char *fgemm::denseVariant(DenseRecipe recipe) {
   switch (recipe) {
   case DenseRecipe::k1D2D:

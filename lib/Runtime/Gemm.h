@@ -147,11 +147,29 @@ struct DenseConfiguration {
   /// With persistent: schedule stream_k (the last round of tiles, or of
   /// cluster units, split along K over every CTA).
   bool streamK = false;
+  /// Whether its kernel couples the math warpgroups per tile (the
+  /// couple_math_warpgroups knob): the 256x128 pairs sharing A compiled for
+  /// a K of at least kCoupledMathWarpgroupsMinK. Derived from the fields
+  /// above, so a kernel's stem still names its whole configuration.
+  bool couplesMathWarpgroups() const;
   /// NAME of its NAME.cubin / NAME.meta in a kernel directory:
   /// bm<M>_bn<N>_<plain|persistent|stream_k>[_cluster2[b]][_ksplit<S>]
   /// [_n<fixed N>][_k<fixed K>].
   std::string stem() const;
 };
+/// The shortest fixed K at which the 256x128 pairs sharing A couple their
+/// math warpgroups per tile (DenseConfiguration::couplesMathWarpgroups).
+/// Decoupled, a pair's two warpgroups run their tile loops apart and the
+/// CTAs of a long launch drift apart (the L2 merges fewer identical reads,
+/// the launch waits for the slowest pair; docs/PERF.md, forty-second
+/// session). Coupled against decoupled, generic kernels (H200, forty-third
+/// session): 0.993-0.998x the time at K = 16384 and 0.996-1.000x at 10240
+/// (M = 2048-8192, N = 4096 / 7168), 0.995-1.002x at 7168, 0.999-1.005x at
+/// 4096; the N/K-specialized kernels 0.983-0.988x at K = 16384 (forty-second
+/// session). The 192x128 pairs (three warpgroups) lost 0-0.4% coupled and
+/// stay decoupled, as do kernels whose K is known at launch only.
+inline constexpr int64_t kCoupledMathWarpgroupsMinK = 8192;
+
 /// The set the configuration choice is fitted to (docs/PERF.md): what
 /// fgemm-precompile compiles by default and scripts/gpu-prepare.sh ships.
 /// The 1D1D recipe's f32 output tile takes twice the shared memory of a

@@ -50,6 +50,29 @@ TEST(Jit, KeysSeparateConfigurationsSourcesAndToolchains) {
   EXPECT_NE(key, jit::cacheKey(source, a, "toolchain 1"));
 }
 
+TEST(Jit, LongKPairsSharingACoupleTheirMathWarpgroups) {
+  DenseConfiguration pair{256, 128, true, 8};
+  pair.cluster = 2;
+  pair.fixedN = 7168;
+  pair.fixedK = uint32_t(kCoupledMathWarpgroupsMinK);
+  EXPECT_TRUE(jit::toKernelConfig(pair).coupleMathWarpgroups);
+  DenseConfiguration shortK = pair;
+  shortK.fixedK = 7168;
+  EXPECT_FALSE(jit::toKernelConfig(shortK).coupleMathWarpgroups);
+  DenseConfiguration generic = pair;
+  generic.fixedN = generic.fixedK = 0;
+  EXPECT_FALSE(jit::toKernelConfig(generic).coupleMathWarpgroups);
+  DenseConfiguration threeWarpgroups = pair;
+  threeWarpgroups.blockM = 192;
+  EXPECT_FALSE(jit::toKernelConfig(threeWarpgroups).coupleMathWarpgroups);
+  DenseConfiguration sharingB = pair;
+  sharingB.multicastB = true;
+  EXPECT_FALSE(jit::toKernelConfig(sharingB).coupleMathWarpgroups);
+  DenseConfiguration alone = pair;
+  alone.cluster = 1;
+  EXPECT_FALSE(jit::toKernelConfig(alone).coupleMathWarpgroups);
+}
+
 TEST(Jit, ProviderCompilesIntoTheCacheOnce) {
   if (!havePtxas())
     GTEST_SKIP() << "no ptxas";
