@@ -105,8 +105,13 @@ std::string DenseConfiguration::stem() const {
 }
 
 bool DenseConfiguration::couplesMathWarpgroups() const {
-  return blockM == 256 && blockN == 128 && persistent && !streamK &&
-         cluster == 2 && !multicastB && fixedK >= kCoupledMathWarpgroupsMinK;
+  if (!persistent || streamK || cluster != 2 || kSplit != 1)
+    return false;
+  if (blockM == 256 && blockN == 128 && !multicastB)
+    return fixedK >= kCoupledMathWarpgroupsMinK;
+  if (blockM == 128 && blockN == 256 && multicastB)
+    return fixedK >= kCoupledPairsSharingBMinK;
+  return false;
 }
 
 const char *fgemm::denseVariant(DenseRecipe recipe) {

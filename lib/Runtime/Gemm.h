@@ -149,8 +149,10 @@ struct DenseConfiguration {
   bool streamK = false;
   /// Whether its kernel couples the math warpgroups per tile (the
   /// couple_math_warpgroups knob): the 256x128 pairs sharing A compiled for
-  /// a K of at least kCoupledMathWarpgroupsMinK. Derived from the fields
-  /// above, so a kernel's stem still names its whole configuration.
+  /// a K of at least kCoupledMathWarpgroupsMinK, the 128x256 pairs sharing B
+  /// (the contiguous layouts') for at least kCoupledPairsSharingBMinK.
+  /// Derived from the fields above, so a kernel's stem still names its whole
+  /// configuration.
   bool couplesMathWarpgroups() const;
   /// NAME of its NAME.cubin / NAME.meta in a kernel directory:
   /// bm<M>_bn<N>_<plain|persistent|stream_k>[_cluster2[b]][_ksplit<S>]
@@ -169,6 +171,13 @@ struct DenseConfiguration {
 /// session). The 192x128 pairs (three warpgroups) lost 0-0.4% coupled and
 /// stay decoupled, as do kernels whose K is known at launch only.
 inline constexpr int64_t kCoupledMathWarpgroupsMinK = 8192;
+/// The same for the 128x256 pairs sharing B of the contiguous layouts (their
+/// launches run 30-40 rounds of tiles): coupled against decoupled, generic
+/// kernels, 4 x 8192 and 8 x 4096 rows (H200, forty-third session): 0.982x
+/// the time at K = 16384, 0.987-0.995x at 7168, 0.997x at 4096. The masked
+/// layout's 128x192 pairs lost 0.5-0.9% coupled (K = 7168) and stay
+/// decoupled.
+inline constexpr int64_t kCoupledPairsSharingBMinK = 4096;
 
 /// The set the configuration choice is fitted to (docs/PERF.md): what
 /// fgemm-precompile compiles by default and scripts/gpu-prepare.sh ships.

@@ -50,7 +50,7 @@ TEST(Jit, KeysSeparateConfigurationsSourcesAndToolchains) {
   EXPECT_NE(key, jit::cacheKey(source, a, "toolchain 1"));
 }
 
-TEST(Jit, LongKPairsSharingACoupleTheirMathWarpgroups) {
+TEST(Jit, LongKPairsCoupleTheirMathWarpgroups) {
   DenseConfiguration pair{256, 128, true, 8};
   pair.cluster = 2;
   pair.fixedN = 7168;
@@ -71,6 +71,20 @@ TEST(Jit, LongKPairsSharingACoupleTheirMathWarpgroups) {
   DenseConfiguration alone = pair;
   alone.cluster = 1;
   EXPECT_FALSE(jit::toKernelConfig(alone).coupleMathWarpgroups);
+  // The contiguous layouts' 128x256 pairs sharing B, from a shorter K.
+  DenseConfiguration wide{128, 256, true, 8};
+  wide.cluster = 2;
+  wide.multicastB = true;
+  wide.fixedN = 4096;
+  wide.fixedK = uint32_t(kCoupledPairsSharingBMinK);
+  EXPECT_TRUE(jit::toKernelConfig(wide).coupleMathWarpgroups);
+  wide.fixedK = 2048;
+  EXPECT_FALSE(jit::toKernelConfig(wide).coupleMathWarpgroups);
+  DenseConfiguration masked{128, 192, true, 8};
+  masked.cluster = 2;
+  masked.multicastB = true;
+  masked.fixedK = 16384;
+  EXPECT_FALSE(jit::toKernelConfig(masked).coupleMathWarpgroups);
 }
 
 TEST(Jit, ProviderCompilesIntoTheCacheOnce) {
