@@ -51,40 +51,27 @@ TEST(Jit, KeysSeparateConfigurationsSourcesAndToolchains) {
 }
 
 TEST(Jit, LongKPairsCoupleTheirMathWarpgroups) {
-  DenseConfiguration pair{256, 128, true, 8};
-  pair.cluster = 2;
-  pair.fixedN = 7168;
-  pair.fixedK = uint32_t(kCoupledMathWarpgroupsMinK);
-  EXPECT_TRUE(jit::toKernelConfig(pair).coupleMathWarpgroups);
-  DenseConfiguration shortK = pair;
-  shortK.fixedK = 7168;
-  EXPECT_FALSE(jit::toKernelConfig(shortK).coupleMathWarpgroups);
-  DenseConfiguration generic = pair;
-  generic.fixedN = generic.fixedK = 0;
-  EXPECT_FALSE(jit::toKernelConfig(generic).coupleMathWarpgroups);
-  DenseConfiguration threeWarpgroups = pair;
-  threeWarpgroups.blockM = 192;
-  EXPECT_FALSE(jit::toKernelConfig(threeWarpgroups).coupleMathWarpgroups);
-  DenseConfiguration sharingB = pair;
-  sharingB.multicastB = true;
-  EXPECT_FALSE(jit::toKernelConfig(sharingB).coupleMathWarpgroups);
-  DenseConfiguration alone = pair;
-  alone.cluster = 1;
-  EXPECT_FALSE(jit::toKernelConfig(alone).coupleMathWarpgroups);
+  // A persistent pair (cluster of two) of `m` x `n` tiles compiled for K.
+  auto couples = [](uint32_t m, uint32_t n, bool sharingB, int64_t k,
+                    uint32_t cluster = 2) {
+    DenseConfiguration config{m, n, true, 8};
+    config.cluster = cluster;
+    config.multicastB = sharingB;
+    config.fixedN = k ? 4096 : 0;
+    config.fixedK = uint32_t(k);
+    return jit::toKernelConfig(config).coupleMathWarpgroups;
+  };
+  // The dense 256x128 pairs sharing A, from kCoupledMathWarpgroupsMinK.
+  EXPECT_TRUE(couples(256, 128, false, kCoupledMathWarpgroupsMinK));
+  EXPECT_FALSE(couples(256, 128, false, 7168));
+  EXPECT_FALSE(couples(256, 128, false, 0)); // K known at launch only
+  EXPECT_FALSE(couples(256, 128, false, 16384, /*cluster=*/1));
+  EXPECT_FALSE(couples(256, 128, true, 16384));
+  EXPECT_FALSE(couples(192, 128, false, 16384)); // three math warpgroups
   // The contiguous layouts' 128x256 pairs sharing B, from a shorter K.
-  DenseConfiguration wide{128, 256, true, 8};
-  wide.cluster = 2;
-  wide.multicastB = true;
-  wide.fixedN = 4096;
-  wide.fixedK = uint32_t(kCoupledPairsSharingBMinK);
-  EXPECT_TRUE(jit::toKernelConfig(wide).coupleMathWarpgroups);
-  wide.fixedK = 2048;
-  EXPECT_FALSE(jit::toKernelConfig(wide).coupleMathWarpgroups);
-  DenseConfiguration masked{128, 192, true, 8};
-  masked.cluster = 2;
-  masked.multicastB = true;
-  masked.fixedK = 16384;
-  EXPECT_FALSE(jit::toKernelConfig(masked).coupleMathWarpgroups);
+  EXPECT_TRUE(couples(128, 256, true, kCoupledPairsSharingBMinK));
+  EXPECT_FALSE(couples(128, 256, true, 2048));
+  EXPECT_FALSE(couples(128, 192, true, 16384)); // the masked layout's pairs
 }
 
 TEST(Jit, ProviderCompilesIntoTheCacheOnce) {
