@@ -167,6 +167,8 @@ fgemm::denseConfigurationSet(DenseRecipe recipe) {
   // DeepGEMM at M = 4096): 0.6-2.7% faster than the persistent grid alone
   // and 1-38% faster than the plain grid on the six M = 4096 shapes it runs
   // (H100, docs/PERF.md, 2026-11-25), so it replaced the persistent grid.
+  // Compiled for a K of at least kCoupledMathWarpgroupsMinK they couple
+  // their math warpgroups (DenseConfiguration::couplesMathWarpgroups).
   // M <= 64 at N >= 24576, K <= 1536 (H200, ncu, docs/PERF.md 2026-11-26):
   // one wave of 64x192 tiles ran 64x24576x1536 in 13.5 us against 16.2 for
   // three waves of 64x64; 64x128 persistent ran 64x32768x512 in 9.0 us

@@ -42,7 +42,9 @@ fgemm::groupedConfigurationSet(GroupedLayout layout) {
   // 128-column wgmma groups sharing A) ran the contiguous shapes in
   // 0.978-0.998x the 128x192 pairs' time, the psum form in 0.971-0.983x
   // (H100, docs/PERF.md, thirty-third session); the model takes them where
-  // they need fewer whole waves.
+  // they need fewer whole waves. Compiled for a K of at least
+  // kCoupledPairsSharingBMinK they couple their math warpgroups
+  // (DenseConfiguration::couplesMathWarpgroups).
   static const std::vector<DenseConfiguration> contiguous = {
       {128, 256, true, 8, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/2,
        /*multicastB=*/true, /*kSplit=*/1, /*launchRaster=*/true},
