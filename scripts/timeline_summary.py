@@ -15,7 +15,17 @@ exits of the CTAs that ran the most tiles (median and last), and the CTAs
 whose first tile ended more than 1 us after the median first tile's end
 (a few slow CTAs hold a kernel's end while the means look alike).
 
-usage: timeline_summary.py FILE.csv [FILE.csv ...]
+Then the spread across CTAs (math warpgroup 0): per tile index the mean
+duration and its standard deviation, and the standard deviation of the
+tiles' start times (how far the CTAs drift apart; docs/PERF.md, forty-second
+session). Last, what a dynamic hand-out of the last round would give: the
+units (a cluster of --cluster CTAs runs one) beyond the fewest any unit
+holder ran go, instead of to the holders the static schedule gave them, to
+the holders that finish their common rounds first, each taking its own mean
+tile time; the launch's end against the measured one (an estimate: the
+holders' speeds stay their own).
+
+usage: timeline_summary.py [--cluster C] FILE.csv [FILE.csv ...]
 """
 
 import collections
@@ -65,7 +75,7 @@ def phases(stamps):
     return tile, names, [v / 1000.0 for v in values]
 
 
-def summarize(path):
+def summarize(path, cluster):
     for shape, ctas in load(path).items():
         span = max(s[EXIT] for s in ctas.values() if EXIT in s) / 1000.0
         print(f"{path}: {shape}: last exit at {span:.2f} us "
@@ -89,6 +99,69 @@ def summarize(path):
                       f"{len(runs)} CTAs: {cells}  | entry to exit "
                       f"{total:.2f}")
         tail(ctas)
+        spread(ctas, cluster)
+
+
+def math_tiles(ctas):
+    """{cta: [(start, end) ns of each tile]} of math warpgroup 0."""
+    runs = {}
+    for (cta, role), s in ctas.items():
+        if role != 1:
+            continue
+        tiles = []
+        while (TILE0 + SLOTS_PER_TILE * len(tiles) in s and
+               TILE0 + SLOTS_PER_TILE * len(tiles) + 3 in s):
+            base = TILE0 + SLOTS_PER_TILE * len(tiles)
+            tiles.append((s[base], s[base + 3]))
+        runs[cta] = tiles
+    return runs
+
+
+def spread(ctas, cluster):
+    """Per tile index: the duration's mean and sd and the start times' sd
+    across CTAs; then the dynamic hand-out estimate."""
+    runs = math_tiles(ctas)
+    if not runs:
+        return
+    cells = []
+    for t in range(max(len(r) for r in runs.values())):
+        got = [r[t] for r in runs.values() if len(r) > t]
+        if len(got) < 2:
+            break
+        durations = [(e - b) / 1000.0 for b, e in got]
+        starts = [b / 1000.0 for b, _ in got]
+        cells.append(f"t{t} {statistics.mean(durations):.2f}"
+                     f"+-{statistics.stdev(durations):.2f} "
+                     f"(start sd {statistics.stdev(starts):.2f})")
+    print("  spread (math wg0, us): " + "  ".join(cells))
+    # Unit holders: the clusters; a unit ends when its last CTA's tile does.
+    holders = collections.defaultdict(list)
+    for cta, tiles in runs.items():
+        holders[cta // cluster].append(tiles)
+    ends = {}
+    for h, members in holders.items():
+        count = min(len(m) for m in members)
+        ends[h] = [max(m[t][1] for m in members) for t in range(count)]
+    ends = {h: e for h, e in ends.items() if e}
+    if not ends:
+        return
+    fewest = min(len(e) for e in ends.values())
+    extra = sum(len(e) - fewest for e in ends.values())
+    measured = max(e[-1] for e in ends.values()) / 1000.0
+    if extra == 0:
+        print(f"  dynamic hand-out: every holder ran {fewest} unit(s); "
+              f"nothing to hand out")
+        return
+    # A holder's own mean unit time, from its first start to its last end.
+    first = {h: min(m[0][0] for m in holders[h] if m) for h in ends}
+    pace = {h: (ends[h][-1] - first[h]) / len(ends[h]) for h in ends}
+    finish = sorted((e[fewest - 1], h) for h, e in ends.items())
+    estimate = max([e for e, _ in finish] +
+                   [e + pace[h] for e, h in finish[:extra]]) / 1000.0
+    print(f"  dynamic hand-out: the {extra} unit(s) beyond {fewest} per "
+          f"holder to the first of {len(ends)} holders done with {fewest}: "
+          f"end {measured:.2f} -> {estimate:.2f} us "
+          f"({100 * (measured - estimate) / measured:.2f}% sooner)")
 
 
 def tail(ctas):
@@ -116,7 +189,10 @@ def tail(ctas):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
+    args, cluster = sys.argv[1:], 1
+    if args[:1] == ["--cluster"] and len(args) > 1 and args[1].isdigit():
+        cluster, args = max(1, int(args[1])), args[2:]
+    if not args or args[0].startswith("-"):
         sys.exit(__doc__)
-    for arg in sys.argv[1:]:
-        summarize(arg)
+    for arg in args:
+        summarize(arg, cluster)
