@@ -331,7 +331,11 @@ int main(int argc, char **argv) {
                      ? " r" + std::to_string(job.config.rasterGroup)
                      : std::string())
              << (job.config.launchRaster ? " (launch raster)" : "")
-             << (job.config.prefetchScales ? " (prefetch scales)" : "") << ": "
+             << (job.config.prefetchScales ? " (prefetch scales)" : "")
+             << (job.config.couplesMathWarpgroups()
+                     ? " (math warpgroups coupled)"
+                     : "")
+             << ": "
              << (!job.error.empty() ? "FAILED"
                  : job.built        ? "compiled"
                                     : "cached")
