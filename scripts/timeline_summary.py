@@ -153,7 +153,7 @@ def spread(ctas, cluster):
               f"nothing to hand out")
         return
     # A holder's own mean unit time, from its first start to its last end.
-    first = {h: min(m[0][0] for m in holders[h] if m) for h in ends}
+    first = {h: min(m[0][0] for m in holders[h]) for h in ends}
     pace = {h: (ends[h][-1] - first[h]) / len(ends[h]) for h in ends}
     finish = sorted((e[fewest - 1], h) for h, e in ends.items())
     estimate = max([e for e, _ in finish] +
@@ -172,9 +172,8 @@ def tail(ctas):
             if role == 1 and EXIT in s}
     if not math:
         return
-    tiles = {cta: sum(1 for t in range(15)
-                      if TILE0 + SLOTS_PER_TILE * t + 3 in s)
-             for cta, s in math.items()}
+    runs = math_tiles(ctas)
+    tiles = {cta: len(runs[cta]) for cta in math}
     most = max(tiles.values())
     exits = [math[c][EXIT] / 1000.0 for c in math if tiles[c] == most]
     print(f"  tail: exits of the {len(exits)} CTAs of {most} tile(s): "

@@ -105,7 +105,7 @@ std::string DenseConfiguration::stem() const {
 }
 
 bool DenseConfiguration::couplesMathWarpgroups() const {
-  if (!persistent || streamK || cluster != 2 || kSplit != 1)
+  if (!persistent || streamK || cluster != 2)
     return false;
   if (blockM == 256 && blockN == 128 && !multicastB)
     return fixedK >= kCoupledMathWarpgroupsMinK;
