@@ -643,10 +643,8 @@ LogicalResult KernelLowering::lowerWarpSpecialize(WarpSpecializeOp op) {
   auto electIf = scf::IfOp::create(b, loc, isElected, /*withElseRegion=*/false);
   b.setInsertionPointToStart(electIf.thenBlock());
   timelineRole = constI32(0);
-  stampTimeline(TimelineEvent::Entry);
-  if (failed(lowerBlock(op.getProducer().front())))
+  if (failed(lowerRole(op.getProducer().front())))
     return failure();
-  stampTimeline(TimelineEvent::Exit);
 
   // Math warpgroups: take the registers for accumulators.
   b.setInsertionPointToStart(ifOp.elseBlock());
@@ -667,9 +665,27 @@ LogicalResult KernelLowering::lowerWarpSpecialize(WarpSpecializeOp op) {
   lane = arith::RemUIOp::create(b, loc, tid, constI32(32));
   timelineRole = arith::AddIOp::create(b, loc, mathWg, constI32(1));
   timelineMathRole = true;
+  return lowerRole(op.getConsumer().front());
+}
+
+LogicalResult KernelLowering::lowerRole(Block &role) {
   stampTimeline(TimelineEvent::Entry);
-  if (failed(lowerBlock(op.getConsumer().front())))
+  // Without a tile loop (a plain grid: one tile per CTA) the role's body is
+  // the CTA's tile 0, so its timeline has the tile's stamps too.
+  bool oneTile = config.getTimeline() &&
+                 !role.walk([](TileLoopOp) { return WalkResult::interrupt(); })
+                      .wasInterrupted();
+  Value outerTile = timelineTile;
+  if (oneTile) {
+    timelineTile = arith::ConstantIndexOp::create(b, loc, 0);
+    stampTimeline(TimelineEvent::TileStart);
+  }
+  if (failed(lowerBlock(role)))
     return failure();
+  if (oneTile) {
+    stampTimeline(TimelineEvent::TileEnd);
+    timelineTile = outerTile;
+  }
   stampTimeline(TimelineEvent::Exit);
   return success();
 }
@@ -681,7 +697,15 @@ void KernelLowering::stampTimeline(TimelineEvent event) {
   if ((perTile && !timelineTile) ||
       (event == TimelineEvent::TileFirstWgmma && !timelineMathRole))
     return;
-  Value cta = NVVM::BlockIdXOp::create(b, loc, b.getI32Type());
+  // The CTA's linear index (a plain grid spans x, y and z).
+  Type i32 = b.getI32Type();
+  Value yz = arith::AddIOp::create(
+      b, loc, NVVM::BlockIdYOp::create(b, loc, i32),
+      arith::MulIOp::create(b, loc, NVVM::GridDimYOp::create(b, loc, i32),
+                            NVVM::BlockIdZOp::create(b, loc, i32)));
+  Value cta = arith::AddIOp::create(
+      b, loc, NVVM::BlockIdXOp::create(b, loc, i32),
+      arith::MulIOp::create(b, loc, NVVM::GridDimXOp::create(b, loc, i32), yz));
   Value stamps = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, cta,
                                        constI32(kTimelineCtas));
   auto both = [&](Value condition) {

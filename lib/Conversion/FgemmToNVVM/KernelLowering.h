@@ -684,6 +684,8 @@ private:
   /// iteration (index).
   Value timelineRole, timelineTile;
   bool timelineMathRole = false;
+  /// Lowers one warp role's block between its timeline's entry and exit.
+  LogicalResult lowerRole(Block &role);
   /// Writes %globaltimer to the event's slot: the producer's one thread or
   /// a math warpgroup's first thread, of CTAs 0 .. kTimelineCtas - 1, tiles
   /// 0 .. kTimelineTiles - 1. Nothing without the knob.
