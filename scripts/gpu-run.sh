@@ -4,7 +4,9 @@
 #   1. the 18 dense shapes of DESIGN.md section 5, checked and timed;
 #   2. the edge-case sweep (M x N x K), checked, and the K and N sweeps of
 #      kernels specialized for one N and K each (dense, M-grouped, the dense
-#      variants), checked;
+#      variants), checked; then random shapes (fgemm-bench --shapes random:C,
+#      seed $RANDOM_SEED, default 1) through the runtime's choice, every
+#      recipe and grouped layout, also on few SMs, checked;
 #   3. each configuration alone on six shapes, timed;
 #   4. each SASS policy on six shapes, timed, with a checksum of D (a patched
 #      cubin must give bit-identical output);
@@ -59,6 +61,19 @@ sweep1d1d=$?
     "$bench" --kernels "$dir/all" --recipe "$recipe" --shapes sweep
   done; } >"$out/variants.txt" 2>&1
 variants=$?
+# Random shapes through the runtime's choice (any valid shape must pass).
+seed=${RANDOM_SEED:-1}
+random=0
+{ "$bench" --kernels "$dir/all" --shapes random:200 --seed "$seed" || random=1
+  "$bench" --kernels "$dir/all" --shapes random:50 --seed "$((seed + 1))" --sms 5 || random=1
+  for recipe in 1d1d bias per-tensor e5m2-a e5m2-b; do
+    "$bench" --kernels "$dir/all" --recipe "$recipe" --shapes random:30 --seed "$seed" || random=1
+  done
+  for layout in contiguous psum masked; do
+    "$bench" --kernels "$dir/all" --grouped "$layout" --shapes random:30 --seed "$seed" || random=1
+  done
+  "$bench" --kernels "$dir/all" --grouped masked --shapes random:30 --seed "$seed" --sms 3 || random=1
+} >"$out/random.txt" 2>&1
 : >"$out/configs.txt"
 for cfg in "$dir"/cfg_*; do
   echo "== $(basename "$cfg")" >>"$out/configs.txt"
@@ -97,6 +112,7 @@ echo "== N sweep of specialized kernels (exit $nsweep)"; grep -E "FAIL|passed|er
 echo "== dense 1d1d (exit $dense1d1d)"; cat "$out/dense-1d1d.txt"
 echo "== sweep 1d1d (exit $sweep1d1d)"; grep -E "FAIL|passed" "$out/sweep-1d1d.txt"
 echo "== bias, per-tensor, e5m2 (exit $variants)"; grep -E "FAIL|passed|^ +[0-9]" "$out/variants.txt"
+echo "== random shapes, seed $seed (exit $random)"; grep -E "FAIL|passed|error" "$out/random.txt"
 echo "== configs"; grep -E "^==|^ +[0-9]" "$out/configs.txt"
 echo "== sass"; grep -E "^==|^ +[0-9]|checksum" "$out/sass.txt"
 echo "== autotune (exit $autotune)"; grep -E "^autotune|^dense|passed|FAIL|error" "$out/autotune.txt"

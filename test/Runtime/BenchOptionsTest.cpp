@@ -67,6 +67,64 @@ TEST(BenchShapes, ExplicitList) {
   }
 }
 
+TEST(BenchShapes, RandomAreValidAndFollowTheSeed) {
+  std::vector<Shape> shapes = randomShapes(2000, 7);
+  ASSERT_EQ(shapes.size(), 2000u);
+  int64_t smallM = 0, largeM = 0;
+  for (const Shape &shape : shapes) {
+    EXPECT_GE(shape.m, 1);
+    EXPECT_LE(shape.m, 8192);
+    EXPECT_EQ(shape.n % 8, 0);
+    EXPECT_GE(shape.n, 8);
+    EXPECT_LE(shape.n, 16384);
+    EXPECT_EQ(shape.k % 16, 0);
+    EXPECT_GE(shape.k, 16);
+    EXPECT_LE(shape.k, 16384);
+    smallM += shape.m <= 128;
+    largeM += shape.m > 1024;
+  }
+  // Log-uniform: about 7 of 13 octaves at most 128 rows, 3 above 1024.
+  EXPECT_GT(smallM, 700);
+  EXPECT_GT(largeM, 300);
+  EXPECT_EQ(randomShapes(5, 7),
+            std::vector<Shape>(shapes.begin(), shapes.begin() + 5));
+  EXPECT_NE(randomShapes(5, 8), randomShapes(5, 7));
+  for (const GroupedShape &shape : randomGroupedShapes(500, 3)) {
+    EXPECT_GE(shape.groups, 1);
+    EXPECT_LE(shape.groups, 16);
+    EXPECT_GE(shape.m, 1);
+    EXPECT_LE(shape.m, 2048);
+    EXPECT_EQ(shape.n % 8, 0);
+    EXPECT_LE(shape.n, 8192);
+    EXPECT_EQ(shape.k % 16, 0);
+    EXPECT_LE(shape.k, 8192);
+  }
+}
+
+TEST(BenchOptions, RandomShapes) {
+  Expected<Options> dense =
+      parse({"--kernels", "k", "--shapes", "random:40", "--seed", "9"});
+  ASSERT_TRUE(dense.ok()) << dense.status().message();
+  EXPECT_EQ(dense->shapes, randomShapes(40, 9));
+  EXPECT_FALSE(dense->time); // checked, untimed unless asked
+  Expected<Options> timed =
+      parse({"--kernels", "k", "--shapes", "random:3", "--time"});
+  ASSERT_TRUE(timed.ok()) << timed.status().message();
+  EXPECT_TRUE(timed->time);
+  Expected<Options> grouped =
+      parse({"--kernels", "k", "--grouped", "masked", "--shapes", "random:12"});
+  ASSERT_TRUE(grouped.ok()) << grouped.status().message();
+  EXPECT_EQ(grouped->groupedShapes, randomGroupedShapes(12, 0));
+  EXPECT_FALSE(grouped->time);
+  EXPECT_NE(errorOf({"--kernels", "k", "--shapes", "random:0"})
+                .find("expected random:COUNT with COUNT in [1, 100000]"),
+            std::string::npos);
+  EXPECT_NE(
+      errorOf({"--kernels", "k", "--grouped", "psum", "--shapes", "random:x"})
+          .find("malformed 'random:x'"),
+      std::string::npos);
+}
+
 TEST(BenchOptions, Defaults) {
   Expected<Options> options = parse({"--kernels", "dir"});
   ASSERT_TRUE(options.ok()) << options.status().message();

@@ -6,15 +6,18 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <iterator>
+#include <random>
 #include <utility>
 
 using namespace fgemm;
 using namespace fgemm::bench;
 
 std::string fgemm::bench::usage() {
-  return "usage: fgemm-bench --kernels DIR [--shapes dense|sweep|M,N,K;...]\n"
+  return "usage: fgemm-bench --kernels DIR [--shapes "
+         "dense|sweep|random:C|M,N,K;...]\n"
          "                   [--iters N] [--seed S] [--device N] [--sms N]\n"
          "                   [--raster-group G]\n"
          "                   [--no-check] [--no-time] [--time] [--warm-l2]\n"
@@ -23,7 +26,8 @@ std::string fgemm::bench::usage() {
          "                   [--c-in-place] [--autotune FILE] [--timeline "
          "FILE]\n"
          "       fgemm-bench --kernels DIR --grouped contiguous|psum|masked\n"
-         "                   [--shapes grouped|G,M,N,K;...] [--capacity C]\n"
+         "                   [--shapes grouped|random:C|G,M,N,K;...] "
+         "[--capacity C]\n"
          "                   [--group-rows L]\n"
          "                   [--iters N] [--seed S] [--device N] [--sms N]\n"
          "                   [--raster-group G] [--no-check] [--no-time]\n"
@@ -35,8 +39,13 @@ std::string fgemm::bench::usage() {
          "\n"
          "  --kernels DIR    compiled kernels: NAME.cubin + NAME.meta pairs\n"
          "  --shapes S       'dense' (DESIGN.md §5, default), 'sweep' (edge\n"
-         "                   cases, checked but not timed unless --time), or\n"
-         "                   a list 'M,N,K;M,N,K'\n"
+         "                   cases, checked but not timed unless --time),\n"
+         "                   'random:C' (C shapes drawn from --seed, likewise\n"
+         "                   untimed: M log-uniform in 1-8192, N = 8 x "
+         "1-2048,\n"
+         "                   K = 16 x 1-1024; --grouped: G 1-16, M 1-2048,\n"
+         "                   N = 8 x 1-1024, K = 16 x 1-512), or a list\n"
+         "                   'M,N,K;M,N,K'\n"
          "  --iters N        timed runs per shape, median reported (30)\n"
          "  --seed S         input generator seed (0)\n"
          "  --device N       CUDA device ordinal (0)\n"
@@ -139,6 +148,56 @@ std::vector<Shape> fgemm::bench::sweepShapes() {
   return shapes;
 }
 
+/// A log-uniform integer in [lo, hi] from one draw (portable: no standard
+/// distribution, whose algorithms differ between libraries).
+static int64_t logUniform(std::mt19937_64 &rng, int64_t lo, int64_t hi) {
+  double unit = double(rng() >> 11) * 0x1p-53;
+  double value = std::exp(std::log(double(lo)) +
+                          unit * (std::log(double(hi)) - std::log(double(lo))));
+  return std::clamp<int64_t>(std::llround(value), lo, hi);
+}
+
+/// The COUNT of a "random:COUNT" spec; 0 when `spec` is not one, -1 when
+/// COUNT is not an integer in [1, 100000].
+static int64_t randomShapeCount(const std::string &spec) {
+  const std::string prefix = "random:";
+  if (spec.rfind(prefix, 0) != 0)
+    return 0;
+  int64_t count;
+  return parseInteger(spec.substr(prefix.size()), 1, 100000, count) ? count
+                                                                    : -1;
+}
+
+static Status malformedRandom(const std::string &spec) {
+  return Status::error("malformed '" + spec +
+                       "' in --shapes (expected random:COUNT with COUNT in "
+                       "[1, 100000])");
+}
+
+std::vector<Shape> fgemm::bench::randomShapes(int64_t count, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Shape> shapes;
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t m = logUniform(rng, 1, 8192);
+    int64_t n = 8 * logUniform(rng, 1, 2048);
+    shapes.push_back({m, n, 16 * logUniform(rng, 1, 1024)});
+  }
+  return shapes;
+}
+
+std::vector<GroupedShape> fgemm::bench::randomGroupedShapes(int64_t count,
+                                                            uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<GroupedShape> shapes;
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t groups = 1 + int64_t(rng() % 16);
+    int64_t m = logUniform(rng, 1, 2048);
+    int64_t n = 8 * logUniform(rng, 1, 1024);
+    shapes.push_back({groups, m, n, 16 * logUniform(rng, 1, 512)});
+  }
+  return shapes;
+}
+
 /// Splits `text` at every `separator` (n separators give n + 1 fields).
 static std::vector<std::string> split(const std::string &text, char separator) {
   std::vector<std::string> fields;
@@ -150,12 +209,17 @@ static std::vector<std::string> split(const std::string &text, char separator) {
   return fields;
 }
 
-Expected<std::vector<Shape>>
-fgemm::bench::parseShapes(const std::string &spec) {
+Expected<std::vector<Shape>> fgemm::bench::parseShapes(const std::string &spec,
+                                                       uint64_t seed) {
   if (spec == "dense")
     return denseShapes();
   if (spec == "sweep")
     return sweepShapes();
+  int64_t count = randomShapeCount(spec);
+  if (count < 0)
+    return malformedRandom(spec);
+  if (count > 0)
+    return randomShapes(count, seed);
   std::vector<std::string> items = split(spec, ';');
   // One trailing ';' is harmless.
   if (items.size() > 1 && items.back().empty())
@@ -169,15 +233,22 @@ fgemm::bench::parseShapes(const std::string &spec) {
       good = parseInteger(fields[i], 0, int64_t(1) << 40, dims[i]);
     if (!good)
       return Status::error("malformed shape '" + item +
-                           "' in --shapes (expected 'dense', 'sweep' or "
-                           "M,N,K;M,N,K;... with non-negative integers)");
+                           "' in --shapes (expected 'dense', 'sweep', "
+                           "'random:COUNT' or M,N,K;M,N,K;... with "
+                           "non-negative integers)");
     shapes.push_back({dims[0], dims[1], dims[2]});
   }
   return shapes;
 }
 
 Expected<std::vector<GroupedShape>>
-fgemm::bench::parseGroupedShapes(const std::string &spec, GroupedMode mode) {
+fgemm::bench::parseGroupedShapes(const std::string &spec, GroupedMode mode,
+                                 uint64_t seed) {
+  int64_t count = randomShapeCount(spec);
+  if (count < 0)
+    return malformedRandom(spec);
+  if (count > 0)
+    return randomGroupedShapes(count, seed);
   if (spec == "grouped" && mode == GroupedMode::Masked)
     return std::vector<GroupedShape>{
         {1, 1024, 4096, 7168}, {1, 1024, 7168, 2048}, {2, 512, 4096, 7168},
@@ -199,8 +270,9 @@ fgemm::bench::parseGroupedShapes(const std::string &spec, GroupedMode mode) {
       good = parseInteger(fields[i], i < 2 ? 1 : 0, int64_t(1) << 31, dims[i]);
     if (!good)
       return Status::error("malformed grouped shape '" + item +
-                           "' in --shapes (expected 'grouped' or "
-                           "G,M,N,K;... with G, M >= 1 and N, K >= 0)");
+                           "' in --shapes (expected 'grouped', "
+                           "'random:COUNT' or G,M,N,K;... with G, M >= 1 "
+                           "and N, K >= 0)");
     shapes.push_back({dims[0], dims[1], dims[2], dims[3]});
   }
   return shapes;
@@ -399,7 +471,7 @@ fgemm::bench::parseOptions(const std::vector<std::string> &args) {
     if (options.shapeSpec == "dense")
       options.shapeSpec = "grouped";
     Expected<std::vector<GroupedShape>> grouped =
-        parseGroupedShapes(options.shapeSpec, options.grouped);
+        parseGroupedShapes(options.shapeSpec, options.grouped, options.seed);
     if (!grouped.ok())
       return grouped.takeStatus();
     options.groupedShapes = std::move(*grouped);
@@ -411,15 +483,20 @@ fgemm::bench::parseOptions(const std::vector<std::string> &args) {
             " group(s), but shape " + std::to_string(shape.groups) + "x" +
             std::to_string(shape.m) + "," + std::to_string(shape.n) + "," +
             std::to_string(shape.k) + " has " + std::to_string(shape.groups));
-    options.time = timeGiven || !noTime;
+    options.time =
+        timeGiven || (!noTime && randomShapeCount(options.shapeSpec) == 0);
     return options;
   }
-  Expected<std::vector<Shape>> shapes = parseShapes(options.shapeSpec);
+  Expected<std::vector<Shape>> shapes =
+      parseShapes(options.shapeSpec, options.seed);
   if (!shapes.ok())
     return shapes.takeStatus();
   options.shapes = std::move(*shapes);
-  options.time = timeGiven || (!noTime && options.shapeSpec != "sweep") ||
-                 !options.autotune.empty();
+  // The sweep and random shapes are for checking: untimed unless asked.
+  bool checkingSet =
+      options.shapeSpec == "sweep" || randomShapeCount(options.shapeSpec) != 0;
+  options.time =
+      timeGiven || (!noTime && !checkingSet) || !options.autotune.empty();
   return options;
 }
 

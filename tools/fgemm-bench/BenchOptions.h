@@ -92,13 +92,28 @@ Expected<Options> parseOptions(const std::vector<std::string> &args);
 /// with ", L2 warm" under --warm-l2, or "not timed".
 std::string describeTiming(const Options &options);
 
-/// Expands --shapes: "dense", "sweep" or "M,N,K;M,N,K;..." (non-negative).
-Expected<std::vector<Shape>> parseShapes(const std::string &spec);
+/// Expands --shapes: "dense", "sweep", "random:COUNT" (randomShapes of
+/// `seed`) or "M,N,K;M,N,K;..." (non-negative).
+Expected<std::vector<Shape>> parseShapes(const std::string &spec,
+                                         uint64_t seed = 0);
 
 /// Expands --shapes for --grouped: "grouped" (the layout's shapes of
-/// DESIGN.md §5) or "G,M,N,K;..." (G >= 1, M >= 1).
+/// DESIGN.md §5), "random:COUNT" (randomGroupedShapes of `seed`) or
+/// "G,M,N,K;..." (G >= 1, M >= 1).
 Expected<std::vector<GroupedShape>> parseGroupedShapes(const std::string &spec,
-                                                       GroupedMode mode);
+                                                       GroupedMode mode,
+                                                       uint64_t seed = 0);
+
+/// `count` shapes any caller may pass, for checking: M log-uniform in
+/// [1, 8192], N = 8 x log-uniform [1, 2048], K = 16 x log-uniform
+/// [1, 1024] (the alignments the API requires), the same for a seed on
+/// every machine.
+std::vector<Shape> randomShapes(int64_t count, uint64_t seed);
+
+/// Likewise for the M-grouped layouts: G uniform in [1, 16], M (rows per
+/// group, drawn around it per group) log-uniform in [1, 2048], N = 8 x
+/// [1, 1024], K = 16 x [1, 512].
+std::vector<GroupedShape> randomGroupedShapes(int64_t count, uint64_t seed);
 
 /// DESIGN.md §5: M in {64, 128, 4096} for each (N, K) of DeepSeek-V3,
 /// grouped by (N, K) so B is generated once per pair.
