@@ -9,9 +9,9 @@ machine has no MLIR. This splits each test in two:
   here:  scripts/gpu-lit.py prepare DIR [TEST ...]
          runs each test's setup and fgemmc lines (%t = DIR/TEST), copies
          fgemm-bench into DIR/bin and writes DIR/run.py with the rest;
-  there: python3 DIR/run.py
-         runs the remaining lines (fgemm-bench, diff, grep) from the
-         repository root and checks their output against the test's
+  there: python3 DIR/run.py [TEST ...]
+         runs the remaining lines (fgemm-bench, diff, grep) of every
+         prepared test, or of the named ones, from the repository root and checks their output against the test's
          PREFIX: / PREFIX-NOT: lines (the only FileCheck directives these
          tests use: in order, and none of the NOT patterns between the
          positive matches around it), printing a line per test and
@@ -108,7 +108,7 @@ def prepare(out, names):
     (out / "run.py").write_text(
         "import pathlib, runpy, sys\n"
         "here = pathlib.Path(__file__).resolve().parent\n"
-        "sys.argv = [str(here / 'gpu-lit.py'), 'run', str(here / 'plan.json')]\n"
+        "sys.argv = [str(here / 'gpu-lit.py'), 'run', str(here / 'plan.json')] + sys.argv[1:]\n"
         "runpy.run_path(str(here / 'gpu-lit.py'), run_name='__main__')\n")
     print(f"gpu-lit: {len(plan)} tests prepared in {rel}; there: python3 {rel}/run.py")
 
@@ -139,8 +139,12 @@ def file_check(output, directives):
     return None
 
 
-def run(plan_file):
+def run(plan_file, only):
     plan = json.loads(pathlib.Path(plan_file).read_text())
+    unknown = set(only) - {test["test"] for test in plan}
+    if unknown:
+        sys.exit(f"gpu-lit: not prepared here: {', '.join(sorted(unknown))}")
+    plan = [test for test in plan if not only or test["test"] in only]
     passed = failed = 0
     for test in plan:
         problem = None
@@ -170,7 +174,7 @@ def run(plan_file):
 if __name__ == "__main__":
     if len(sys.argv) >= 3 and sys.argv[1] == "prepare":
         prepare(pathlib.Path(sys.argv[2]), sys.argv[3:])
-    elif len(sys.argv) == 3 and sys.argv[1] == "run":
-        sys.exit(run(sys.argv[2]))
+    elif len(sys.argv) >= 3 and sys.argv[1] == "run":
+        sys.exit(run(sys.argv[2], sys.argv[3:]))
     else:
         sys.exit(__doc__)
