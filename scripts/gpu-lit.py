@@ -11,11 +11,12 @@ machine has no MLIR. This splits each test in two:
          fgemm-bench into DIR/bin and writes DIR/run.py with the rest;
   there: python3 DIR/run.py [TEST ...]
          runs the remaining lines (fgemm-bench, diff, grep) of every
-         prepared test, or of the named ones, from the repository root and checks their output against the test's
-         PREFIX: / PREFIX-NOT: lines (the only FileCheck directives these
-         tests use: in order, and none of the NOT patterns between the
-         positive matches around it), printing a line per test and
-         'N passed, N failed' last.
+         prepared test (or of the named ones: a call cut short can run
+         the rest) from the repository root and checks their output
+         against the test's PREFIX: / PREFIX-NOT: lines (the only
+         FileCheck directives these tests use: in order, and none of the
+         NOT patterns between the positive matches around it), printing
+         a line per test and 'N passed, N failed' last.
 
 DIR must lie inside the repository (the device call carries it by its path
 relative to the root, e.g. .device/lit). TEST names a file of

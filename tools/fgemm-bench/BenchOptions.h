@@ -106,8 +106,8 @@ Expected<std::vector<GroupedShape>> parseGroupedShapes(const std::string &spec,
 
 /// `count` shapes any caller may pass, for checking: M log-uniform in
 /// [1, 8192], N = 8 x log-uniform [1, 2048], K = 16 x log-uniform
-/// [1, 1024] (the alignments the API requires), the same for a seed on
-/// every machine.
+/// [1, 1024] (the alignments the API requires); a seed gives the same
+/// shapes wherever the C library's exp and log agree.
 std::vector<Shape> randomShapes(int64_t count, uint64_t seed);
 
 /// Likewise for the M-grouped layouts: G uniform in [1, 16], M (rows per
