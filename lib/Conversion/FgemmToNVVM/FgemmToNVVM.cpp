@@ -669,6 +669,18 @@ LogicalResult KernelLowering::lowerWarpSpecialize(WarpSpecializeOp op) {
 }
 
 LogicalResult KernelLowering::lowerRole(Block &role) {
+  if (config.getTimeline()) {
+    // The CTA's linear index (a plain grid spans x, y and z).
+    Type i32 = b.getI32Type();
+    Value yz = arith::AddIOp::create(
+        b, loc, NVVM::BlockIdYOp::create(b, loc, i32),
+        arith::MulIOp::create(b, loc, NVVM::GridDimYOp::create(b, loc, i32),
+                              NVVM::BlockIdZOp::create(b, loc, i32)));
+    timelineCta = arith::AddIOp::create(
+        b, loc, NVVM::BlockIdXOp::create(b, loc, i32),
+        arith::MulIOp::create(b, loc, NVVM::GridDimXOp::create(b, loc, i32),
+                              yz));
+  }
   stampTimeline(TimelineEvent::Entry);
   // Without a tile loop (a plain grid: one tile per CTA) the role's body is
   // the CTA's tile 0, so its timeline has the tile's stamps too.
@@ -697,15 +709,7 @@ void KernelLowering::stampTimeline(TimelineEvent event) {
   if ((perTile && !timelineTile) ||
       (event == TimelineEvent::TileFirstWgmma && !timelineMathRole))
     return;
-  // The CTA's linear index (a plain grid spans x, y and z).
-  Type i32 = b.getI32Type();
-  Value yz = arith::AddIOp::create(
-      b, loc, NVVM::BlockIdYOp::create(b, loc, i32),
-      arith::MulIOp::create(b, loc, NVVM::GridDimYOp::create(b, loc, i32),
-                            NVVM::BlockIdZOp::create(b, loc, i32)));
-  Value cta = arith::AddIOp::create(
-      b, loc, NVVM::BlockIdXOp::create(b, loc, i32),
-      arith::MulIOp::create(b, loc, NVVM::GridDimXOp::create(b, loc, i32), yz));
+  Value cta = timelineCta;
   Value stamps = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, cta,
                                        constI32(kTimelineCtas));
   auto both = [&](Value condition) {

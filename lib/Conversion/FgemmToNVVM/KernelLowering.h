@@ -680,9 +680,9 @@ private:
     TileEnd
   };
   /// The role's row of a CTA's stamps (0 the producer, 1 + w math
-  /// warpgroup w; i32) and, while a tile loop's body is lowered, its
-  /// iteration (index).
-  Value timelineRole, timelineTile;
+  /// warpgroup w; i32), the CTA's linear index (i32, computed once per
+  /// role) and, while a tile loop's body is lowered, its iteration (index).
+  Value timelineRole, timelineCta, timelineTile;
   bool timelineMathRole = false;
   /// Lowers one warp role's block between its timeline's entry and exit.
   LogicalResult lowerRole(Block &role);
