@@ -6,9 +6,14 @@ another build's), here, from what the GPU machine wrote.
 
   scripts/ncu-stalls.py [--top N] [--loop] A.source.csv.gz B.source.csv.gz
 
-Each file is ncu's source page of one profiled launch, per SASS instruction:
-  ncu --set full --import-source no -o R ...      (on the GPU machine)
+Each file is ncu's source page of one or more profiled launches of one
+kernel, per SASS instruction:
+  ncu --set full --import-source no --warp-sampling-interval 0 \
+      --launch-count N -o R ...                   (on the GPU machine)
   ncu --import R.ncu-rep --page source --csv --print-source sass | gzip -c > R.source.csv.gz
+The launches of a file are summed instruction by instruction (by offset from
+the launch's first instruction, so a module loaded again elsewhere still
+lines up); interval 0 samples every 32 cycles, the most ncu offers.
 
 Samples and executed instructions are divided by the launch's tensor work,
 read off its wgmmas (QGMMA.64x192x32 executed n times is n x 64 x 192 x 32
@@ -34,16 +39,37 @@ UNIT = float(1 << 30)
 
 
 def read(stream):
-    """(rows, stall columns) of ncu's source CSV: the kernel name line, the
-    header, one row per instruction."""
-    reader = csv.reader(stream)
-    next(reader, None)
-    header = next(reader, None)
-    if not header or "Source" not in header:
+    """(rows, stall columns) of ncu's source CSV: per launch a kernel name
+    line, the header, one row per instruction. Rows of several launches are
+    summed by offset; Address becomes that offset."""
+    header, base, merged = None, None, {}
+    for r in csv.reader(stream):
+        if not r:
+            continue
+        if r[0] == "Kernel Name":
+            header = None
+            continue
+        if r[0] == "Address":
+            header, base = r, None
+            continue
+        if header is None or len(r) != len(header):
+            continue
+        row = dict(zip(header, r))
+        address = int(row["Address"], 16)
+        base = address if base is None else base
+        offset = f"0x{address - base:x}"
+        if offset not in merged:
+            merged[offset] = dict(row, Address=offset)
+            continue
+        into = merged[offset]
+        for k, v in row.items():
+            if k not in ("Address", "Source") and v.replace(",", "").strip().isdigit():
+                into[k] = str(number(into[k]) + number(v))
+    if header is None and not merged:
         raise ValueError("not ncu's source page (no 'Source' column)")
-    rows = [dict(zip(header, r)) for r in reader if len(r) == len(header)]
-    stalls = [h for h in header if h.startswith("stall_") and "Not Issued" not in h]
-    return rows, stalls
+    stalls = [h for h in (header or next(iter(merged.values())))
+              if h.startswith("stall_") and "Not Issued" not in h]
+    return list(merged.values()), stalls
 
 
 def number(text):
@@ -121,6 +147,13 @@ SAMPLE = """"Kernel Name","k"
 "0x20","WARPGROUP.DEPBAR.LE gsb0, 0x0","10","64","10","0","10"
 "0x30","@!P1 BRA 0x100","2","16","0","2","0"
 """
+# A second launch of the same kernel, loaded at another address.
+SAMPLE_2 = SAMPLE + """"Kernel Name","k"
+"Address","Source","# Samples","Instructions Executed","stall_barrier","stall_wait","stall_barrier (Not Issued)"
+"0x1010","QGMMA.64x128x32.F32.E4M3.E4M3 R24, gdesc[UR16], RZ, !UPT","1","64","0","1","0"
+"0x1020","WARPGROUP.DEPBAR.LE gsb0, 0x0","5","64","5","0","5"
+"0x1030","@!P1 BRA 0x100","0","16","0","0","0"
+"""
 
 
 def self_test():
@@ -131,7 +164,12 @@ def self_test():
     assert reasons == {"barrier": 10, "wait": 6}, reasons
     assert samples["BRA"] == 2 and executed["WARPGROUP"] == 64
     body, *_ = summary(rows, stalls, loop=True)
-    assert [r["Address"] for r in body] == ["0x10", "0x20"]
+    assert [r["Address"] for r in body] == ["0x0", "0x10"]
+    rows, stalls = read(io.StringIO(SAMPLE_2))
+    assert len(rows) == 3 and work(rows) == 2 * 64 * 64 * 128 * 32 / UNIT
+    _, reasons, samples, _ = summary(rows, stalls, loop=False)
+    assert reasons == {"barrier": 15, "wait": 7}, reasons
+    assert samples["WARPGROUP"] == 15 and samples["BRA"] == 2
     print("ncu-stalls: self-test passed")
 
 
