@@ -4,7 +4,7 @@
 for comparing fgemm's loop with another build of it, or with DeepGEMM's same
 tile (scripts/deepgemm-kernels.sh), here, without a GPU.
 
-  scripts/kloop-mix.py [--list] CUBIN [CUBIN ...]
+  scripts/kloop-mix.py [--list [--control]] [--waves N] CUBIN [CUBIN ...]
 
 Each loop is a backward branch whose body holds wgmmas (QGMMA/HGMMA). Its K
 blocks are counted by the wgmmas that start a fresh partial sum ("RZ, !UPT"),
@@ -12,7 +12,12 @@ divided by the waves (--waves, default 1: one per math warpgroup and block;
 2 for block_m 256 on two warpgroups). Per loop: its address range, K blocks,
 instructions per block, and the opcodes per block, most frequent first.
 --list also prints the loop's instructions other than FFMA/FMUL, in order
-(runs of FFMA/FMUL as one line), which is where two loops differ.
+(runs of FFMA/FMUL as one line), which is where two loops differ; with
+--control each listed instruction is preceded by its control bits (from
+nvdisasm -hex): S stall cycles, y the yield bit as encoded, W / R the
+scoreboard it sets when its result is written / its operands are read
+(- none), B the scoreboards it waits on first. Two loops of the same
+instructions can differ there (what an instruction waits for).
 
 The SASS comes from nvdisasm 13 (scripts/find-nvdisasm.sh: $FGEMM_NVDISASM,
 PATH, or the PyPI wheel nvidia-cuda-nvdisasm). --self-test checks the parser
@@ -29,15 +34,32 @@ import sys
 
 LINE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
 LABEL = re.compile(r"^\.L_x_(\d+):")
+# nvdisasm -hex: the instruction's second 64 bits on the line after it.
+HIGH_WORD = re.compile(r"^\s*/\* (0x[0-9a-f]{16}) \*/\s*$")
+
+
+def control(high):
+    """The control bits of an sm_90 instruction's high 64-bit word (bits
+    105-121 of the 128): stall, yield, write / read scoreboard, wait mask."""
+    bits = high >> 41
+    sb = lambda v: "-" if v == 7 else str(v)
+    waits = "".join(str(i) for i in range(6) if bits >> (11 + i) & 1)
+    return (f"S{bits & 0xF:02d} y{bits >> 4 & 1} W{sb(bits >> 5 & 7)} "
+            f"R{sb(bits >> 8 & 7)} B[{waits:<3}]")
 
 
 def parse(text):
-    """[(address, instruction)] and {label: address} of nvdisasm's output."""
-    instructions, labels, pending = [], {}, []
+    """[(address, instruction)], {label: address} and {address: control
+    bits} (empty without nvdisasm -hex) of nvdisasm's output."""
+    instructions, labels, controls, pending = [], {}, {}, []
     for line in text.splitlines():
         label = LABEL.match(line.strip())
         if label:
             pending.append(label.group(1))
+            continue
+        high = HIGH_WORD.match(line)
+        if high and instructions:
+            controls[instructions[-1][0]] = control(int(high.group(1), 16))
             continue
         m = LINE.search(line)
         if m:
@@ -46,7 +68,7 @@ def parse(text):
                 labels[name] = address
             pending = []
             instructions.append((address, m.group(2)))
-    return instructions, labels
+    return instructions, labels, controls
 
 
 def target(instruction, labels):
@@ -91,7 +113,7 @@ def loops(instructions, labels, waves):
 
 
 def report(name, text, waves, listing, out=sys.stdout):
-    instructions, labels = parse(text)
+    instructions, labels, controls = parse(text)
     found = loops(instructions, labels, waves)
     print(f"== {name}: {len(instructions)} instructions, {len(found)} K loop(s)", file=out)
     for loop in found:
@@ -111,7 +133,9 @@ def report(name, text, waves, listing, out=sys.stdout):
                 if run:
                     print(f"      ... {run} FFMA/FMUL", file=out)
                     run = 0
-                print(f"    {address:05x} {instruction}", file=out)
+                bits = controls.get(address)
+                print(f"    {address:05x} " + (f"{bits}  " if bits else "") + instruction,
+                      file=out)
             if run:
                 print(f"      ... {run} FFMA/FMUL", file=out)
 
@@ -135,8 +159,22 @@ SAMPLE = """
 """
 
 
+# nvdisasm -hex of two instructions of a K loop (an sm_90 cubin of fgemm's).
+SAMPLE_HEX = """
+        /*2d20*/                   LDS R73, [R72+0x30020] ;                   /* 0x0300200048497984 */
+                                                                              /* 0x000ea20000000800 */
+        /*2da0*/                   FMUL R7, R68.reuse, R7 ;                   /* 0x0000000744077220 */
+                                                                              /* 0x042fe20000400000 */
+"""
+
+
 def self_test():
-    instructions, labels = parse(SAMPLE)
+    instructions, _, controls = parse(SAMPLE_HEX)
+    assert [a for a, _ in instructions] == [0x2D20, 0x2DA0], instructions
+    assert controls == {0x2D20: "S01 y1 W2 R- B[   ]",
+                        0x2DA0: "S01 y1 W- R- B[1  ]"}, controls
+    instructions, labels, controls = parse(SAMPLE)
+    assert not controls
     assert len(instructions) == 13, instructions
     assert labels == {"7": 0x110, "8": 0x120}, labels
     found = loops(instructions, labels, waves=1)
@@ -157,6 +195,7 @@ def main():
     parser.add_argument("cubins", nargs="*")
     parser.add_argument("--waves", type=int, default=1)
     parser.add_argument("--list", action="store_true")
+    parser.add_argument("--control", action="store_true")
     parser.add_argument("--self-test", action="store_true")
     args = parser.parse_args()
     if args.self_test:
@@ -170,7 +209,8 @@ def main():
         sys.exit("kloop-mix: no nvdisasm 13 found: pip install 'nvidia-cuda-nvdisasm>=13.0,<14' "
                  "or set FGEMM_NVDISASM")
     for cubin in args.cubins:
-        sass = subprocess.run([found.stdout.strip(), "-c", cubin], capture_output=True, text=True)
+        command = [found.stdout.strip(), "-c"] + (["-hex"] if args.control else []) + [cubin]
+        sass = subprocess.run(command, capture_output=True, text=True)
         if sass.returncode != 0:
             sys.exit(f"kloop-mix: nvdisasm failed on {cubin}: {sass.stderr.strip()}")
         report(cubin, sass.stdout, args.waves, args.list)
