@@ -198,6 +198,11 @@ fgemm::denseConfigurationSet(DenseRecipe recipe) {
   // worse (H200, docs/PERF.md, thirty-fifth session); the wave count
   // decides, with a cost for a partly empty last row tile
   // (kPartialThreeWarpgroupTileCost).
+  // 64x48 (15 stages): one wave of a third more CTAs where 64x64 leaves
+  // SMs idle and 64x32 takes two waves, as DeepGEMM picks at 192 x 2112 x
+  // 7168 (3 x 44 = 132 tiles against 99 of 64x64: 0.956x the time; H200,
+  // docs/PERF.md, forty-fifth session); not at fewer than kNarrowTileMinM
+  // rows.
   // 128x192 pairs sharing B with stream-K (the last round of cluster units
   // split along K): 0.842x the persistent pairs' time at 2048x2112x7168
   // (1.33 rounds), 1.254x DeepGEMM's speed there; chosen only where its
@@ -235,6 +240,7 @@ fgemm::denseConfigurationSet(DenseRecipe recipe) {
        /*multicastB=*/false, /*kSplit=*/1, /*launchRaster=*/false,
        /*prefetchScales=*/true},
       {64, 64, false, 16},
+      {64, 48, false, 16},
       {64, 32, false, 0},
       {64, 16, false, 0},
       {128, 32, false, 16, /*fixedN=*/0, /*fixedK=*/0, /*cluster=*/1,
@@ -364,10 +370,17 @@ fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
     // after every other.
     int shortSplit = meta.kSplit > 1 && k < kKSplitMinK ? 1 : 0;
     int streamKOff = meta.streamK() && !streamKFits ? 1 : 0;
-    Cost cost{shortSplit + streamKOff, wastedRows,
-              int64_t(time * 1000),    isPersistent,
-              -int64_t(meta.blockN),   meta.genericDims(),
-              -int64_t(meta.stages),   i};
+    // 64x48 tiles at a few rows come after every other (kNarrowTileMinM).
+    int narrowAtFewRows =
+        meta.blockM == 64 && meta.blockN == 48 && m < kNarrowTileMinM ? 1 : 0;
+    Cost cost{shortSplit + streamKOff + narrowAtFewRows,
+              wastedRows,
+              int64_t(time * 1000),
+              isPersistent,
+              -int64_t(meta.blockN),
+              meta.genericDims(),
+              -int64_t(meta.stages),
+              i};
     if (!found || cost < best) {
       best = cost;
       found = true;

@@ -243,6 +243,14 @@ inline constexpr int64_t kPairsSharingBMinOverlapK = 512;
 /// N, K of DESIGN.md, every kernel of the set timed; H200, docs/PERF.md,
 /// thirty-seventh session) in place of ranking them after every other.
 inline constexpr double kPartialThreeWarpgroupTileCost = 1.03;
+/// The fewest rows at which the choice considers 64x48 tiles before the
+/// others. Against 64x64 (H200, docs/PERF.md, forty-fifth session) they
+/// ran 0.91-0.99x the time where their one wave holds a third more CTAs
+/// at M = 32-512 (144-192 x 2112 x 7168 0.956-0.964x, 64 x 6144 x 7168
+/// 0.910x, 32 x 6144 x 7168 0.960x), 1.00-1.01x at two row tiles of
+/// N = 2560-3072, and lost where the launch only streams B: 1 x 5120 x 7168
+/// 1.09-1.11x (1 x 6144 x 7168 1.000x, 16 x 5120 x 7168 1.008x).
+inline constexpr int64_t kNarrowTileMinM = 32;
 
 /// The raster group a launch of `meta` passes (KernelBindings::rasterGroup;
 /// 0 = the kernel's default, and for kernels without the parameter). Pairs

@@ -227,13 +227,41 @@ TEST(GemmConfig, TodaysSet) {
   // (9.8 us) beat 128x32 (12.1).
   EXPECT_EQ(choose(kernels, 128, 4096, 7168), "bm64_bn64");
   EXPECT_EQ(choose(kernels, 96, 4096, 7168), "bm64_bn64");
-  // Three row tiles of 64 at M = 192, N = 2112 (99 tiles, one wave): 12.9
-  // us against 14.6 for 128x32 (H200, fortieth session).
-  EXPECT_EQ(choose(kernels, 192, 2112, 7168), "bm64_bn64");
+  // Three row tiles of 64 at M = 192, N = 2112: 99 tiles of 64x64 ran 12.9
+  // us against 14.6 for 128x32 (H200, fortieth session), and 132 of 64x48
+  // 0.956x the time of 64x64 (forty-fifth session).
+  EXPECT_EQ(choose(kernels, 192, 2112, 7168), "bm64_bn48");
   EXPECT_EQ(choose(kernels, 128, 2112, 7168), "bm64_bn32");
   EXPECT_EQ(choose(kernels, 128, 7168, 2048), "bm128_bn64");
   // M <= 64 stays on 64-row tiles.
   EXPECT_EQ(choose(kernels, 64, 4096, 7168), "bm64_bn32");
+}
+
+TEST(GemmConfig, NarrowTilesFromKNarrowTileMinM) {
+  std::vector<KernelMeta> kernels;
+  for (const DenseConfiguration &config : denseConfigurationSet())
+    kernels.push_back(configurationStub(config.stem(), "dense", config));
+  // One wave of a third more CTAs than 64x64's (H200, docs/PERF.md,
+  // forty-fifth session): 64 x 6144 x 7168 0.910x, 32 x 6144 x 7168 0.960x,
+  // 48 x 5120 x 7168 0.979x the time of 64x64.
+  EXPECT_EQ(choose(kernels, 64, 6144, 7168), "bm64_bn48_plain");
+  EXPECT_EQ(choose(kernels, kNarrowTileMinM, 6144, 7168), "bm64_bn48_plain");
+  EXPECT_EQ(choose(kernels, 48, 5120, 7168), "bm64_bn48_plain");
+  // Below kNarrowTileMinM rows, where the launch only streams B: 1 x 5120 x
+  // 7168 ran 1.09-1.11x the time of 64x64.
+  EXPECT_EQ(choose(kernels, 1, 5120, 7168), "bm64_bn64_plain");
+  EXPECT_EQ(choose(kernels, kNarrowTileMinM - 1, 6144, 7168),
+            "bm64_bn64_plain");
+  // Where 64x64 fills the SMs already (4 x 33 = 132 tiles) 64x48 would take
+  // a second wave.
+  EXPECT_EQ(choose(kernels, 256, 2112, 7168), "bm64_bn64_plain");
+  // Only 64x48 loaded: it is still chosen at one row.
+  std::vector<KernelMeta> onlyNarrow;
+  for (const KernelMeta &meta : kernels)
+    if (meta.blockM == 64 && meta.blockN == 48)
+      onlyNarrow.push_back(meta);
+  ASSERT_EQ(onlyNarrow.size(), 1u);
+  EXPECT_EQ(choose(onlyNarrow, 1, 5120, 7168), "bm64_bn48_plain");
 }
 
 TEST(GemmConfig, PersistentPairsSharingB) {
