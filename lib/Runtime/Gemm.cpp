@@ -329,6 +329,17 @@ fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
     if (meta.streamK() && streamKFits)
       time *= kStreamKOverhead * (wholeRounds + kStreamKTailCost * lastRound) /
               double(waves);
+    // At a few rows every tile's A-scale reads of a K block go to the same
+    // L2 lines (kScaleRowHotSpotMaxM): the launch takes at least its tiles'
+    // reads at the rate the L2 serves them; a cluster sharing A reads them
+    // once per pair. The per-tensor recipe reads no A scales per block.
+    if (m <= kScaleRowHotSpotMaxM &&
+        meta.variant != denseVariant(DenseRecipe::kPerTensor)) {
+      int64_t readers = meta.cluster > 1 && !meta.clusterAlongM()
+                            ? tiles / meta.cluster
+                            : tiles;
+      time = std::max(time, double(readers) * kScaleRowReadCostPerTile);
+    }
     // 192-row tiles whose last row tile M leaves partly empty.
     if (meta.blockM == 192 && m % meta.blockM != 0)
       time *= kPartialThreeWarpgroupTileCost;

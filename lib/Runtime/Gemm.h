@@ -252,6 +252,25 @@ inline constexpr double kPartialThreeWarpgroupTileCost = 1.03;
 /// 1.09-1.11x (1 x 6144 x 7168 1.000x, 16 x 5120 x 7168 1.008x).
 inline constexpr int64_t kNarrowTileMinM = 32;
 
+/// The most rows at which the A scales of one K block are a single 16-byte
+/// row (the MN-major scales' rows are aligned to 4 floats, docs/ABI.md):
+/// every CTA of a launch then reads its K blocks' scales from the same few
+/// lines, and the L2 serves those reads at a bounded rate. Measured on the
+/// H200 (docs/PERF.md, forty-sixth session): 64x32 at 1-4 x 4096 x 7168
+/// (128 CTAs) 1.28x its time at M = 5-16, the per-tensor recipe's kernel
+/// (no A-scale reads) at M = 1 as fast as at M = 8, one L2 slice taking
+/// 2.2x the mean slice's reads; 64x64 there (64 CTAs) no slower than at
+/// M = 8.
+inline constexpr int64_t kScaleRowHotSpotMaxM = 4;
+/// Per tile of a launch reading its A scales at M <= kScaleRowHotSpotMaxM,
+/// the least time the estimate allows in its units (time per K block of the
+/// launch, estimateTileRate): all of the launch's scale reads pass one L2
+/// slice at about 470 per microsecond (1 x 4096 x 7168, 64x32). Fitted
+/// between the 64x32 launch of 128 tiles that it must place after 64x64
+/// (floor above 64x64's estimate) and the 64x64 launches of 64-112 tiles it
+/// must not (floor at most their estimate).
+inline constexpr double kScaleRowReadCostPerTile = 12.0;
+
 /// The raster group a launch of `meta` passes (KernelBindings::rasterGroup;
 /// 0 = the kernel's default, and for kernels without the parameter). Pairs
 /// of row tiles sharing B walk row-major (1) where measured faster on the

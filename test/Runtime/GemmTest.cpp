@@ -264,6 +264,28 @@ TEST(GemmConfig, NarrowTilesFromKNarrowTileMinM) {
   EXPECT_EQ(choose(onlyNarrow, 1, 5120, 7168), "bm64_bn48_plain");
 }
 
+TEST(GemmConfig, ScaleRowHotSpotAtFewRows) {
+  std::vector<KernelMeta> kernels, perTensor;
+  for (const DenseConfiguration &config : denseConfigurationSet()) {
+    kernels.push_back(configurationStub(config.stem(), "dense", config));
+    perTensor.push_back(
+        configurationStub(config.stem(), "dense_per_tensor", config));
+  }
+  // H200 (docs/PERF.md, forty-sixth session): at 1 x 4096 x 7168 the 128
+  // tiles of 64x32 ran 15.4 us against 12.0 at M = 8, 64x64's 64 tiles
+  // 12.7 against 12.8.
+  for (int64_t m = 1; m <= kScaleRowHotSpotMaxM; ++m)
+    EXPECT_EQ(choose(kernels, m, 4096, 7168), "bm64_bn64_plain") << m;
+  EXPECT_EQ(choose(kernels, kScaleRowHotSpotMaxM + 1, 4096, 7168),
+            "bm64_bn32_plain");
+  // One scale per operand: nothing read per K block, nothing to avoid.
+  EXPECT_EQ(choose(perTensor, 1, 4096, 7168), "bm64_bn32_plain");
+  // The 64x32 K-split pairs' 66 tiles stay ahead at N = 2112 (10.5 us at
+  // M = 1 against 11.1 for 64x32 and 14.1 for 64x16's 132 tiles).
+  EXPECT_EQ(choose(kernels, 1, 2112, 7168), "bm64_bn32_plain_ksplit2");
+  EXPECT_EQ(choose(kernels, 1, 7168, 16384), "bm64_bn64_plain");
+}
+
 TEST(GemmConfig, PersistentPairsSharingB) {
   std::vector<KernelMeta> kernels;
   for (const DenseConfiguration &config : denseConfigurationSet())
