@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-# fgemm against DeepGEMM on the 18 dense DeepSeek-V3 shapes, in one GPU call:
+# fgemm against DeepGEMM on the 18 dense DeepSeek-V3 shapes (or, with --decode,
+# M = 1, 4, 8, 16, 32 x their six N, K; COMPARE_SHAPES='M,N,K;...' replaces
+# either list), in one GPU call:
 # both (and cuBLASLt's blockwise FP8 GEMM through torch._scaled_mm, where
 # torch has it for sm_90) timed the same way, kernel only, with
 #   ncu --cache-control all --clock-control none --metrics gpu__time_duration.sum
 # (L2 flushed and invalidated before each profiled launch); per shape the
 # median of the profiled launches.
 #
-#   scripts/compare-deepgemm.sh [--quick] [--no-cublas] [--budget S] [--recipe 1d2d|1d1d]
+#   scripts/compare-deepgemm.sh [--quick|--decode] [--no-cublas] [--budget S] [--recipe 1d2d|1d1d]
 #                               [FGEMM_DIR [DEEPGEMM_SRC]]
 #
 # --recipe 1d1d compares the FP32 GEMM D = C + A B^T (1x128 scales on A and
@@ -39,11 +41,12 @@ set -uo pipefail
 
 usage() { sed -n '3,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 root=$(cd "$(dirname "$0")/.." && pwd)
-quick=0 cublas=1 budget=${COMPARE_BUDGET:-540} recipe=1d2d
+quick=0 decode=0 cublas=1 budget=${COMPARE_BUDGET:-540} recipe=1d2d
 positional=()
 while (($#)); do
   case $1 in
     --quick) quick=1 ;;
+    --decode) decode=1 ;;
     --no-cublas) cublas=0 ;;
     --budget) budget=$2; shift ;;
     --budget=*) budget=${1#--budget=} ;;
@@ -89,9 +92,13 @@ left() { echo $((start + budget - $(date +%s))); }
 cap() { local want=$1 l; l=$(($(left) - ${2:-30})); ((l < want)) && want=$l; ((want < 1)) && want=1; echo "$want"; }
 py() { python3 "$root/scripts/compare_deepgemm.py" "$@"; }
 
-quick_flag=()
-((quick)) && quick_flag=(--quick)
-shapes=$(py shapes "${quick_flag[@]}") || { echo "compare_deepgemm.py failed" >&2; exit 2; }
+if ((quick && decode)); then
+  echo "--quick and --decode choose different shape lists: give one" >&2; exit 2
+fi
+shape_flag=()
+((quick)) && shape_flag=(--quick)
+((decode)) && shape_flag=(--decode)
+shapes=$(py shapes "${shape_flag[@]}") || { echo "compare_deepgemm.py failed" >&2; exit 2; }
 nshapes=$(tr ';' '\n' <<<"$shapes" | grep -c .)
 say "compare-deepgemm: $nshapes shapes, budget ${budget}s, fgemm $fgdir, DeepGEMM $dgsrc, out $out"
 

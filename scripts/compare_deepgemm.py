@@ -5,7 +5,8 @@
 The helper of scripts/compare-deepgemm.sh, which runs the phases in order on
 the GPU machine. Subcommands:
 
-  shapes [--quick]        print the shape list as fgemm-bench's --shapes wants it
+  shapes [--quick|--decode] print the shape list as fgemm-bench's --shapes wants it
+                          (--decode: M = 1, 4, 8, 16, 32 x the six N, K)
   warm                    JIT-compile DeepGEMM's kernel of every shape (up to
                           --jobs worker processes), check D of DeepGEMM and of
                           cuBLASLt's blockwise FP8 GEMM against an FP32
@@ -41,6 +42,8 @@ import time
 
 NK = [(2112, 7168), (24576, 1536), (32768, 512), (7168, 16384), (4096, 7168), (7168, 2048)]
 MS = [64, 128, 4096]
+# Decoding-sized M (a few tokens per step): DeepGEMM runs 16- and 32-row tiles there.
+DECODE_MS = [1, 4, 8, 16, 32]
 QUICK = [(64, 2112, 7168), (128, 2112, 7168), (4096, 2112, 7168),
          (64, 7168, 16384), (128, 7168, 16384), (4096, 7168, 16384)]
 MARKER = "spin_kernel"          # torch.cuda._sleep's kernel (ATen Sleep.cu)
@@ -49,8 +52,8 @@ FG_KERNEL = "sm90_fp8_gemm"       # fgemm: sm90_fp8_gemm_1d2d
 CUBLAS_FALLBACK = ["nvjet", "gemm", "xmma", "cutlass", "splitK", "reduce"]
 
 
-def all_shapes():
-    return [(m, n, k) for (n, k) in NK for m in MS]
+def all_shapes(ms=MS):
+    return [(m, n, k) for (n, k) in NK for m in ms]
 
 
 def fmt_shapes(shapes):
@@ -837,7 +840,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("shapes")
-    p.add_argument("--quick", action="store_true")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--quick", action="store_true")
+    which.add_argument("--decode", action="store_true")
     p = sub.add_parser("warm")
     p.add_argument("--shapes", required=True)
     p.add_argument("--workdir", required=True)
@@ -874,7 +879,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.cmd == "shapes":
         # COMPARE_SHAPES ("M,N,K;...") replaces the list, e.g. for a K sweep.
-        print(os.environ.get("COMPARE_SHAPES") or fmt_shapes(QUICK if args.quick else all_shapes()))
+        shapes = QUICK if args.quick else all_shapes(DECODE_MS if args.decode else MS)
+        print(os.environ.get("COMPARE_SHAPES") or fmt_shapes(shapes))
         return 0
     return {"warm": cmd_warm, "worker": cmd_worker, "profile": cmd_profile, "count": cmd_count,
             "regex": cmd_regex, "ok-shapes": cmd_ok_shapes, "report": cmd_report}[args.cmd](args) or 0
