@@ -285,18 +285,15 @@ uint32_t fgemm::chooseRasterGroup(const KernelMeta &meta, int64_t n, int64_t k,
   return fits(2 * n * k) || unitsPerGroup <= 1 ? 1 : 0;
 }
 
-Expected<size_t>
-fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
-                         int64_t n, int64_t k, int smCount,
-                         DenseEpilogue epilogue) {
-  if (kernels.empty())
-    return Status::error("no kernels loaded");
+std::vector<DenseCandidate>
+fgemm::rankDenseKernels(const std::vector<KernelMeta> &kernels, int64_t m,
+                        int64_t n, int64_t k, int smCount,
+                        DenseEpilogue epilogue) {
   const int64_t sms = std::max(smCount, 1);
   // Lexicographic cost; the smallest wins and the index breaks ties.
   using Cost =
       std::tuple<int, int, int64_t, int, int64_t, int, int64_t, size_t>;
-  bool found = false;
-  Cost best;
+  std::vector<std::pair<Cost, DenseCandidate>> ranked;
   for (size_t i = 0; i < kernels.size(); ++i) {
     const KernelMeta &meta = kernels[i];
     if (!meta.runsNK(n, k))
@@ -309,6 +306,12 @@ fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
         launchedTiles(meta, ceilDiv(std::max<int64_t>(m, 1), meta.blockM),
                       ceilDiv(std::max<int64_t>(n, 1), meta.blockN));
     int64_t waves = ceilDiv(tiles * meta.kSplit, sms);
+    DenseCandidate candidate;
+    candidate.index = i;
+    candidate.wastedRows = wastedRows != 0;
+    candidate.tiles = tiles;
+    candidate.waves = waves;
+    candidate.persistent = meta.persistent();
     // Estimated time: waves x one CTA's work / the rate an SM sustains on
     // that tile shape (estimateTileRate, fitted to H100 measurements); a
     // K-split CTA runs a share of its tile, at a measured cost.
@@ -338,7 +341,9 @@ fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
       int64_t readers = meta.cluster > 1 && !meta.clusterAlongM()
                             ? tiles / meta.cluster
                             : tiles;
-      time = std::max(time, double(readers) * kScaleRowReadCostPerTile);
+      double floor = double(readers) * kScaleRowReadCostPerTile;
+      candidate.scaleReadFloor = floor > time;
+      time = std::max(time, floor);
     }
     // 192-row tiles whose last row tile M leaves partly empty.
     if (meta.blockM == 192 && m % meta.blockM != 0)
@@ -384,6 +389,14 @@ fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
     // 64x48 tiles at a few rows come after every other (kNarrowTileMinM).
     int narrowAtFewRows =
         meta.blockM == 64 && meta.blockN == 48 && m < kNarrowTileMinM ? 1 : 0;
+    for (auto [demoted, reason] :
+         {std::pair{shortSplit, "K-split at a K too short to repay its shares"},
+          std::pair{streamKOff, "stream-K where its model was not measured"},
+          std::pair{narrowAtFewRows, "64x48 below kNarrowTileMinM rows"}})
+      if (demoted)
+        candidate.demotedBy +=
+            (candidate.demotedBy.empty() ? "" : "; ") + std::string(reason);
+    candidate.estimate = time;
     Cost cost{shortSplit + streamKOff + narrowAtFewRows,
               wastedRows,
               int64_t(time * 1000),
@@ -392,13 +405,26 @@ fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
               meta.genericDims(),
               -int64_t(meta.stages),
               i};
-    if (!found || cost < best) {
-      best = cost;
-      found = true;
-    }
+    ranked.push_back({cost, std::move(candidate)});
   }
-  if (found)
-    return std::get<7>(best);
+  std::sort(ranked.begin(), ranked.end(),
+            [](const auto &a, const auto &b) { return a.first < b.first; });
+  std::vector<DenseCandidate> candidates;
+  for (auto &entry : ranked)
+    candidates.push_back(std::move(entry.second));
+  return candidates;
+}
+
+Expected<size_t>
+fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
+                         int64_t n, int64_t k, int smCount,
+                         DenseEpilogue epilogue) {
+  if (kernels.empty())
+    return Status::error("no kernels loaded");
+  std::vector<DenseCandidate> ranked =
+      rankDenseKernels(kernels, m, n, k, smCount, epilogue);
+  if (!ranked.empty())
+    return ranked.front().index;
   std::string specialized;
   for (const KernelMeta &meta : kernels)
     specialized +=

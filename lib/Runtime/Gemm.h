@@ -320,13 +320,42 @@ enum class DenseEpilogue {
   kAccumulate, ///< adds into D by TMA reduce-add (1D1D with C = D)
 };
 
-/// Index into `kernels` of the kernel to run an M x N x K problem on a device
-/// with `smCount` SMs. Kernels specialized for another N or K are never
-/// chosen. Preference: K-split kernels only where K repays their shares,
-/// block_m 64 for M <= 64 and 128 otherwise, then the shortest estimated time
-/// (waves of tiles over the SMs, the tile's rate, the grid's schedule), then
-/// the plain grid, wider block_n, more stages, and last a kernel specialized
-/// for this N/K over the generic one of its configuration.
+/// One kernel's place in the dense choice (rankDenseKernels), with the terms
+/// it was ranked by, in the order they count.
+struct DenseCandidate {
+  size_t index; ///< into the kernels ranked
+  /// Why it comes after every kernel without such a reason (empty: none).
+  std::string demotedBy;
+  /// Its tile is at least half empty at this M (a 128-row or taller tile
+  /// for M <= 64): after every tile that is not.
+  bool wastedRows = false;
+  /// The estimated time in the model's units (waves x a CTA's work per K
+  /// block / its tile's rate, with the schedule's factors).
+  double estimate = 0;
+  /// The estimate is the floor of the A-scale reads at a few rows
+  /// (kScaleRowHotSpotMaxM), not the tiles' rate.
+  bool scaleReadFloor = false;
+  int64_t tiles = 0, waves = 0; ///< tiles launched (with K-split CTAs: waves)
+  /// Ties: the plain grid, wider block_n, a specialization, more stages,
+  /// then the index.
+  bool persistent = false;
+};
+
+/// The kernels of `kernels` that run N and K (those specialized for another
+/// N or K are left out), best first, for an M x N x K problem on a device
+/// with `smCount` SMs. Preference: no demotion (K-split kernels only where K
+/// repays their shares, stream-K only where its model was measured, 64x48
+/// only from kNarrowTileMinM rows), no half-empty tile, then the shortest
+/// estimated time (waves of tiles over the SMs, the tile's rate, the grid's
+/// schedule), then the plain grid, wider block_n, a kernel specialized for
+/// this N/K over the generic one of its configuration, and more stages.
+std::vector<DenseCandidate>
+rankDenseKernels(const std::vector<KernelMeta> &kernels, int64_t m, int64_t n,
+                 int64_t k, int smCount,
+                 DenseEpilogue epilogue = DenseEpilogue::kStore);
+
+/// Index into `kernels` of the kernel to run an M x N x K problem on
+/// (rankDenseKernels' first), or an error naming what was loaded.
 Expected<size_t>
 selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m, int64_t n,
                   int64_t k, int smCount,

@@ -284,6 +284,26 @@ TEST(GemmConfig, ScaleRowHotSpotAtFewRows) {
   // M = 1 against 11.1 for 64x32 and 14.1 for 64x16's 132 tiles).
   EXPECT_EQ(choose(kernels, 1, 2112, 7168), "bm64_bn32_plain_ksplit2");
   EXPECT_EQ(choose(kernels, 1, 7168, 16384), "bm64_bn64_plain");
+  // The ranking says why: 64x32's estimate is its scale reads' floor,
+  // 64x48 comes after the others below kNarrowTileMinM rows.
+  std::vector<DenseCandidate> ranked =
+      rankDenseKernels(kernels, 1, 4096, 7168, 132);
+  ASSERT_FALSE(ranked.empty());
+  EXPECT_EQ(kernels[ranked.front().index].kernel, "bm64_bn64_plain");
+  EXPECT_FALSE(ranked.front().scaleReadFloor);
+  for (const DenseCandidate &candidate : ranked) {
+    const KernelMeta &meta = kernels[candidate.index];
+    if (meta.kernel == "bm64_bn32_plain") {
+      EXPECT_TRUE(candidate.scaleReadFloor);
+      EXPECT_EQ(candidate.tiles, 128);
+      EXPECT_DOUBLE_EQ(candidate.estimate, 128 * kScaleRowReadCostPerTile);
+    }
+    if (meta.kernel == "bm64_bn48_plain")
+      EXPECT_NE(candidate.demotedBy.find("kNarrowTileMinM"), std::string::npos);
+  }
+  // Every kernel that runs the shape is ranked, the demoted ones last.
+  EXPECT_EQ(ranked.size(), kernels.size());
+  EXPECT_FALSE(ranked.back().demotedBy.empty());
 }
 
 TEST(GemmConfig, PersistentPairsSharingB) {

@@ -34,7 +34,8 @@ std::string fgemm::bench::usage() {
          "                   [--timeline FILE]\n"
          "       fgemm-bench --list-devices\n"
          "       fgemm-bench --describe FILE.meta [--describe ...]\n"
-         "       fgemm-bench --kernels DIR --choose [--shapes S] [--sms N]\n"
+         "       fgemm-bench --kernels DIR --choose [--explain] [--shapes S] "
+         "[--sms N]\n"
          "                   [--recipe R] [--c-in-place]\n"
          "\n"
          "  --kernels DIR    compiled kernels: NAME.cubin + NAME.meta pairs\n"
@@ -108,6 +109,9 @@ std::string fgemm::bench::usage() {
          "  --choose         per dense shape, the kernel the runtime's model\n"
          "                   picks among DIR's descriptions (its tuning file\n"
          "                   aside); no GPU needed, --sms 0 plans for 132\n"
+         "  --explain        with --choose: every kernel the model ranked,\n"
+         "                   best first: its estimate (the model's units),\n"
+         "                   tiles, waves and what else ranked it\n"
          "  --list-devices   print 'device I: NAME sm_XY' per GPU and exit;\n"
          "                   prints nothing without a driver or GPU\n";
 }
@@ -426,6 +430,9 @@ fgemm::bench::parseOptions(const std::vector<std::string> &args) {
     } else if (flag == "--choose") {
       FGEMM_RETURN_IF_ERROR(noValue());
       options.choose = true;
+    } else if (flag == "--explain") {
+      FGEMM_RETURN_IF_ERROR(noValue());
+      options.explain = true;
     } else if (flag == "--list-devices" || flag == "--no-check" ||
                flag == "--no-time" || flag == "--time" || flag == "--help" ||
                flag == "-h") {
@@ -448,6 +455,9 @@ fgemm::bench::parseOptions(const std::vector<std::string> &args) {
     return options;
   if (options.kernels.empty())
     return Status::error("--kernels DIR is required");
+  if (options.explain && !options.choose)
+    return Status::error("--explain lists the ranking of --choose: give "
+                         "--choose too");
   if (options.choose &&
       (options.grouped != GroupedMode::None || !options.autotune.empty()))
     return Status::error("--choose prints the dense model's choices: not with "

@@ -53,6 +53,9 @@ struct Options {
   /// --choose: the runtime's model's choice per dense shape, from the
   /// kernels' descriptions alone (no GPU; --sms 0 plans for 132 SMs).
   bool choose = false;
+  /// --explain (with --choose): every candidate the model ranked, best
+  /// first, with its estimate and what ranked it.
+  bool explain = false;
   bool check = true; ///< --no-check clears
   bool time = true;  ///< --no-time clears; sweep defaults off
   /// --warm-l2: no L2 flush between timed runs (the operands stay in L2;

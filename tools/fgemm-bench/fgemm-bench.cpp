@@ -585,6 +585,32 @@ int fail(const Status &status) {
   return 1;
 }
 
+/// --explain: the model's ranking of every kernel that runs the shape's N
+/// and K, best first: its estimate, tiles and waves, and what else weighed.
+static void explainChoice(const std::vector<KernelMeta> &metas,
+                          const std::vector<std::string> &names,
+                          const Shape &shape, int sms, DenseEpilogue epilogue) {
+  std::vector<DenseCandidate> ranked =
+      rankDenseKernels(metas, shape.m, shape.n, shape.k, sms, epilogue);
+  for (size_t place = 0; place < ranked.size(); ++place) {
+    const DenseCandidate &c = ranked[place];
+    std::string notes;
+    auto note = [&](const std::string &text) {
+      notes += (notes.empty() ? "" : ", ") + text;
+    };
+    if (c.scaleReadFloor)
+      note("A-scale read floor");
+    if (c.wastedRows)
+      note("tile at least half empty");
+    if (!c.demotedBy.empty())
+      note("after the others: " + c.demotedBy);
+    std::printf("    %3zu. %10.1f  %s  %lld tiles, %lld wave(s)%s%s\n",
+                place + 1, c.estimate, names[c.index].c_str(),
+                (long long)c.tiles, (long long)c.waves,
+                notes.empty() ? "" : "; ", notes.c_str());
+  }
+}
+
 /// --choose: the runtime's model (selectDenseKernel) over the directory's
 /// kernel descriptions, per shape; what a GPU of `--sms` SMs would launch
 /// without a tuning file. Replays a model change against timed candidates
@@ -630,6 +656,8 @@ int chooseMain(const Options &options) {
     }
     std::printf("%s  %s\n", names[*chosen].c_str(),
                 describeKernel(metas[*chosen]).c_str());
+    if (options.explain)
+      explainChoice(metas, names, shape, sms, epilogue);
   }
   return failures ? 1 : 0;
 }
