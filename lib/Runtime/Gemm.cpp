@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iterator>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -285,133 +286,143 @@ uint32_t fgemm::chooseRasterGroup(const KernelMeta &meta, int64_t n, int64_t k,
   return fits(2 * n * k) || unitsPerGroup <= 1 ? 1 : 0;
 }
 
+namespace {
+/// The dense choice's lexicographic cost of a kernel; the smallest wins and
+/// the index breaks ties.
+using DenseCost =
+    std::tuple<int, int, int64_t, int, int64_t, int, int64_t, size_t>;
+} // namespace
+
+/// Kernel `i`'s place in the dense choice (rankDenseKernels), or nothing
+/// where it does not run N and K. No allocation: selectDenseKernel runs it
+/// on every launch the recent-launch cache misses.
+static std::optional<std::pair<DenseCost, DenseCandidate>>
+rankDenseKernel(const KernelMeta &meta, size_t i, int64_t m, int64_t n,
+                int64_t k, int64_t sms, DenseEpilogue epilogue) {
+  if (!meta.runsNK(n, k))
+    return std::nullopt;
+  // A tile at least half empty computes the empty rows while streaming the
+  // same B: for M <= 64 the 64-row kernels measured faster than the
+  // 128-row ones on every such shape.
+  int wastedRows = meta.blockM > 64 && 2 * m <= meta.blockM ? 1 : 0;
+  int64_t tiles =
+      launchedTiles(meta, ceilDiv(std::max<int64_t>(m, 1), meta.blockM),
+                    ceilDiv(std::max<int64_t>(n, 1), meta.blockN));
+  int64_t waves = ceilDiv(tiles * meta.kSplit, sms);
+  DenseCandidate candidate;
+  candidate.index = i;
+  candidate.wastedRows = wastedRows != 0;
+  candidate.tiles = tiles;
+  candidate.waves = waves;
+  candidate.persistent = meta.persistent();
+  // Estimated time: waves x one CTA's work / the rate an SM sustains on
+  // that tile shape (estimateTileRate, fitted to H100 measurements); a
+  // K-split CTA runs a share of its tile, at a measured cost.
+  double time = double(waves) * meta.blockM * meta.blockN /
+                estimateTileRate(meta.blockM, meta.blockN);
+  if (meta.kSplit > 1)
+    time *= kKSplitShareCost / meta.kSplit;
+  // Stream-K: whole rounds plus the split last round's cost, where the
+  // model was measured to hold (kStreamKMaxTail); elsewhere it comes after
+  // every other kernel. Its tile order is row-major, which the persistent
+  // pairs' launch raster picks only up to N = kRowMajorMaxN (a wider B
+  // would stream from DRAM once per row of units).
+  double rounds = double(tiles) / double(sms);
+  double wholeRounds = std::floor(rounds), lastRound = rounds - wholeRounds;
+  bool streamKFits = wholeRounds >= 1 && lastRound > 0 &&
+                     lastRound <= kStreamKMaxTail && k >= kStreamKMinK &&
+                     n <= kRowMajorMaxN;
+  if (meta.streamK() && streamKFits)
+    time *= kStreamKOverhead * (wholeRounds + kStreamKTailCost * lastRound) /
+            double(waves);
+  // At a few rows every tile's A-scale reads of a K block go to the same
+  // L2 lines (kScaleRowHotSpotMaxM): the launch takes at least its tiles'
+  // reads at the rate the L2 serves them; a cluster sharing A reads them
+  // once per pair. The per-tensor recipe reads no A scales per block.
+  if (m <= kScaleRowHotSpotMaxM &&
+      meta.variant != denseVariant(DenseRecipe::kPerTensor)) {
+    int64_t readers = meta.cluster > 1 && !meta.clusterAlongM()
+                          ? tiles / meta.cluster
+                          : tiles;
+    double floor = double(readers) * kScaleRowReadCostPerTile;
+    candidate.scaleReadFloor = floor > time;
+    time = std::max(time, floor);
+  }
+  // 192-row tiles whose last row tile M leaves partly empty.
+  if (meta.blockM == 192 && m % meta.blockM != 0)
+    time *= kPartialThreeWarpgroupTileCost;
+  // A persistent CTA overlaps a tile's epilogue with the next tile's loads:
+  // measured 1.2x faster at K <= 2048 with several tiles per CTA, 5% slower
+  // at K >= 7168 (docs/PERF.md). In clusters of two the persistent grid
+  // also wins at long K: 128x192 pairs sharing B 1.4-4.6% faster than the
+  // plain grid at M = 4096 at every K (2026-11-24); 256x128 pairs sharing
+  // A 2.7-3.8% at K = 7168 and 16384, and at K <= 2048 as much as the
+  // persistent grid alone (2026-11-25; H100, docs/PERF.md); the 128x192
+  // pairs too from K > kPairsSharingBMinOverlapK (H200, thirty-seventh
+  // session).
+  // With the 1D1D recipe's FP32 output (H100, docs/PERF.md 2026-11-24,
+  // 128 x 128 at M = 4096): reading C apart from D, the tile loop waits
+  // for C's loads (1.0-1.45x the plain grid's time, which prefetches C);
+  // accumulating in place by reduce-add, persistent grids ran 0.86-1.0x
+  // the plain grid's time up to K = 7168 (1.24x at K = 512, 1.02x at
+  // K = 16384).
+  bool overlapsShortK =
+      k <= 4096 && (!meta.clusterAlongM() || k > kPairsSharingBMinOverlapK);
+  if (meta.persistent() && meta.cluster > 1 && waves > 1)
+    time *= overlapsShortK ? 1.0 / 1.2 : 0.97;
+  else if (meta.persistent() && waves > 1 &&
+           epilogue == DenseEpilogue::kReadAddend)
+    time *= 1.3;
+  else if (meta.persistent() && waves > 1 &&
+           epilogue == DenseEpilogue::kAccumulate)
+    time *= k <= 8192 ? 1.0 / 1.1 : 1.02;
+  else if (meta.persistent() && waves > 1)
+    time *= k <= 4096 ? 1.0 / 1.2 : 1.05;
+  int isPersistent =
+      meta.persistent() ? 1 : 0; // equal estimates: the simpler grid
+  // A kernel specialized for the call's N and K wins over the generic
+  // one of its configuration, not over a better configuration: the
+  // specialized set may hold configurations chosen for other M (at
+  // 4096x32768x512 the 128x128 kernel made for M = 128 ran 145.6 us
+  // against 134.6 for the generic 256x128 pairs; H200, docs/PERF.md).
+  // A K-split kernel at a K too short to repay its shares' meeting comes
+  // after every other.
+  int shortSplit = meta.kSplit > 1 && k < kKSplitMinK ? 1 : 0;
+  int streamKOff = meta.streamK() && !streamKFits ? 1 : 0;
+  // 64x48 tiles at a few rows come after every other (kNarrowTileMinM).
+  int narrowAtFewRows =
+      meta.blockM == 64 && meta.blockN == 48 && m < kNarrowTileMinM ? 1 : 0;
+  candidate.demotedBy =
+      shortSplit        ? "K-split at a K too short to repay its shares"
+      : streamKOff      ? "stream-K where its model was not measured"
+      : narrowAtFewRows ? "64x48 below kNarrowTileMinM rows"
+                        : nullptr;
+  candidate.estimate = time;
+  DenseCost cost{shortSplit + streamKOff + narrowAtFewRows,
+                 wastedRows,
+                 int64_t(time * 1000),
+                 isPersistent,
+                 -int64_t(meta.blockN),
+                 meta.genericDims(),
+                 -int64_t(meta.stages),
+                 i};
+  return std::pair{cost, candidate};
+}
+
 std::vector<DenseCandidate>
 fgemm::rankDenseKernels(const std::vector<KernelMeta> &kernels, int64_t m,
                         int64_t n, int64_t k, int smCount,
                         DenseEpilogue epilogue) {
   const int64_t sms = std::max(smCount, 1);
-  // Lexicographic cost; the smallest wins and the index breaks ties.
-  using Cost =
-      std::tuple<int, int, int64_t, int, int64_t, int, int64_t, size_t>;
-  std::vector<std::pair<Cost, DenseCandidate>> ranked;
-  for (size_t i = 0; i < kernels.size(); ++i) {
-    const KernelMeta &meta = kernels[i];
-    if (!meta.runsNK(n, k))
-      continue;
-    // A tile at least half empty computes the empty rows while streaming the
-    // same B: for M <= 64 the 64-row kernels measured faster than the
-    // 128-row ones on every such shape.
-    int wastedRows = meta.blockM > 64 && 2 * m <= meta.blockM ? 1 : 0;
-    int64_t tiles =
-        launchedTiles(meta, ceilDiv(std::max<int64_t>(m, 1), meta.blockM),
-                      ceilDiv(std::max<int64_t>(n, 1), meta.blockN));
-    int64_t waves = ceilDiv(tiles * meta.kSplit, sms);
-    DenseCandidate candidate;
-    candidate.index = i;
-    candidate.wastedRows = wastedRows != 0;
-    candidate.tiles = tiles;
-    candidate.waves = waves;
-    candidate.persistent = meta.persistent();
-    // Estimated time: waves x one CTA's work / the rate an SM sustains on
-    // that tile shape (estimateTileRate, fitted to H100 measurements); a
-    // K-split CTA runs a share of its tile, at a measured cost.
-    double time = double(waves) * meta.blockM * meta.blockN /
-                  estimateTileRate(meta.blockM, meta.blockN);
-    if (meta.kSplit > 1)
-      time *= kKSplitShareCost / meta.kSplit;
-    // Stream-K: whole rounds plus the split last round's cost, where the
-    // model was measured to hold (kStreamKMaxTail); elsewhere it comes after
-    // every other kernel. Its tile order is row-major, which the persistent
-    // pairs' launch raster picks only up to N = kRowMajorMaxN (a wider B
-    // would stream from DRAM once per row of units).
-    double rounds = double(tiles) / double(sms);
-    double wholeRounds = std::floor(rounds), lastRound = rounds - wholeRounds;
-    bool streamKFits = wholeRounds >= 1 && lastRound > 0 &&
-                       lastRound <= kStreamKMaxTail && k >= kStreamKMinK &&
-                       n <= kRowMajorMaxN;
-    if (meta.streamK() && streamKFits)
-      time *= kStreamKOverhead * (wholeRounds + kStreamKTailCost * lastRound) /
-              double(waves);
-    // At a few rows every tile's A-scale reads of a K block go to the same
-    // L2 lines (kScaleRowHotSpotMaxM): the launch takes at least its tiles'
-    // reads at the rate the L2 serves them; a cluster sharing A reads them
-    // once per pair. The per-tensor recipe reads no A scales per block.
-    if (m <= kScaleRowHotSpotMaxM &&
-        meta.variant != denseVariant(DenseRecipe::kPerTensor)) {
-      int64_t readers = meta.cluster > 1 && !meta.clusterAlongM()
-                            ? tiles / meta.cluster
-                            : tiles;
-      double floor = double(readers) * kScaleRowReadCostPerTile;
-      candidate.scaleReadFloor = floor > time;
-      time = std::max(time, floor);
-    }
-    // 192-row tiles whose last row tile M leaves partly empty.
-    if (meta.blockM == 192 && m % meta.blockM != 0)
-      time *= kPartialThreeWarpgroupTileCost;
-    // A persistent CTA overlaps a tile's epilogue with the next tile's loads:
-    // measured 1.2x faster at K <= 2048 with several tiles per CTA, 5% slower
-    // at K >= 7168 (docs/PERF.md). In clusters of two the persistent grid
-    // also wins at long K: 128x192 pairs sharing B 1.4-4.6% faster than the
-    // plain grid at M = 4096 at every K (2026-11-24); 256x128 pairs sharing
-    // A 2.7-3.8% at K = 7168 and 16384, and at K <= 2048 as much as the
-    // persistent grid alone (2026-11-25; H100, docs/PERF.md); the 128x192
-    // pairs too from K > kPairsSharingBMinOverlapK (H200, thirty-seventh
-    // session).
-    // With the 1D1D recipe's FP32 output (H100, docs/PERF.md 2026-11-24,
-    // 128 x 128 at M = 4096): reading C apart from D, the tile loop waits
-    // for C's loads (1.0-1.45x the plain grid's time, which prefetches C);
-    // accumulating in place by reduce-add, persistent grids ran 0.86-1.0x
-    // the plain grid's time up to K = 7168 (1.24x at K = 512, 1.02x at
-    // K = 16384).
-    bool overlapsShortK =
-        k <= 4096 && (!meta.clusterAlongM() || k > kPairsSharingBMinOverlapK);
-    if (meta.persistent() && meta.cluster > 1 && waves > 1)
-      time *= overlapsShortK ? 1.0 / 1.2 : 0.97;
-    else if (meta.persistent() && waves > 1 &&
-             epilogue == DenseEpilogue::kReadAddend)
-      time *= 1.3;
-    else if (meta.persistent() && waves > 1 &&
-             epilogue == DenseEpilogue::kAccumulate)
-      time *= k <= 8192 ? 1.0 / 1.1 : 1.02;
-    else if (meta.persistent() && waves > 1)
-      time *= k <= 4096 ? 1.0 / 1.2 : 1.05;
-    int isPersistent =
-        meta.persistent() ? 1 : 0; // equal estimates: the simpler grid
-    // A kernel specialized for the call's N and K wins over the generic
-    // one of its configuration, not over a better configuration: the
-    // specialized set may hold configurations chosen for other M (at
-    // 4096x32768x512 the 128x128 kernel made for M = 128 ran 145.6 us
-    // against 134.6 for the generic 256x128 pairs; H200, docs/PERF.md).
-    // A K-split kernel at a K too short to repay its shares' meeting comes
-    // after every other.
-    int shortSplit = meta.kSplit > 1 && k < kKSplitMinK ? 1 : 0;
-    int streamKOff = meta.streamK() && !streamKFits ? 1 : 0;
-    // 64x48 tiles at a few rows come after every other (kNarrowTileMinM).
-    int narrowAtFewRows =
-        meta.blockM == 64 && meta.blockN == 48 && m < kNarrowTileMinM ? 1 : 0;
-    for (auto [demoted, reason] :
-         {std::pair{shortSplit, "K-split at a K too short to repay its shares"},
-          std::pair{streamKOff, "stream-K where its model was not measured"},
-          std::pair{narrowAtFewRows, "64x48 below kNarrowTileMinM rows"}})
-      if (demoted)
-        candidate.demotedBy +=
-            (candidate.demotedBy.empty() ? "" : "; ") + std::string(reason);
-    candidate.estimate = time;
-    Cost cost{shortSplit + streamKOff + narrowAtFewRows,
-              wastedRows,
-              int64_t(time * 1000),
-              isPersistent,
-              -int64_t(meta.blockN),
-              meta.genericDims(),
-              -int64_t(meta.stages),
-              i};
-    ranked.push_back({cost, std::move(candidate)});
-  }
+  std::vector<std::pair<DenseCost, DenseCandidate>> ranked;
+  for (size_t i = 0; i < kernels.size(); ++i)
+    if (auto entry = rankDenseKernel(kernels[i], i, m, n, k, sms, epilogue))
+      ranked.push_back(*entry);
   std::sort(ranked.begin(), ranked.end(),
             [](const auto &a, const auto &b) { return a.first < b.first; });
   std::vector<DenseCandidate> candidates;
-  for (auto &entry : ranked)
-    candidates.push_back(std::move(entry.second));
+  for (const auto &entry : ranked)
+    candidates.push_back(entry.second);
   return candidates;
 }
 
@@ -421,10 +432,14 @@ fgemm::selectDenseKernel(const std::vector<KernelMeta> &kernels, int64_t m,
                          DenseEpilogue epilogue) {
   if (kernels.empty())
     return Status::error("no kernels loaded");
-  std::vector<DenseCandidate> ranked =
-      rankDenseKernels(kernels, m, n, k, smCount, epilogue);
-  if (!ranked.empty())
-    return ranked.front().index;
+  const int64_t sms = std::max(smCount, 1);
+  std::optional<std::pair<DenseCost, DenseCandidate>> best;
+  for (size_t i = 0; i < kernels.size(); ++i)
+    if (auto entry = rankDenseKernel(kernels[i], i, m, n, k, sms, epilogue);
+        entry && (!best || entry->first < best->first))
+      best = entry;
+  if (best)
+    return best->second.index;
   std::string specialized;
   for (const KernelMeta &meta : kernels)
     specialized +=

@@ -323,9 +323,10 @@ enum class DenseEpilogue {
 /// One kernel's place in the dense choice (rankDenseKernels), with the terms
 /// it was ranked by, in the order they count.
 struct DenseCandidate {
-  size_t index; ///< into the kernels ranked
-  /// Why it comes after every kernel without such a reason (empty: none).
-  std::string demotedBy;
+  size_t index = 0; ///< into the kernels ranked
+  /// Why it comes after every kernel without such a reason (null: none; the
+  /// first of several).
+  const char *demotedBy = nullptr;
   /// Its tile is at least half empty at this M (a 128-row or taller tile
   /// for M <= 64): after every tile that is not.
   bool wastedRows = false;

@@ -602,8 +602,8 @@ static void explainChoice(const std::vector<KernelMeta> &metas,
       note("A-scale read floor");
     if (c.wastedRows)
       note("tile at least half empty");
-    if (!c.demotedBy.empty())
-      note("after the others: " + c.demotedBy);
+    if (c.demotedBy)
+      note(std::string("after the others: ") + c.demotedBy);
     std::printf("    %3zu. %10.1f  %s  %lld tiles, %lld wave(s)%s%s\n",
                 place + 1, c.estimate, names[c.index].c_str(),
                 (long long)c.tiles, (long long)c.waves,
