@@ -314,7 +314,6 @@ rankDenseKernel(const KernelMeta &meta, size_t i, int64_t m, int64_t n,
   candidate.wastedRows = wastedRows != 0;
   candidate.tiles = tiles;
   candidate.waves = waves;
-  candidate.persistent = meta.persistent();
   // Estimated time: waves x one CTA's work / the rate an SM sustains on
   // that tile shape (estimateTileRate, fitted to H100 measurements); a
   // K-split CTA runs a share of its tile, at a measured cost.

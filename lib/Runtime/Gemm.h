@@ -337,9 +337,6 @@ struct DenseCandidate {
   /// (kScaleRowHotSpotMaxM), not the tiles' rate.
   bool scaleReadFloor = false;
   int64_t tiles = 0, waves = 0; ///< tiles launched (with K-split CTAs: waves)
-  /// Ties: the plain grid, wider block_n, a specialization, more stages,
-  /// then the index.
-  bool persistent = false;
 };
 
 /// The kernels of `kernels` that run N and K (those specialized for another
