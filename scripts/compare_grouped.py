@@ -23,7 +23,9 @@ GROUPED_CONTIGUOUS / GROUPED_MASKED ("G,M,N,K;...", "" = none) replace the
 lists, e.g. for a K sweep; GROUPED_MASKED=extended runs the issue's masked
 shapes, then DeepGEMM's masked test shapes, then groups of an odd number of
 row tiles (the 40-row table of docs/PERF.md with the contiguous rows; the
-draws follow a row's position in the list). GROUPED_CAPACITY=C runs the
+draws follow a row's position in the list). GROUPED_CONTIGUOUS=deepgemm and
+GROUPED_MASKED=deepgemm run DeepGEMM's current test lists whole (with
+GROUPED_CAPACITY=4096 for its masked capacity). GROUPED_CAPACITY=C runs the
 masked shapes at that one capacity instead (with M >= C / 0.7 every group
 holds exactly C rows).
 """
@@ -43,20 +45,27 @@ MASKED_DEEPGEMM = [(32, 192, 6144, 7168), (32, 192, 4096, 2048), (6, 1024, 6144,
                    (32, 20, 4096, 2048), (6, 20, 6144, 7168), (6, 20, 4096, 2048)]
 # Groups of an odd number of 128-row tiles.
 MASKED_ODD = [(32, 300, 4096, 2048), (16, 384, 7168, 2048), (8, 640, 4096, 7168)]
-PRESETS = {"extended": MASKED + MASKED_DEEPGEMM + MASKED_ODD}
+# DeepGEMM's current test lists whole (its enumerate_m_grouped_contiguous /
+# _masked: every group count with every N, K; masked at capacity 4096).
+DEEPGEMM_NK = [(6144, 7168), (7168, 3072), (4096, 4096), (4096, 2048)]
+CONTIGUOUS_DEEPGEMM_TESTS = [(g, m, n, k) for g, m in ((4, 8192), (8, 4096)) for n, k in DEEPGEMM_NK]
+MASKED_DEEPGEMM_TESTS = [(g, m, n, k) for g, m in ((32, 192), (6, 1024), (32, 20), (6, 20))
+                         for n, k in DEEPGEMM_NK]
+CONTIGUOUS_PRESETS = {"deepgemm": CONTIGUOUS_DEEPGEMM_TESTS}
+MASKED_PRESETS = {"extended": MASKED + MASKED_DEEPGEMM + MASKED_ODD, "deepgemm": MASKED_DEEPGEMM_TESTS}
 
 
-def shapes_from_env(name, default):
+def shapes_from_env(name, default, presets):
     text = os.environ.get(name)
     if text is None:
         return default
-    if text in PRESETS:
-        return PRESETS[text]
+    if text in presets:
+        return presets[text]
     return [tuple(int(x) for x in part.split(",")) for part in text.split(";") if part.strip()]
 
 
-CONTIGUOUS = shapes_from_env("GROUPED_CONTIGUOUS", CONTIGUOUS)
-MASKED = shapes_from_env("GROUPED_MASKED", MASKED)
+CONTIGUOUS = shapes_from_env("GROUPED_CONTIGUOUS", CONTIGUOUS, CONTIGUOUS_PRESETS)
+MASKED = shapes_from_env("GROUPED_MASKED", MASKED, MASKED_PRESETS)
 
 
 def align(x, a):
