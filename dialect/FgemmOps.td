@@ -155,6 +155,12 @@ def Fgemm_KLoopOp : Fgemm_Op<"k_loop", [RecursiveMemoryEffects, SingleBlock,
     in grouped tile spaces, runs `kb = 0 .. n - 1` instead (0 for a tile with
     no rows of its group). `first(%f) blocks(%n)`, set by the stream-K
     schedule, runs `kb = f .. f + n - 1`: one piece of the tile's K range.
+    `rows(%lo, %hi)`, set by `fgemm-schedule-tiles` where every store of a
+    grouped tile is bounded by its group's rows, says that only the tile's
+    rows `[lo, hi)`, counted from its first row, are ever stored: the
+    results are unspecified outside them, and a math warpgroup none of whose
+    rows lie inside skips its wgmmas and promotion (it still waits for each
+    K block's operands and releases their slot, so the ring stays in step).
     The entry block's arguments are `kb` (an
     index) and the carried values. The last block may be partial; loads of it
     are zero-filled past the end, so it adds nothing beyond `dim`.
@@ -169,14 +175,14 @@ def Fgemm_KLoopOp : Fgemm_Op<"k_loop", [RecursiveMemoryEffects, SingleBlock,
     ```
   }];
   let arguments = (ins StrAttr:$dim, Optional<Index>:$first, Optional<Index>:$blocks,
-                       Variadic<AnyType>:$inits);
+                       Variadic<Index>:$rows, Variadic<AnyType>:$inits);
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$body);
   // The body and the result types in one custom directive, so that a parse
   // error after the body cannot free it while an earlier op uses one of its
   // block arguments (FgemmOps.cpp, parseBodyAndResults).
   let assemblyFormat = [{
-    $dim (`first` `(` $first^ `)`)? (`blocks` `(` $blocks^ `)`)? (`init` `(` $inits^ `:` type($inits) `)`)? attr-dict-with-keyword
+    $dim (`first` `(` $first^ `)`)? (`blocks` `(` $blocks^ `)`)? (`rows` `(` $rows^ `)`)? (`init` `(` $inits^ `:` type($inits) `)`)? attr-dict-with-keyword
     custom<BodyAndResults>($body, type($results))
   }];
   let hasVerifier = 1;

@@ -319,6 +319,11 @@ LogicalResult KLoopOp::verify() {
                        "split_k(...)` (fgemm-schedule-tiles with schedule = "
                        "stream_k) or in the one tile of a kernel with "
                        "k_split > 1");
+  if (!getRows().empty() && getRows().size() != 2)
+    return emitOpError("rows(...) takes two values, the first row of the tile "
+                       "that is stored and the end of its stored rows (both "
+                       "counted from the tile's first row), got ")
+           << getRows().size();
   Block &body = getBody().front();
   if (body.getNumArguments() != 1 + getInits().size() ||
       !body.getArgument(0).getType().isIndex())

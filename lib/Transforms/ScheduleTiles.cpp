@@ -85,7 +85,10 @@
 //     the piece's group, rows = [group_ends[grp - 1], group_ends[grp])
 //
 // and the K loop runs `blocks(select(tile meets rows, ceil(k / bk), 0))`, so
-// tiles of no group (padding blocks) issue neither loads nor wgmmas. On a
+// tiles of no group (padding blocks) issue neither loads nor wgmmas. Where
+// every store keeps to the group's rows (masked, psum, unpadded), the K loop
+// also gets `rows(lo, hi)`, the tile's rows inside the group's counted from
+// its first row: a math warpgroup with none of them skips its math. On a
 // plain grid a masked tile past its group's rows ends its CTA at once
 // (fgemm.skip_tile_if), before any pipeline set-up. The persistent loop of a
 // grouped tile space has a third argument, the K blocks the CTA's earlier
@@ -437,6 +440,30 @@ static FailureOr<GroupedTile> emitGroupedTile(RewriterBase &rewriter,
   return GroupedTile{group, first, rowsEnd};
 }
 
+/// Whether every store of grouped tile space `space` writes only its tile's
+/// group rows (`rows(%rows_begin, %rows_end)` with the body's arguments), and
+/// nothing else writes memory: then a K loop's results matter only in the
+/// tile's rows inside the group's.
+static bool storesOnlyGroupRows(TileSpaceOp space) {
+  Block &body = space.getBody().front();
+  Value begin = body.getArgument(3), end = body.getArgument(4);
+  bool stores = false;
+  WalkResult walk = space.walk([&](Operation *op) {
+    auto store = dyn_cast<StoreOp>(op);
+    if (!store) {
+      auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+      return effects && effects.hasEffect<MemoryEffects::Write>()
+                 ? WalkResult::interrupt()
+                 : WalkResult::advance();
+    }
+    stores = true;
+    return store.getRowsBegin() == begin && store.getRowsEnd() == end
+               ? WalkResult::advance()
+               : WalkResult::interrupt();
+  });
+  return stores && !walk.wasInterrupted();
+}
+
 /// The body arguments of a grouped tile space's tile (tm, tn): its group and
 /// rows, and every K loop's block count (none for a tile without rows). On a
 /// plain grid a masked tile without rows ends its CTA (fgemm.skip_tile_if);
@@ -496,14 +523,30 @@ emitGroupedTileValues(RewriterBase &rewriter, TileSpaceOp space, Value tm,
                                                arith::ConstantIntOp::create(
                                                    rewriter, loc, 1, 1)));
   Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  // Where only the group's rows are stored, the K loops learn which of the
+  // tile's rows those are, [lo, hi) from its first row (empty for a tile
+  // of a pair that has none): math warpgroups without any skip their math
+  // (DeepGEMM's masked kernel does the same).
+  SmallVector<Value> tileRows;
+  if (storesOnlyGroupRows(space)) {
+    Value first = arith::MulIOp::create(rewriter, loc, tm, blockM);
+    auto fromFirst = [&](Value row) -> Value {
+      Value past = rewriter.createOrFold<arith::SubIOp>(
+          loc, rewriter.createOrFold<arith::MaxUIOp>(loc, row, first), first);
+      return rewriter.createOrFold<arith::MinUIOp>(loc, past, blockM);
+    };
+    tileRows = {fromFirst(grouped->rowsBegin), fromFirst(grouped->rowsEnd)};
+  }
   space.walk([&](KLoopOp loop) {
     Value all =
         NumBlocksOp::create(rewriter, loc, rewriter.getIndexType(),
                             loop.getDimAttr(), rewriter.getStringAttr("bk"));
     Value blocks =
         arith::SelectOp::create(rewriter, loc, runsBlocks, all, zero);
-    rewriter.modifyOpInPlace(loop,
-                             [&] { loop.getBlocksMutable().assign(blocks); });
+    rewriter.modifyOpInPlace(loop, [&] {
+      loop.getBlocksMutable().assign(blocks);
+      loop.getRowsMutable().assign(tileRows);
+    });
   });
   return SmallVector<Value>{grouped->group, tm, tn, grouped->rowsBegin,
                             grouped->rowsEnd};

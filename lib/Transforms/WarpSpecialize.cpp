@@ -173,9 +173,11 @@ FailureOr<WarpSpecializeOp> mlir::fgemm::warpSpecialize(RewriterBase &rewriter,
   auto mapped = [&](Value v) {
     return v ? mapping.lookupOrDefault(v) : Value();
   };
+  // The producer fills every K block's slot; `rows` only lets math
+  // warpgroups without stored rows skip their math.
   auto producerLoop = KLoopOp::create(
       rewriter, loc, TypeRange(), loop.getDimAttr(), mapped(loop.getFirst()),
-      mapped(loop.getBlocks()), ValueRange());
+      mapped(loop.getBlocks()), /*rows=*/ValueRange(), ValueRange());
   Block *pBody = rewriter.createBlock(&producerLoop.getBody(), {},
                                       rewriter.getIndexType(), loc);
   mapping.map(kb, pBody->getArgument(0));

@@ -28,9 +28,15 @@
 // A tile past its group's rows ends its CTA at once.
 // MASKED: %[[EMPTY:.*]] = arith.xori %[[HAS]], %true
 // MASKED: fgemm.skip_tile_if %[[EMPTY]]
+// Only the group's rows are stored: the K loop learns which of the tile's
+// rows those are, [0, min(max(end, first) - first, 128)).
+// MASKED: %[[TFIRST:.*]] = arith.muli %[[TM]], %c128
+// MASKED: %[[PAST:.*]] = arith.maxui %[[END]], %[[TFIRST]]
+// MASKED: %[[FROMFIRST:.*]] = arith.subi %[[PAST]], %[[TFIRST]]
+// MASKED: %[[HI:.*]] = arith.minui %[[FROMFIRST]], %c128
 // MASKED: %[[ALL:.*]] = fgemm.num_blocks "k" by "bk"
 // MASKED: %[[BLOCKS:.*]] = arith.select %[[HAS]], %[[ALL]], %{{.*}} : index
-// MASKED: fgemm.k_loop "k" blocks(%[[BLOCKS]])
+// MASKED: fgemm.k_loop "k" blocks(%[[BLOCKS]]) rows(%c0{{.*}}, %[[HI]]) init(
 // MASKED: fgemm.load %{{.*}}[%[[G]], %[[TM]], %{{.*}}] : <[g, m, k], f8E4M3FN>
 // MASKED: fgemm.load %{{.*}}[%[[G]], %[[TN]], %{{.*}}] : <[g, n, k], f8E4M3FN>
 // MASKED: fgemm.store %{{.*}}, %{{.*}}[%[[G]], %[[TM]], %[[TN]]] rows(%[[ZERO]], %[[END]])
@@ -48,7 +54,8 @@
 // CONTIGUOUS: %[[RAWI:.*]] = arith.index_cast %[[RAW]] : i32 to index
 // CONTIGUOUS: %[[G:.*]] = arith.select %[[VALID]], %[[RAWI]], %{{.*}} : index
 // CONTIGUOUS-NOT: fgemm.skip_tile_if
-// CONTIGUOUS: fgemm.k_loop "k" blocks(
+// Padding tiles store zeros: every row of the K loop's results is stored.
+// CONTIGUOUS: fgemm.k_loop "k" blocks({{[^)]*}}) init(
 // CONTIGUOUS: fgemm.load %{{.*}}[%[[TM]], %{{.*}}] {multicast} : <[m, k], f8E4M3FN>
 // CONTIGUOUS: fgemm.load %{{.*}}[%[[G]], %{{.*}}, %{{.*}}] : <[g, n, k], f8E4M3FN>
 // CONTIGUOUS: fgemm.zero_rows %{{.*}}, %{{.*}}[%[[TM]]]
@@ -67,7 +74,7 @@
 // PSUM: %[[NOTGAP:.*]] = arith.cmpi ule, %[[START]], %[[FIRST]]
 // PSUM: %[[VALID:.*]] = arith.andi %[[IN]], %[[NOTGAP]]
 // PSUM: %[[BEGIN:.*]] = arith.select %[[VALID]], %[[START]], %[[FIRST]]
-// PSUM: fgemm.k_loop "k" blocks(
+// PSUM: fgemm.k_loop "k" blocks({{[^)]*}}) rows(
 // PSUM: fgemm.store %{{.*}}, %{{.*}}[%[[TM]], %{{.*}}] rows(%[[BEGIN]], %{{.*}})
 
 // Unpadded: the loop runs over (tiles_m + g - 1) x tiles_n (block, group)
@@ -86,7 +93,7 @@
 // UNPADDED: %[[FOUND:.*]] = fgemm.find_piece_group %{{.*}}[%[[PIECE]]] {block = 128 : i64}
 // UNPADDED: %[[GROUP:.*]] = arith.index_cast %[[FOUND]] : i32 to index
 // UNPADDED: %[[BLOCK:.*]] = arith.subi %[[PIECE]], %[[GROUP]]
-// UNPADDED: fgemm.k_loop "k" blocks(
+// UNPADDED: fgemm.k_loop "k" blocks({{[^)]*}}) rows(
 // UNPADDED: fgemm.load %{{.*}}[%[[BLOCK]], %{{.*}}] : <[m, k], f8E4M3FN>
 // UNPADDED: fgemm.load %{{.*}}[%[[GROUP]], %{{.*}}, %{{.*}}] : <[g, n, k], f8E4M3FN>
 // UNPADDED: fgemm.store %{{.*}}, %{{.*}}[%[[BLOCK]], %{{.*}}] rows(
@@ -141,7 +148,7 @@
 // PAIRS: %[[BOTH:.*]] = arith.andi %[[HAS]], %[[PHAS]] : i1
 // PAIRS: %[[SHARED:.*]] = arith.andi %[[BOTH]], %[[SAMEG]] : i1
 // PAIRS: %[[BLOCKS:.*]] = arith.select %[[EITHER]], %{{.*}}, %{{.*}} : index
-// PAIRS: fgemm.k_loop "k" blocks(%[[BLOCKS]])
+// PAIRS: fgemm.k_loop "k" blocks(%[[BLOCKS]]) init(
 // PAIRS: fgemm.load %arg0[%[[TM]], %{{.*}}] :
 // PAIRS: fgemm.load %arg1[%[[G]], %{{.*}}, %{{.*}}] multicast_if(%[[SHARED]]) {multicast}
 
@@ -185,7 +192,7 @@
 // MPAIRS: %[[BLOCKS:.*]] = arith.select %[[EITHER]]
 // MPAIRS: %[[NOTTAIL:.*]] = arith.xori %[[INTAIL]], %true : i1
 // MPAIRS: %[[SHARED:.*]] = arith.andi %[[SAME]], %[[NOTTAIL]] : i1
-// MPAIRS: fgemm.k_loop "k" blocks(%[[BLOCKS]])
+// MPAIRS: fgemm.k_loop "k" blocks(%[[BLOCKS]]) rows(
 // MPAIRS: fgemm.load %arg1[%[[G]], %[[TNV]], %{{.*}}] multicast_if(%[[SHARED]]) {multicast}
 // MPLAIN: %[[EITHER:.*]] = arith.ori
 // MPLAIN: %[[NEITHER:.*]] = arith.xori %[[EITHER]], %true : i1

@@ -919,7 +919,8 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
     step = getScaleOffsetStep(
         extent(straddling->getResult().getType().getDims()[0]));
   if (!straddling || 128 / step > kMaxStraddleCopies) {
-    FailureOr<SmallVector<Value>> results = buildKLoop(op, numBlocks, staged);
+    FailureOr<SmallVector<Value>> results =
+        buildMathLoop(op, numBlocks, staged);
     if (failed(results))
       return failure();
     for (auto [from, to] : llvm::zip(op.getResults(), *results))
@@ -949,7 +950,8 @@ LogicalResult KernelLowering::lowerKLoop(KLoopOp op) {
                                     : switchOp.getDefaultRegion();
     b.setInsertionPointToStart(&region.emplaceBlock());
     knownScaleOffsets[straddling->getResult()] = c * step;
-    FailureOr<SmallVector<Value>> results = buildKLoop(op, numBlocks, staged);
+    FailureOr<SmallVector<Value>> results =
+        buildMathLoop(op, numBlocks, staged);
     if (failed(results))
       return failure();
     scf::YieldOp::create(b, loc, *results);
@@ -1113,6 +1115,51 @@ KernelLowering::emitKBlock(KLoopOp op, Value kb, Value inLoop, ValueRange args,
   auto yield = cast<YieldOp>(body.getTerminator());
   return llvm::map_to_vector(yield.getValues(),
                              [&](Value v) { return lookup(v); });
+}
+
+FailureOr<SmallVector<Value>>
+KernelLowering::buildMathLoop(KLoopOp op, Value numBlocks,
+                              ArrayRef<LoadScalesOp> staged) {
+  // Warpgroups of one tile differ in their rows only with one wave each
+  // (a warpgroup's 64 rows), and only where a tile has several warpgroups
+  // or is one of a pair that runs its peer's K blocks.
+  if (op.getRows().empty() || op.getBody().getOps<ScaledDotOp>().empty() ||
+      config.getWaves() != 1 ||
+      (config.getMathWarpgroups() == 1 && config.getCluster() == 1))
+    return buildKLoop(op, numBlocks, staged);
+  // One branch per tile (DeepGEMM's masked kernel too): a branch per K
+  // block around the wgmmas cost 3-4% where every warpgroup has rows
+  // (H200, docs/PERF.md, forty-seventh session).
+  Value first = mulI32(waveBlock(0), kWaveRows);
+  Value end = arith::AddIOp::create(b, loc, first, constI32(kWaveRows));
+  Value lo =
+      arith::MaxUIOp::create(b, loc, toI32(lookup(op.getRows()[0])), first);
+  Value hi =
+      arith::MinUIOp::create(b, loc, toI32(lookup(op.getRows()[1])), end);
+  Value hasRows =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lo, hi);
+  SmallVector<Type> types = llvm::map_to_vector(
+      op.getInits(), [&](Value v) { return lookup(v).getType(); });
+  auto ifOp = scf::IfOp::create(b, loc, types, hasRows,
+                                /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  FailureOr<SmallVector<Value>> results = buildKLoop(op, numBlocks, staged);
+  if (failed(results))
+    return failure();
+  scf::YieldOp::create(b, loc, *results);
+  b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+  drainsOnly = true;
+  FailureOr<SmallVector<Value>> drained = buildKLoop(op, numBlocks, staged);
+  drainsOnly = false;
+  if (failed(drained))
+    return failure();
+  // The rows this warpgroup holds are never stored.
+  scf::YieldOp::create(b, loc,
+                       llvm::map_to_vector(types, [&](Type type) -> Value {
+                         return LLVM::UndefOp::create(b, loc, type);
+                       }));
+  return SmallVector<Value>(ifOp.getResults());
 }
 
 FailureOr<SmallVector<Value>>

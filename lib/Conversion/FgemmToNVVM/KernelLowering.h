@@ -247,6 +247,17 @@ private:
   /// shared memory chunk by chunk; returns the values of the op's results.
   FailureOr<SmallVector<Value>> buildKLoop(KLoopOp op, Value numBlocks,
                                            ArrayRef<LoadScalesOp> staged);
+  /// buildKLoop for a math loop; where the loop's `rows` can leave a math
+  /// warpgroup none of its stored rows, that warpgroup runs a copy of the
+  /// loop that only drains the ring (drainsOnly) and yields undefined
+  /// values.
+  FailureOr<SmallVector<Value>> buildMathLoop(KLoopOp op, Value numBlocks,
+                                              ArrayRef<LoadScalesOp> staged);
+  /// Set while the drain copy of a math loop is emitted: each K block waits
+  /// for its operands, runs the first block's hooks and the scale staging
+  /// (the other warpgroups' barriers count on them) and releases the slot,
+  /// but issues no wgmma and promotes nothing (lowerScaledDot).
+  bool drainsOnly = false;
   /// One K block `kb` of the loop's body with its arguments `args`; the
   /// values it yields. `inLoop` is kb less the loop's first block (the
   /// scale staging counts chunks from there).

@@ -681,6 +681,22 @@ Value KernelLowering::fenceFields(Value value, int64_t first, int64_t count) {
 LogicalResult KernelLowering::lowerScaledDot(ScaledDotOp op,
                                              RingReleaseOp fusedRelease) {
   Value acc = lookup(op.getAcc()), previous = lastPartial;
+  if (drainsOnly) {
+    // No rows of this warpgroup are stored: the block's hooks, and the
+    // slot back to the producer once its operands are in (the ring's
+    // phases stay in step), as the block with wgmmas runs them.
+    if (firstKBlock && failed(runFirstBlockHook()))
+      return failure();
+    if (fusedRelease)
+      (void)lowerRingRelease(lookup(fusedRelease.getStage()));
+    if (beforeFirstPromotion) {
+      std::function<void()> stageScales = std::move(beforeFirstPromotion);
+      beforeFirstPromotion = nullptr;
+      stageScales();
+    }
+    mapping[op] = acc;
+    return success();
+  }
   int64_t waves = config.getWaves(), groups = config.getColumnGroups();
   for (int64_t wave = 0; wave < waves; ++wave) {
     // The row scales are read before the wgmmas are issued, so their

@@ -320,10 +320,24 @@ fgemm.kernel @first_without_blocks(%d: !fgemm.tensor<[m, n], bf16>) attributes {
   %f = fgemm.num_blocks "k" by "bk"
   %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
   // expected-error @below {{first(...) needs blocks(...): a piece of the K range has a first block and a number of blocks}}
-  %acc = "fgemm.k_loop"(%f, %z) <{dim = "k", operandSegmentSizes = array<i32: 1, 0, 1>}> ({
+  %acc = "fgemm.k_loop"(%f, %z) <{dim = "k", operandSegmentSizes = array<i32: 1, 0, 0, 1>}> ({
   ^bb0(%kb: index, %c: !fgemm.tile<[bm, bn], f32>):
     fgemm.yield %c : !fgemm.tile<[bm, bn], f32>
   }) : (index, !fgemm.tile<[bm, bn], f32>) -> !fgemm.tile<[bm, bn], f32>
+  fgemm.return
+}
+
+// -----
+
+// rows(...) is a range: its first and its end.
+fgemm.kernel @rows_one_value(%d: !fgemm.tensor<[m, n], bf16>) attributes {dims = ["m", "n", "k"]} {
+  %n = fgemm.num_blocks "k" by "bk"
+  %z = fgemm.zeros : !fgemm.tile<[bm, bn], f32>
+  // expected-error @below {{rows(...) takes two values, the first row of the tile that is stored and the end of its stored rows (both counted from the tile's first row), got 1}}
+  %acc = fgemm.k_loop "k" blocks(%n) rows(%n) init(%z : !fgemm.tile<[bm, bn], f32>) {
+  ^bb0(%kb: index, %c: !fgemm.tile<[bm, bn], f32>):
+    fgemm.yield %c : !fgemm.tile<[bm, bn], f32>
+  } -> !fgemm.tile<[bm, bn], f32>
   fgemm.return
 }
 
