@@ -451,10 +451,12 @@ static bool storesOnlyGroupRows(TileSpaceOp space) {
   WalkResult walk = space.walk([&](Operation *op) {
     auto store = dyn_cast<StoreOp>(op);
     if (!store) {
+      // An op of unknown effects may write: no rows then.
       auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-      return effects && effects.hasEffect<MemoryEffects::Write>()
-                 ? WalkResult::interrupt()
-                 : WalkResult::advance();
+      bool writes = effects
+                        ? effects.hasEffect<MemoryEffects::Write>()
+                        : !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>();
+      return writes ? WalkResult::interrupt() : WalkResult::advance();
     }
     stores = true;
     return store.getRowsBegin() == begin && store.getRowsEnd() == end
