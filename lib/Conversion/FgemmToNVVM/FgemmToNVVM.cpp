@@ -1122,13 +1122,14 @@ KernelLowering::buildMathLoop(KLoopOp op, Value numBlocks,
                               ArrayRef<LoadScalesOp> staged) {
   // Warpgroups of one tile differ in their rows only with one wave each
   // (a warpgroup's 64 rows), and only where a tile has several warpgroups
-  // or is one of a pair that runs its peer's K blocks.
+  // or is one of a pair of row tiles that runs its peer's K blocks.
+  bool rowPair =
+      config.getCluster() > 1 && config.getMulticast() == Multicast::B;
   if (op.getRows().empty() || op.getBody().getOps<ScaledDotOp>().empty() ||
-      config.getWaves() != 1 ||
-      (config.getMathWarpgroups() == 1 && config.getCluster() == 1))
+      config.getWaves() != 1 || (config.getMathWarpgroups() == 1 && !rowPair))
     return buildKLoop(op, numBlocks, staged);
   // One branch per tile (DeepGEMM's masked kernel too): a branch per K
-  // block around the wgmmas cost 3-4% where every warpgroup has rows
+  // block around the wgmmas cost about 3% where every warpgroup has rows
   // (H200, docs/PERF.md, forty-seventh session).
   Value first = mulI32(waveBlock(0), kWaveRows);
   Value end = arith::AddIOp::create(b, loc, first, constI32(kWaveRows));
