@@ -1125,8 +1125,16 @@ KernelLowering::buildMathLoop(KLoopOp op, Value numBlocks,
   // or is one of a pair of row tiles that runs its peer's K blocks.
   bool rowPair =
       config.getCluster() > 1 && config.getMulticast() == Multicast::B;
+  // The two copies meet the barriers inside the loop (the scale staging, a
+  // deferred store) at different instructions, which bar.sync (.aligned)
+  // allows only among threads that all take the same copy: a warpgroup's
+  // own barrier (decoupled warpgroups) or one warpgroup's. Copies that met
+  // the math warpgroups' shared barrier ran correctly, but compute-sanitizer
+  // synccheck flagged them (H200, docs/PERF.md, forty-eighth session).
+  bool ownBarriers = decoupledWarpgroups || config.getMathWarpgroups() == 1;
   if (op.getRows().empty() || op.getBody().getOps<ScaledDotOp>().empty() ||
-      config.getWaves() != 1 || (config.getMathWarpgroups() == 1 && !rowPair))
+      config.getWaves() != 1 || (config.getMathWarpgroups() == 1 && !rowPair) ||
+      !ownBarriers)
     return buildKLoop(op, numBlocks, staged);
   // One branch per tile (DeepGEMM's masked kernel too): a branch per K
   // block around the wgmmas cost about 3% where every warpgroup has rows

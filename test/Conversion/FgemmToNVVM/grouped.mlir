@@ -6,7 +6,8 @@
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_masked_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=MASKED-PERSISTENT
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_contiguous_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent cluster=2 multicast=b" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=PAIRS
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_masked_1d2d.mlir --fgemm-specialize="block-m=128 block-n=192 stages=4 schedule=persistent cluster=2 multicast=b" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=MASKED-PAIRS
-// RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_masked_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=MASKED-DRAIN
+// RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_masked_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=MASKED-DRAIN
+// RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_masked_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4" --fgemm-schedule-tiles --fgemm-warp-specialize --fgemm-pipeline-tma --convert-fgemm-to-nvvm --canonicalize --cse | FileCheck %s --check-prefix=MASKED-SHARED-BARRIER
 // convert-fgemm-to-nvvm on the grouped kernels: group coordinates on the
 // TMA copies, the layout tensor read by every thread, per-group SFB offsets,
 // a store cut by rows in shorter TMA boxes and its rows at the cut copied out
@@ -247,11 +248,12 @@
 // MASKED-PAIRS: %[[MINE:.*]] = arith.select %{{.*}}, %[[UNITS]], %c0_i32 : i32
 // MASKED-PAIRS: nvvm.redux.sync  add %[[MINE]]
 
-// Two math warpgroups of 64 rows each: one none of whose rows are stored
-// (the K loop's rows(0, hi) from the tile's first row) runs a copy of the K
-// loop without wgmmas, which waits for each slot, stages the B scales with
-// the other warpgroup (the same barriers) and releases the slot; its
-// accumulator is undefined.
+// Two math warpgroups of 64 rows each, decoupled (persistent: each stages
+// its own copy of the B scales under its own barrier): one none of whose
+// rows are stored (the K loop's rows(0, hi) from the tile's first row) runs
+// a copy of the K loop without wgmmas, which waits for each slot, releases
+// it and stages the B scales under its barrier; its accumulator is
+// undefined.
 // MASKED-DRAIN: %[[UNDEF:.*]] = llvm.mlir.undef : !llvm.struct<(f32{{(, f32)+}})>
 // MASKED-DRAIN: nvvm.setmaxregister increase
 // MASKED-DRAIN: %[[FIRST:.*]] = arith.muli %{{.*}}, %c64_i32 : i32
@@ -261,17 +263,19 @@
 // MASKED-DRAIN-NEXT: %[[HAS:.*]] = arith.cmpi ult, %[[FIRST]], %[[HI]] : i32
 // MASKED-DRAIN-NEXT: %[[ACC:.*]] = scf.if %[[HAS]] -> (
 // MASKED-DRAIN: nvvm.wgmma.mma_async
-// MASKED-DRAIN: } else {
-// MASKED-DRAIN-NOT: nvvm.wgmma.mma_async
-// MASKED-DRAIN: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
+// The copy's own check for a tile of no K blocks, then its K blocks.
+// MASKED-DRAIN: %[[DRAINANY:.*]] = arith.cmpi ugt, %{{.*}}, %c0 : index
+// MASKED-DRAIN-NEXT: scf.if %[[DRAINANY]] {
 // MASKED-DRAIN-NOT: nvvm.wgmma.mma_async
 // MASKED-DRAIN: nvvm.mbarrier.try_wait.parity
 // MASKED-DRAIN-NOT: nvvm.wgmma.mma_async
 // MASKED-DRAIN: nvvm.mbarrier.arrive
 // MASKED-DRAIN-NOT: nvvm.wgmma.mma_async
+// MASKED-DRAIN: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
+// MASKED-DRAIN-NOT: nvvm.wgmma.mma_async
 // MASKED-DRAIN: scf.for
 // MASKED-DRAIN-NOT: nvvm.wgmma.mma_async
-// MASKED-DRAIN: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
+// MASKED-DRAIN: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
 // MASKED-DRAIN-NOT: nvvm.wgmma.mma_async
 // MASKED-DRAIN: nvvm.mbarrier.try_wait.parity
 // MASKED-DRAIN-NOT: nvvm.wgmma.mma_async
@@ -281,3 +285,12 @@
 // MASKED-DRAIN-NEXT: }
 // The store reads the branch's accumulator.
 // MASKED-DRAIN: llvm.extractvalue %[[ACC]][0]
+
+// On a plain grid the two math warpgroups stage the B scales under one
+// barrier of both (id 1, 256 threads): a drain copy would meet it at other
+// instructions than the loop with wgmmas, which bar.sync (.aligned) does not
+// allow. No copy: every K loop issues wgmmas.
+// MASKED-SHARED-BARRIER: nvvm.setmaxregister increase
+// MASKED-SHARED-BARRIER-NOT: arith.muli %{{.*}}, %c64_i32 : i32
+// MASKED-SHARED-BARRIER: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
+// MASKED-SHARED-BARRIER: nvvm.wgmma.mma_async
