@@ -158,9 +158,11 @@ def Fgemm_KLoopOp : Fgemm_Op<"k_loop", [RecursiveMemoryEffects, SingleBlock,
     `rows(%lo, %hi)`, set by `fgemm-schedule-tiles` where every store of a
     grouped tile is bounded by its group's rows, says that only the tile's
     rows `[lo, hi)`, counted from its first row, are ever stored: the
-    results are unspecified outside them, and a math warpgroup none of whose
-    rows lie inside skips its wgmmas and promotion (it still waits for each
-    K block's operands and releases their slot, so the ring stays in step).
+    results are unspecified outside them. On sm_90 a math warpgroup none of
+    whose rows lie inside skips its wgmmas and promotion where the loop's
+    barriers are each warpgroup's own (persistent, decoupled warpgroups) or
+    there is one math warpgroup; it still waits for each K block's operands
+    and releases their slot, so the ring stays in step.
     The entry block's arguments are `kb` (an
     index) and the carried values. The last block may be partial; loads of it
     are zero-filled past the end, so it adds nothing beyond `dim`.
