@@ -7,6 +7,8 @@
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_masked_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent cluster=2 multicast=b" --fgemm-schedule-tiles | FileCheck %s --check-prefix=MPAIRS
 // RUN: fgemm-opt %fgemm_src_root/kernels/sm90_m_grouped_fp8_gemm_masked_1d2d.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 cluster=2 multicast=b" --fgemm-schedule-tiles | FileCheck %s --check-prefix=MPLAIN
 // RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/contiguous-derived-group.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent cluster=2 multicast=b" --fgemm-schedule-tiles | FileCheck %s --check-prefix=DERIVED
+// RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/masked-other-rows-store.mlir --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent" --fgemm-schedule-tiles | FileCheck %s --check-prefix=OTHERROWS
+// RUN: fgemm-opt %fgemm_src_root/test/Transforms/Inputs/masked-unknown-effects.mlir --allow-unregistered-dialect --fgemm-specialize="block-m=128 block-n=128 stages=4 schedule=persistent" --fgemm-schedule-tiles | FileCheck %s --check-prefix=UNKNOWN
 // RUN: fgemm-opt %s --split-input-file --fgemm-schedule-tiles --verify-diagnostics
 // fgemm-schedule-tiles on grouped tile spaces: what a tile knows about its
 // group, read from the layout tensor on the GPU, and a K loop that runs no
@@ -60,6 +62,12 @@
 // CONTIGUOUS: fgemm.load %{{.*}}[%[[G]], %{{.*}}, %{{.*}}] : <[g, n, k], f8E4M3FN>
 // CONTIGUOUS: fgemm.zero_rows %{{.*}}, %{{.*}}[%[[TM]]]
 // CONTIGUOUS-NOT: rows(
+
+// The K loop gets rows(...) only where every store keeps to the group's
+// rows and nothing else may write: not with a second store of other rows,
+// nor with an op of unknown memory effects.
+// OTHERROWS: fgemm.k_loop "k" blocks({{[^)]*}}) init(
+// UNKNOWN: fgemm.k_loop "k" blocks({{[^)]*}}) init(
 
 // The psum form: the group whose end row is past the tile's first row (a
 // binary search); it starts at the previous group's end rounded up to 128,
@@ -118,7 +126,7 @@
 // PERSISTENT-NOT: fgemm.read
 // PERSISTENT-NOT: fgemm.skip_tile_if
 // PERSISTENT: arith.minui %{{.*}}, %[[ROWS]] : index
-// PERSISTENT: fgemm.k_loop "k" blocks(
+// PERSISTENT: fgemm.k_loop "k" blocks({{[^)]*}}) rows(
 // PERSISTENT: fgemm.load %arg0[%[[GROUP]], %[[TM]], %{{.*}}]
 // PERSISTENT: fgemm.load %arg1[%[[GROUP]], %[[COL]], %{{.*}}]
 // PERSISTENT: fgemm.store {{.*}} rows(
