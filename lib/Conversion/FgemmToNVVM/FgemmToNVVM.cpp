@@ -1152,6 +1152,8 @@ KernelLowering::buildMathLoop(KLoopOp op, Value numBlocks,
   auto ifOp = scf::IfOp::create(b, loc, types, hasRows,
                                 /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(b);
+  llvm::SaveAndRestore inCopies(inWarpgroupCopies, true);
+  sharedBarrierInCopies = false;
   b.setInsertionPointToStart(&ifOp.getThenRegion().front());
   FailureOr<SmallVector<Value>> results = buildKLoop(op, numBlocks, staged);
   if (failed(results))
@@ -1163,6 +1165,11 @@ KernelLowering::buildMathLoop(KLoopOp op, Value numBlocks,
   drainsOnly = false;
   if (failed(drained))
     return failure();
+  if (sharedBarrierInCopies)
+    return op.emitOpError(
+        "internal: a barrier of all math warpgroups inside the per-warpgroup "
+        "copies of the K loop (bar.sync is .aligned: every thread it counts "
+        "must run the same instruction)");
   // The rows this warpgroup holds are never stored.
   scf::YieldOp::create(b, loc,
                        llvm::map_to_vector(types, [&](Type type) -> Value {

@@ -258,6 +258,11 @@ private:
   /// (the other warpgroups' barriers count on them) and releases the slot,
   /// but issues no wgmma and promotes nothing (lowerScaledDot).
   bool drainsOnly = false;
+  /// Set while either copy of such a loop is emitted; a barrier of all math
+  /// warpgroups emitted meanwhile sets sharedBarrierInCopies, which
+  /// buildMathLoop refuses (bar.sync is .aligned: its threads must all run
+  /// the same instruction, and the warpgroups run different copies).
+  bool inWarpgroupCopies = false, sharedBarrierInCopies = false;
   /// One K block `kb` of the loop's body with its arguments `args`; the
   /// values it yields. `inLoop` is kb less the loop's first block (the
   /// scale staging counts chunks from there).
@@ -428,6 +433,8 @@ private:
   bool isFirstStagingOrdered(KLoopOp op);
   /// bar.sync of the math warpgroups.
   void mathBarrier() {
+    if (inWarpgroupCopies && config.getMathWarpgroups() > 1)
+      sharedBarrierInCopies = true;
     NVVM::BarrierOp::create(b, loc, Type(), constI32(kMathBarrierId),
                             constI32(128 * config.getMathWarpgroups()), nullptr,
                             Value());
