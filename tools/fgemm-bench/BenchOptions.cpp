@@ -37,6 +37,9 @@ std::string fgemm::bench::usage() {
          "       fgemm-bench --kernels DIR --choose [--explain] [--shapes S] "
          "[--sms N]\n"
          "                   [--recipe R] [--c-in-place]\n"
+         "       fgemm-bench --kernels DIR --choose --grouped L [--shapes S]\n"
+         "                   [--capacity C] [--group-rows L] [--seed S] "
+         "[--sms N]\n"
          "\n"
          "  --kernels DIR    compiled kernels: NAME.cubin + NAME.meta pairs\n"
          "  --shapes S       'dense' (DESIGN.md §5, default), 'sweep' (edge\n"
@@ -108,7 +111,10 @@ std::string fgemm::bench::usage() {
          "                   what the runtime would launch; no GPU needed\n"
          "  --choose         per dense shape, the kernel the runtime's model\n"
          "                   picks among DIR's descriptions (its tuning file\n"
-         "                   aside); no GPU needed, --sms 0 plans for 132\n"
+         "                   aside); no GPU needed, --sms 0 plans for 132;\n"
+         "                   with --grouped, per grouped shape and its rows\n"
+         "                   as the run would draw them (--seed,\n"
+         "                   --group-rows, --capacity)\n"
          "  --explain        with --choose: every kernel the model ranked,\n"
          "                   best first: its estimate (the model's units),\n"
          "                   tiles, waves and what else ranked it\n"
@@ -458,10 +464,12 @@ fgemm::bench::parseOptions(const std::vector<std::string> &args) {
   if (options.explain && !options.choose)
     return Status::error("--explain lists the ranking of --choose: give "
                          "--choose too");
-  if (options.choose &&
-      (options.grouped != GroupedMode::None || !options.autotune.empty()))
-    return Status::error("--choose prints the dense model's choices: not with "
-                         "--grouped or --autotune");
+  if (options.choose && !options.autotune.empty())
+    return Status::error("--choose prints the runtime's choices: not with "
+                         "--autotune");
+  if (options.explain && options.grouped != GroupedMode::None)
+    return Status::error("--explain ranks the dense model's candidates: not "
+                         "with --grouped");
   if (!options.autotune.empty() && options.grouped != GroupedMode::None)
     return Status::error("--autotune tunes dense shapes (the grouped "
                          "layouts' choice is not tunable yet)");

@@ -9,13 +9,16 @@
 #include "Inputs.h"
 
 #include "Runtime/Device.h"
+#include "Runtime/Gemm.h"
 #include "Runtime/GroupedGemm.h"
+#include "Runtime/KernelMeta.h"
 #include "Runtime/Numerics.h"
 
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -402,6 +405,76 @@ void printRow(const GroupedShape &shape, const GroupedResult &result) {
 }
 
 } // namespace
+
+int fgemm::bench::chooseGroupedKernels(const Options &options) {
+  // H100 and H200 SXM; fgemm-precompile's --shapes plans for the same.
+  constexpr int kSmsWithoutGpu = 132;
+  const GroupedLayout layout = layoutOf(options.grouped);
+  const std::string variant = groupedVariant(layout);
+  auto fail = [](const Status &status) {
+    std::fprintf(stderr, "fgemm-bench: error: %s\n", status.message().c_str());
+    return 1;
+  };
+  Expected<std::vector<std::string>> stems =
+      listKernelDirectory(options.kernels);
+  if (!stems.ok())
+    return fail(stems.status());
+  std::vector<KernelMeta> metas;
+  std::vector<std::string> names;
+  for (const std::string &stem : *stems) {
+    std::string file =
+        (std::filesystem::path(options.kernels) / (stem + ".meta")).string();
+    Expected<KernelMeta> meta = readKernelMeta(file);
+    if (!meta.ok())
+      return fail(meta.status());
+    if (meta->variant != variant)
+      continue;
+    if (Status fits = checkGroupedKernel(*meta, layout); !fits.ok())
+      return fail(std::move(fits).withContext(file));
+    metas.push_back(std::move(*meta));
+    names.push_back(stem);
+  }
+  if (metas.empty())
+    return fail(Status::error("no " + variant + " kernels in '" +
+                              options.kernels + "'"));
+  const int sms = options.sms ? options.sms : kSmsWithoutGpu;
+  std::printf("fgemm-bench: the runtime's choice over %zu %s kernel(s) from "
+              "%s, planning for %d SMs, rows drawn with seed %" PRIu64 "\n",
+              metas.size(), variant.c_str(), options.kernels.c_str(), sms,
+              options.seed);
+  const bool masked = layout == GroupedLayout::Masked;
+  int failures = 0;
+  for (const GroupedShape &shape : options.groupedShapes) {
+    GroupRows rows = drawGroupRows(shape, options.grouped, options.capacity,
+                                   options.seed, options.groupRows);
+    GroupedGemmProblem problem;
+    problem.layout = layout;
+    problem.m = masked ? rows.capacity : rows.totalRows;
+    problem.n = shape.n;
+    problem.k = shape.k;
+    problem.groups = shape.groups;
+    problem.expectedM = masked ? shape.m : 0;
+    std::printf("%" PRId64 "x%" PRId64 ",%" PRId64 ",%" PRId64 "  %s %" PRId64
+                "  ",
+                shape.groups, shape.m, shape.n, shape.k,
+                masked ? "capacity" : "rows", problem.m);
+    if (Status valid = validateGroupedGemmShape(problem); !valid.ok()) {
+      std::printf("error: %s\n", valid.message().c_str());
+      ++failures;
+      continue;
+    }
+    Expected<size_t> chosen = selectGroupedKernel(metas, problem, sms);
+    if (!chosen.ok()) {
+      std::printf("error: %s\n", chosen.status().message().c_str());
+      ++failures;
+      continue;
+    }
+    const KernelMeta &meta = metas[*chosen];
+    std::printf("%s  %s(%s)\n", names[*chosen].c_str(), meta.kernel.c_str(),
+                meta.configName().c_str());
+  }
+  return failures ? 1 : 0;
+}
 
 int fgemm::bench::runGroupedBench(const Driver &cu, const Options &options,
                                   CUfunction refGemm, CUfunction refCheck,

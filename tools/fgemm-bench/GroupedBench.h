@@ -27,6 +27,11 @@ int runGroupedBench(const Driver &cu, const Options &options,
                     CUfunction refGemm, CUfunction refCheck, CUstream stream,
                     CUdeviceptr flush);
 
+/// --choose --grouped: per shape of options.groupedShapes, with its rows as
+/// a run would draw them, the kernel of the directory the runtime's choice
+/// (selectGroupedKernel) takes; no GPU needed. The exit status.
+int chooseGroupedKernels(const Options &options);
+
 } // namespace fgemm::bench
 
 #endif // FGEMM_BENCH_GROUPEDBENCH_H

@@ -828,6 +828,8 @@ int main(int argc, char **argv) {
   if (!options->describe.empty())
     return describeMain(options->describe);
   if (options->choose)
-    return chooseMain(*options);
+    return options->grouped != GroupedMode::None
+               ? chooseGroupedKernels(*options)
+               : chooseMain(*options);
   return benchMain(*options);
 }
