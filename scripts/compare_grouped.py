@@ -27,7 +27,11 @@ draws follow a row's position in the list). GROUPED_CONTIGUOUS=deepgemm and
 GROUPED_MASKED=deepgemm run DeepGEMM's current test lists whole (with
 GROUPED_CAPACITY=4096 for its masked capacity). GROUPED_CAPACITY=C runs the
 masked shapes at that one capacity instead (with M >= C / 0.7 every group
-holds exactly C rows).
+holds exactly C rows). GROUPED_DRAWS=D measures every row at D draws of its
+rows (draw 0 is the single-draw run's; the others add 1000 x draw to its
+seed), one table row each, then per shape both libraries' mean time over
+the draws and the geomean of those means: a choice that follows the drawn
+row tiles wins some draws and loses others.
 """
 
 import argparse
@@ -242,12 +246,40 @@ def run_unpadded(fgemm, torch, shape, reps, seed):
     return row
 
 
-def describe(row):
-    if row["layout"] == "masked":
-        g, m, n, k = row["shape"]
-        return "masked %dx%d cap %d, %d, %d" % (g, m, row["capacity"], n, k)
+def describe(row, draws=True):
     g, m, n, k = row["shape"]
-    return "contiguous %dx%d, %d, %d" % (g, m, n, k)
+    if row["layout"] == "masked":
+        text = "masked %dx%d cap %d, %d, %d" % (g, m, row["capacity"], n, k)
+    else:
+        text = "contiguous %dx%d, %d, %d" % (g, m, n, k)
+    if draws and "draw" in row:
+        text += " draw %d (%s rows)" % (row["draw"], "+".join(str(r) for r in row["rows"]))
+    return text
+
+
+def mean_over_draws(rows):
+    """Per shape (rows of one description but their draw), both libraries'
+    mean time over the draws where both ran, in first-seen order: lines of
+    a table and the geomean of mean DeepGEMM time / mean fgemm time."""
+    shapes = {}
+    for row in rows:
+        if row.get("deepgemm_us") and row.get("fgemm_us"):
+            entry = shapes.setdefault(describe(row, draws=False), [])
+            entry.append((row["deepgemm_us"], row["fgemm_us"]))
+    lines = ["| shape (G x M, N, K) | draws | DeepGEMM mean us | fgemm mean us | fgemm/DeepGEMM |",
+             "| --- | ---: | ---: | ---: | ---: |"]
+    geo, count = 1.0, 0
+    for name, times in shapes.items():
+        dg_mean = sum(t[0] for t in times) / len(times)
+        fg_mean = sum(t[1] for t in times) / len(times)
+        geo *= dg_mean / fg_mean
+        count += 1
+        lines.append("| %s | %d | %.1f | %.1f | %.3f |" % (name, len(times), dg_mean, fg_mean,
+                                                           dg_mean / fg_mean))
+    if count:
+        lines += ["", "geomean over shapes of the mean times: %.3f over %d shapes" % (
+            geo ** (1 / count), count)]
+    return lines
 
 
 def report(rows, out):
@@ -271,6 +303,8 @@ def report(rows, out):
             geo *= r
         lines.append("")
         lines.append("geomean fgemm speed / DeepGEMM: %.3f over %d shapes" % (geo ** (1 / len(ratios)), len(ratios)))
+    if any(row.get("draw", 0) > 0 for row in rows):
+        lines += ["", "Mean over the draws:", ""] + mean_over_draws(rows)
     configs = sorted({key[4:-3] for row in rows for key in row if key.startswith("cfg:") and key.endswith("_us")})
     if configs:
         lines += ["", "Each configuration alone (us; runtime's choice first):", "",
@@ -334,15 +368,29 @@ def main():
         print("DeepGEMM not importable: %s: %s" % (type(e).__name__, e), file=sys.stderr)
         dg = None
     print(torch.cuda.get_device_name(), "torch", torch.__version__, file=sys.stderr)
-    jobs = [lambda i=i, shape=shape: run_contiguous(fgemm, dg, torch, shape, args.reps, seed=100 + i)
-            for i, shape in enumerate(CONTIGUOUS[:1] if args.quick else CONTIGUOUS)]
-    for i, shape in enumerate(MASKED[:1] if args.quick else MASKED):
-        capacities = (4096, align(int(shape[1] * 1.3) + 1, 128))
-        if os.environ.get("GROUPED_CAPACITY"):
-            capacities = (int(os.environ["GROUPED_CAPACITY"]),)
-        for capacity in capacities:
-            jobs.append(lambda i=i, shape=shape, capacity=capacity:
-                        run_masked(fgemm, dg, torch, shape, capacity, args.reps, seed=200 + i))
+    # Draw 0 first, whole: the warm-up processes run its rows (DeepGEMM's
+    # JIT compiles per shape, not per draw).
+    draws = int(os.environ.get("GROUPED_DRAWS", "1"))
+    jobs = []
+    for draw in range(draws):
+        def drawn(run, draw=draw):
+            def job():
+                row = run(1000 * draw)
+                if draws > 1:
+                    row["draw"] = draw
+                return row
+            return job
+        for i, shape in enumerate(CONTIGUOUS[:1] if args.quick else CONTIGUOUS):
+            jobs.append(drawn(lambda extra, i=i, shape=shape:
+                              run_contiguous(fgemm, dg, torch, shape, args.reps, seed=100 + i + extra)))
+        for i, shape in enumerate(MASKED[:1] if args.quick else MASKED):
+            capacities = (4096, align(int(shape[1] * 1.3) + 1, 128))
+            if os.environ.get("GROUPED_CAPACITY"):
+                capacities = (int(os.environ["GROUPED_CAPACITY"]),)
+            for capacity in capacities:
+                jobs.append(drawn(lambda extra, i=i, shape=shape, capacity=capacity:
+                                  run_masked(fgemm, dg, torch, shape, capacity, args.reps,
+                                             seed=200 + i + extra)))
     if args.only is not None:
         args.reps = 1
         jobs[args.only]()
