@@ -371,26 +371,25 @@ def main():
     # Draw 0 first, whole: the warm-up processes run its rows (DeepGEMM's
     # JIT compiles per shape, not per draw).
     draws = int(os.environ.get("GROUPED_DRAWS", "1"))
+
+    def tagged(row, draw):
+        if draws > 1:
+            row["draw"] = draw
+        return row
+
     jobs = []
     for draw in range(draws):
-        def drawn(run, draw=draw):
-            def job():
-                row = run(1000 * draw)
-                if draws > 1:
-                    row["draw"] = draw
-                return row
-            return job
+        extra = 1000 * draw
         for i, shape in enumerate(CONTIGUOUS[:1] if args.quick else CONTIGUOUS):
-            jobs.append(drawn(lambda extra, i=i, shape=shape:
-                              run_contiguous(fgemm, dg, torch, shape, args.reps, seed=100 + i + extra)))
+            jobs.append(lambda i=i, shape=shape, draw=draw, extra=extra: tagged(
+                run_contiguous(fgemm, dg, torch, shape, args.reps, seed=100 + i + extra), draw))
         for i, shape in enumerate(MASKED[:1] if args.quick else MASKED):
             capacities = (4096, align(int(shape[1] * 1.3) + 1, 128))
             if os.environ.get("GROUPED_CAPACITY"):
                 capacities = (int(os.environ["GROUPED_CAPACITY"]),)
             for capacity in capacities:
-                jobs.append(drawn(lambda extra, i=i, shape=shape, capacity=capacity:
-                                  run_masked(fgemm, dg, torch, shape, capacity, args.reps,
-                                             seed=200 + i + extra)))
+                jobs.append(lambda i=i, shape=shape, capacity=capacity, draw=draw, extra=extra: tagged(
+                    run_masked(fgemm, dg, torch, shape, capacity, args.reps, seed=200 + i + extra), draw))
     if args.only is not None:
         args.reps = 1
         jobs[args.only]()

@@ -511,20 +511,16 @@ Status fgemm::validateContiguousIndices(const std::vector<int32_t> &mIndices,
   return Status::success();
 }
 
-Expected<GroupedGemm> GroupedGemm::create(const std::string &directory) {
-  Expected<const Driver *> driver = Driver::get();
-  if (!driver.ok())
-    return driver.takeStatus();
-  Expected<DeviceInfo> device = currentHopperDevice(**driver);
-  if (!device.ok())
-    return device.takeStatus();
+Expected<GroupedKernelDescriptions>
+fgemm::readGroupedKernelDescriptions(const std::string &directory) {
   Expected<std::vector<std::string>> stems = listKernelDirectory(directory);
   if (!stems.ok())
     return stems.takeStatus();
-  GroupedGemm gemm(std::move(*device));
+  GroupedKernelDescriptions found;
   for (const std::string &stem : *stems) {
-    std::string base = (std::filesystem::path(directory) / stem).string();
-    Expected<KernelMeta> meta = readKernelMeta(base + ".meta");
+    std::string file =
+        (std::filesystem::path(directory) / (stem + ".meta")).string();
+    Expected<KernelMeta> meta = readKernelMeta(file);
     if (!meta.ok())
       return meta.takeStatus();
     std::optional<GroupedLayout> layout;
@@ -537,15 +533,37 @@ Expected<GroupedGemm> GroupedGemm::create(const std::string &directory) {
       continue; // another variant's kernel
     Status grouped = checkGroupedKernel(*meta, *layout);
     if (!grouped.ok())
-      return std::move(grouped).withContext(base + ".meta");
-    Expected<Kernel> kernel = Kernel::load(**driver, base + ".cubin", *meta);
+      return std::move(grouped).withContext(file);
+    found.metas.push_back(std::move(*meta));
+    found.stems.push_back(stem);
+  }
+  if (found.metas.empty())
+    return Status::error("no grouped kernels in '" + directory + "'");
+  return found;
+}
+
+Expected<GroupedGemm> GroupedGemm::create(const std::string &directory) {
+  Expected<const Driver *> driver = Driver::get();
+  if (!driver.ok())
+    return driver.takeStatus();
+  Expected<DeviceInfo> device = currentHopperDevice(**driver);
+  if (!device.ok())
+    return device.takeStatus();
+  Expected<GroupedKernelDescriptions> found =
+      readGroupedKernelDescriptions(directory);
+  if (!found.ok())
+    return found.takeStatus();
+  GroupedGemm gemm(std::move(*device));
+  for (size_t i = 0; i < found->metas.size(); ++i) {
+    std::string cubin =
+        (std::filesystem::path(directory) / (found->stems[i] + ".cubin"))
+            .string();
+    Expected<Kernel> kernel = Kernel::load(**driver, cubin, found->metas[i]);
     if (!kernel.ok())
       return kernel.takeStatus();
-    gemm.metas.push_back(std::move(*meta));
+    gemm.metas.push_back(std::move(found->metas[i]));
     gemm.loaded.emplace_back(std::move(*kernel));
   }
-  if (gemm.loaded.empty())
-    return Status::error("no grouped kernels in '" + directory + "'");
   return gemm;
 }
 

@@ -107,6 +107,16 @@ Status validateGroupedGemmShape(const GroupedGemmProblem &problem);
 /// groups' 128-row blocks).
 Status checkGroupedKernel(const KernelMeta &meta, GroupedLayout layout);
 
+/// The descriptions of `directory`'s grouped kernels (any layout, each
+/// checked by checkGroupedKernel), with their NAMEs; other variants' files
+/// are passed over. An error names the file; none found is an error too.
+struct GroupedKernelDescriptions {
+  std::vector<std::string> stems;
+  std::vector<KernelMeta> metas;
+};
+Expected<GroupedKernelDescriptions>
+readGroupedKernelDescriptions(const std::string &directory);
+
 /// Index into `kernels` (all of `problem.layout`) of the kernel to run it
 /// on: the estimated time of the tiles that hold rows (contiguous: all of
 /// M; masked: expected_m per group) on `smCount` SMs, then wider block_n.

@@ -9,16 +9,13 @@
 #include "Inputs.h"
 
 #include "Runtime/Device.h"
-#include "Runtime/Gemm.h"
 #include "Runtime/GroupedGemm.h"
-#include "Runtime/KernelMeta.h"
 #include "Runtime/Numerics.h"
 
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -45,6 +42,20 @@ GroupedLayout layoutOf(GroupedMode mode) {
   default:
     return GroupedLayout::Contiguous;
   }
+}
+
+/// The sizes of `shape`'s problem with its rows `rows` (no pointers yet).
+GroupedGemmProblem groupedProblem(GroupedMode mode, const GroupedShape &shape,
+                                  const GroupRows &rows) {
+  const bool masked = mode == GroupedMode::Masked;
+  GroupedGemmProblem problem;
+  problem.layout = layoutOf(mode);
+  problem.m = masked ? rows.capacity : rows.totalRows;
+  problem.n = shape.n;
+  problem.k = shape.k;
+  problem.groups = shape.groups;
+  problem.expectedM = masked ? shape.m : 0;
+  return problem;
 }
 
 Expected<DeviceBuffer> upload(const Driver &cu, const void *data,
@@ -178,20 +189,13 @@ Status GroupedBench::runShape(const GroupedShape &shape,
   FGEMM_RETURN_IF_ERROR(makeInputs(shape, in));
   for (int64_t rows : in.rows.rows)
     result.validRows += rows;
-  const bool masked = options.grouped == GroupedMode::Masked;
-  GroupedGemmProblem problem;
-  problem.layout = layoutOf(options.grouped);
+  GroupedGemmProblem problem = groupedProblem(options.grouped, shape, in.rows);
   problem.a = in.aValues.get();
   problem.sfa = in.aScales.get();
   problem.b = in.bValues.get();
   problem.sfb = in.bScales.get();
   problem.d = in.d.get();
   problem.groupRows = in.groupRows.get();
-  problem.m = masked ? in.rows.capacity : in.rows.totalRows;
-  problem.n = shape.n;
-  problem.k = shape.k;
-  problem.groups = shape.groups;
-  problem.expectedM = masked ? shape.m : 0;
   Expected<GroupedGemm::Prepared> prepared = gemm.prepare(problem);
   if (!prepared.ok())
     return prepared.takeStatus();
@@ -407,53 +411,35 @@ void printRow(const GroupedShape &shape, const GroupedResult &result) {
 } // namespace
 
 int fgemm::bench::chooseGroupedKernels(const Options &options) {
-  // H100 and H200 SXM; fgemm-precompile's --shapes plans for the same.
-  constexpr int kSmsWithoutGpu = 132;
-  const GroupedLayout layout = layoutOf(options.grouped);
-  const std::string variant = groupedVariant(layout);
   auto fail = [](const Status &status) {
     std::fprintf(stderr, "fgemm-bench: error: %s\n", status.message().c_str());
     return 1;
   };
-  Expected<std::vector<std::string>> stems =
-      listKernelDirectory(options.kernels);
-  if (!stems.ok())
-    return fail(stems.status());
-  std::vector<KernelMeta> metas;
-  std::vector<std::string> names;
-  for (const std::string &stem : *stems) {
-    std::string file =
-        (std::filesystem::path(options.kernels) / (stem + ".meta")).string();
-    Expected<KernelMeta> meta = readKernelMeta(file);
-    if (!meta.ok())
-      return fail(meta.status());
-    if (meta->variant != variant)
-      continue;
-    if (Status fits = checkGroupedKernel(*meta, layout); !fits.ok())
-      return fail(std::move(fits).withContext(file));
-    metas.push_back(std::move(*meta));
-    names.push_back(stem);
-  }
-  if (metas.empty())
-    return fail(Status::error("no " + variant + " kernels in '" +
+  Expected<GroupedKernelDescriptions> found =
+      readGroupedKernelDescriptions(options.kernels);
+  if (!found.ok())
+    return fail(found.status());
+  // selectGroupedKernel takes the layout's own kernels among them all.
+  const std::vector<KernelMeta> &metas = found->metas;
+  const char *variant = groupedVariant(layoutOf(options.grouped));
+  const auto ofLayout =
+      std::count_if(metas.begin(), metas.end(), [&](const KernelMeta &meta) {
+        return meta.variant == variant;
+      });
+  if (ofLayout == 0)
+    return fail(Status::error(std::string("no ") + variant + " kernels in '" +
                               options.kernels + "'"));
-  const int sms = options.sms ? options.sms : kSmsWithoutGpu;
-  std::printf("fgemm-bench: the runtime's choice over %zu %s kernel(s) from "
+  const int sms = options.sms ? options.sms : kChoiceSmsWithoutGpu;
+  std::printf("fgemm-bench: the runtime's choice over %td %s kernel(s) from "
               "%s, planning for %d SMs, rows drawn with seed %" PRIu64 "\n",
-              metas.size(), variant.c_str(), options.kernels.c_str(), sms,
-              options.seed);
-  const bool masked = layout == GroupedLayout::Masked;
+              ofLayout, variant, options.kernels.c_str(), sms, options.seed);
+  const bool masked = options.grouped == GroupedMode::Masked;
   int failures = 0;
   for (const GroupedShape &shape : options.groupedShapes) {
-    GroupRows rows = drawGroupRows(shape, options.grouped, options.capacity,
-                                   options.seed, options.groupRows);
-    GroupedGemmProblem problem;
-    problem.layout = layout;
-    problem.m = masked ? rows.capacity : rows.totalRows;
-    problem.n = shape.n;
-    problem.k = shape.k;
-    problem.groups = shape.groups;
-    problem.expectedM = masked ? shape.m : 0;
+    GroupedGemmProblem problem =
+        groupedProblem(options.grouped, shape,
+                       drawGroupRows(shape, options.grouped, options.capacity,
+                                     options.seed, options.groupRows));
     std::printf("%" PRId64 "x%" PRId64 ",%" PRId64 ",%" PRId64 "  %s %" PRId64
                 "  ",
                 shape.groups, shape.m, shape.n, shape.k,
@@ -470,8 +456,8 @@ int fgemm::bench::chooseGroupedKernels(const Options &options) {
       continue;
     }
     const KernelMeta &meta = metas[*chosen];
-    std::printf("%s  %s(%s)\n", names[*chosen].c_str(), meta.kernel.c_str(),
-                meta.configName().c_str());
+    std::printf("%s  %s(%s)\n", found->stems[*chosen].c_str(),
+                meta.kernel.c_str(), meta.configName().c_str());
   }
   return failures ? 1 : 0;
 }

@@ -616,8 +616,6 @@ static void explainChoice(const std::vector<KernelMeta> &metas,
 /// without a tuning file. Replays a model change against timed candidates
 /// (scripts/choice-regret.py) without a GPU.
 int chooseMain(const Options &options) {
-  // H100 and H200 SXM; fgemm-precompile's --shapes plans for the same.
-  constexpr int kSmsWithoutGpu = 132;
   Expected<DenseKernelDescriptions> found =
       readDenseKernelDescriptions(options.kernels, options.recipe);
   if (!found.ok())
@@ -628,7 +626,7 @@ int chooseMain(const Options &options) {
   if (metas.empty())
     return fail(Status::error("no " + variant + " kernels in '" +
                               options.kernels + "'"));
-  int sms = options.sms ? options.sms : kSmsWithoutGpu;
+  int sms = options.sms ? options.sms : kChoiceSmsWithoutGpu;
   DenseEpilogue epilogue = denseEpilogue(options.recipe, options.cInPlace);
   std::printf("fgemm-bench: the runtime's model over %zu %s kernel(s) from "
               "%s, planning for %d SMs\n",

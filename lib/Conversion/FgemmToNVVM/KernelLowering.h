@@ -652,6 +652,14 @@ private:
   /// scales; promoteDot runs it once the wgmmas are done, after releasing
   /// the slot.
   std::function<void()> beforeFirstPromotion;
+  /// Runs beforeFirstPromotion, if set, once.
+  void runBeforeFirstPromotion() {
+    if (!beforeFirstPromotion)
+      return;
+    std::function<void()> stageScales = std::move(beforeFirstPromotion);
+    beforeFirstPromotion = nullptr;
+    stageScales();
+  }
   /// Set while a persistent math tile loop's body is lowered where the ring
   /// plan decouples the math warpgroups (planDecoupledWarpgroups): the scale
   /// staging and the epilogue then use each warpgroup's own barrier and

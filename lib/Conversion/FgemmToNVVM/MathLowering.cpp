@@ -563,9 +563,7 @@ KernelLowering::promoteDot(ScaledDotOp op, Value partial, Value acc,
       (void)lowerRingRelease(lookup(release.getStage()));
       release = nullptr;
     }
-    std::function<void()> stageScales = std::move(beforeFirstPromotion);
-    beforeFirstPromotion = nullptr;
-    stageScales();
+    runBeforeFirstPromotion();
   }
   Value scaleB = lookup(op.getScaleB());
   auto bScales = blockScales.find(op.getScaleB());
@@ -689,11 +687,7 @@ LogicalResult KernelLowering::lowerScaledDot(ScaledDotOp op,
       return failure();
     if (fusedRelease)
       (void)lowerRingRelease(lookup(fusedRelease.getStage()));
-    if (beforeFirstPromotion) {
-      std::function<void()> stageScales = std::move(beforeFirstPromotion);
-      beforeFirstPromotion = nullptr;
-      stageScales();
-    }
+    runBeforeFirstPromotion();
     mapping[op] = acc;
     return success();
   }
