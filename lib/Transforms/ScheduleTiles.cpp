@@ -49,7 +49,9 @@
 // unit * C + t mod C, so the C CTAs of a cluster (consecutive t) share the
 // other index and run the same number of tiles.
 //
-// Stream-K (schedule = stream_k; dense): the persistent loop gets
+// Stream-K (schedule = stream_k; dense and grouped_masked, whose loop's tile
+// count is the GPU's, so every draw of masked_m runs whole rounds plus one
+// shared by all clusters: no wave quantization): the persistent loop gets
 // `split_k(K blocks per tile)` and runs pieces of tiles (the tail wave of
 // R = units mod clusters units is shared by all clusters along K, then
 // whole units; fgemm.tile_loop gives the rule; a unit is one tile without
@@ -556,14 +558,19 @@ emitGroupedTileValues(RewriterBase &rewriter, TileSpaceOp space, Value tm,
 
 /// The K loop a stream-K schedule or a K-split cluster (`how`) splits: the
 /// tile's one K loop, which carries one f32 accumulator tile; the tile space
-/// dense. A stream-K schedule splits a cluster's unit of tiles sharing an
-/// operand as one (its CTAs run the same pieces); a K-split cluster is the
-/// split itself and shares no operand (the configuration's check).
+/// dense, or with `splitsMasked` (stream-K) grouped_masked, whose persistent
+/// loop runs only tiles with rows, each over every K block (the contiguous
+/// layouts' loops also run tiles of no group, with none). A stream-K schedule
+/// splits a cluster's unit of tiles sharing an operand as one (its CTAs run the
+/// same pieces); a K-split cluster is the split itself and shares no operand
+/// (the configuration's check).
 static FailureOr<KLoopOp> getSplitKLoop(TileSpaceOp space, ConfigAttr config,
-                                        StringRef how) {
-  if (space.isGrouped())
+                                        StringRef how, bool splitsMasked) {
+  if (space.isGrouped() &&
+      (!splitsMasked || space.getKind() != TileSpaceKind::GroupedMasked))
     return space.emitError()
-           << how << " splits the tiles of a dense tile space only, not "
+           << how << " splits the tiles of a dense tile space"
+           << (splitsMasked ? " or a grouped_masked one" : "") << " only, not "
            << stringifyTileSpaceKind(space.getKind());
   SmallVector<KLoopOp> loops(space.getBody().front().getOps<KLoopOp>());
   if (loops.size() != 1)
@@ -846,7 +853,8 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
     Value kBlocks;
     if (config.isStreamK()) {
       FailureOr<KLoopOp> found =
-          getSplitKLoop(space, config, "schedule = stream_k");
+          getSplitKLoop(space, config, "schedule = stream_k",
+                        /*splitsMasked=*/true);
       if (failed(found))
         return failure();
       mathLoop = *found;
@@ -960,7 +968,8 @@ LogicalResult mlir::fgemm::scheduleTiles(RewriterBase &rewriter,
   Value splitRank;
   if (int64_t splits = config.getKSplit(); splits > 1) {
     FailureOr<KLoopOp> found =
-        getSplitKLoop(space, config, ("k_split = " + Twine(splits)).str());
+        getSplitKLoop(space, config, ("k_split = " + Twine(splits)).str(),
+                      /*splitsMasked=*/false);
     if (failed(found))
       return failure();
     splitLoop = *found;
