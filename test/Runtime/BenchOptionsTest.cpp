@@ -245,8 +245,15 @@ TEST(BenchOptions, Grouped) {
   EXPECT_EQ(shipped->groupedShapes.front(),
             (GroupedShape{4, 8192, 4096, 7168}));
 
+  Expected<Options> unpadded =
+      parse({"--kernels", "k", "--grouped", "unpadded", "--no-time"});
+  ASSERT_TRUE(unpadded.ok()) << unpadded.status().message();
+  EXPECT_EQ(unpadded->grouped, GroupedMode::ContiguousUnpadded);
+  EXPECT_EQ(unpadded->groupedShapes.front(),
+            (GroupedShape{4, 8192, 4096, 7168}));
+
   EXPECT_NE(errorOf({"--kernels", "k", "--grouped", "ragged"})
-                .find("--grouped is contiguous, psum or masked"),
+                .find("--grouped is contiguous, psum, unpadded or masked"),
             std::string::npos);
   EXPECT_NE(errorOf({"--kernels", "k", "--grouped", "masked", "--shapes",
                      "0,64,128,128"})
@@ -298,6 +305,12 @@ TEST(BenchInputs, GroupRows) {
   EXPECT_EQ(packed.rows, (std::vector<int64_t>{386, 617}));
   EXPECT_EQ(packed.starts, (std::vector<int64_t>{0, 512}));
   EXPECT_EQ(packed.totalRows, 512 + 640);
+  // Unpadded: each group starts right after the one before.
+  GroupRows unpadded =
+      drawGroupRows({3, 100, 4096, 2048}, GroupedMode::ContiguousUnpadded, 0, 0,
+                    {77, 0, 130});
+  EXPECT_EQ(unpadded.starts, (std::vector<int64_t>{0, 77, 77}));
+  EXPECT_EQ(unpadded.totalRows, 207);
 }
 
 TEST(BenchOptions, GroupRows) {

@@ -25,7 +25,8 @@ std::string fgemm::bench::usage() {
          "[--recipe 1d2d|1d1d|bias|per-tensor|e5m2-a|e5m2-b]\n"
          "                   [--c-in-place] [--autotune FILE] [--timeline "
          "FILE]\n"
-         "       fgemm-bench --kernels DIR --grouped contiguous|psum|masked\n"
+         "       fgemm-bench --kernels DIR --grouped "
+         "contiguous|psum|unpadded|masked\n"
          "                   [--shapes grouped|random:C|G,M,N,K;...] "
          "[--capacity C]\n"
          "                   [--group-rows L]\n"
@@ -77,14 +78,15 @@ std::string fgemm::bench::usage() {
          "                   (merged into its entries); the runtime takes\n"
          "                   DIR/fgemm-tuning.txt's choices over its model\n"
          "  --grouped L      the M-grouped kernels of layout L: contiguous\n"
-         "                   (m_indices), psum (group ends) or masked\n"
-         "                   (masked_m); --shapes then lists G groups of\n"
-         "                   about M rows, N, K ('grouped': DESIGN.md §5),\n"
-         "                   each group's rows drawn from 0.7-1.3 M (padded\n"
-         "                   to 128 in the contiguous layouts); checked per\n"
-         "                   group; m_indices' padding rows must be zeros,\n"
-         "                   psum gaps and masked rows past masked_m\n"
-         "                   untouched\n"
+         "                   (m_indices), psum (group ends), unpadded (group\n"
+         "                   ends, groups at any row) or masked (masked_m);\n"
+         "                   --shapes then lists G groups of about M rows,\n"
+         "                   N, K ('grouped': DESIGN.md §5), each group's\n"
+         "                   rows drawn from 0.7-1.3 M (padded to 128 in\n"
+         "                   contiguous and psum); checked per group;\n"
+         "                   m_indices' padding rows must be zeros, psum\n"
+         "                   gaps, masked rows past masked_m and 128 rows\n"
+         "                   past the unpadded output untouched\n"
          "  --capacity C     masked: rows per group of A and D (default\n"
          "                   align(1.3 M, 128); the rows drawn are clamped)\n"
          "  --group-rows L   each group's rows, L = R,R,..., instead of drawn\n"
@@ -386,11 +388,13 @@ fgemm::bench::parseOptions(const std::vector<std::string> &args) {
       static const std::pair<const char *, GroupedMode> modes[] = {
           {"contiguous", GroupedMode::Contiguous},
           {"psum", GroupedMode::ContiguousPsum},
+          {"unpadded", GroupedMode::ContiguousUnpadded},
           {"masked", GroupedMode::Masked}};
       auto it = std::find_if(std::begin(modes), std::end(modes),
                              [&](const auto &m) { return value == m.first; });
       if (it == std::end(modes))
-        return Status::error("--grouped is contiguous, psum or masked, got '" +
+        return Status::error("--grouped is contiguous, psum, unpadded or "
+                             "masked, got '" +
                              value + "'");
       options.grouped = it->second;
     } else if (flag == "--capacity") {

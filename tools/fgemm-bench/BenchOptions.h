@@ -37,7 +37,13 @@ struct GroupedShape {
 };
 
 /// --grouped: which M-grouped layout the run is for (None: dense).
-enum class GroupedMode { None, Contiguous, ContiguousPsum, Masked };
+enum class GroupedMode {
+  None,
+  Contiguous,
+  ContiguousPsum,
+  ContiguousUnpadded,
+  Masked
+};
 
 struct Options {
   std::string kernels;               ///< --kernels DIR
@@ -74,7 +80,7 @@ struct Options {
   /// --timeline FILE: the stamps of one more launch per shape, as CSV.
   std::string timeline;
   bool help = false; ///< --help
-  /// --grouped contiguous|psum|masked: the M-grouped kernels, on
+  /// --grouped contiguous|psum|unpadded|masked: the M-grouped kernels, on
   /// groupedShapes (--shapes 'grouped' or G,M,N,K;...).
   GroupedMode grouped = GroupedMode::None;
   std::vector<GroupedShape> groupedShapes;

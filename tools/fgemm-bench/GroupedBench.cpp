@@ -37,6 +37,8 @@ GroupedLayout layoutOf(GroupedMode mode) {
   switch (mode) {
   case GroupedMode::ContiguousPsum:
     return GroupedLayout::ContiguousPsum;
+  case GroupedMode::ContiguousUnpadded:
+    return GroupedLayout::ContiguousUnpadded;
   case GroupedMode::Masked:
     return GroupedLayout::Masked;
   default:
@@ -65,6 +67,16 @@ Expected<DeviceBuffer> upload(const Driver &cu, const void *data,
     return buffer;
   FGEMM_RETURN_IF_ERROR(buffer->copyFromHost(data, bytes));
   return buffer;
+}
+
+/// Rows of D past an unpadded output, poisoned with it and checked untouched
+/// (a tile of the last group reaches up to 127 rows past the output).
+constexpr int64_t kUnpaddedTailRows = 128;
+
+/// Rows of D's buffer: the output's and, unpadded, the poisoned tail.
+int64_t bufferRows(GroupedMode mode, const GroupRows &rows) {
+  return rows.totalRows +
+         (mode == GroupedMode::ContiguousUnpadded ? kUnpaddedTailRows : 0);
 }
 
 /// One grouped shape's inputs on the host and the GPU.
@@ -173,7 +185,8 @@ Status GroupedBench::makeInputs(const GroupedShape &shape, GroupedInputs &in) {
       return buffer.takeStatus();
     u.to = std::move(*buffer);
   }
-  Expected<DeviceBuffer> d = DeviceBuffer::allocate(cu, size_t(total * n) * 2);
+  Expected<DeviceBuffer> d = DeviceBuffer::allocate(
+      cu, size_t(bufferRows(options.grouped, in.rows) * n) * 2);
   if (!d.ok())
     return d.takeStatus();
   in.d = std::move(*d);
@@ -205,7 +218,8 @@ Status GroupedBench::runShape(const GroupedShape &shape,
   }
   // One run on D poisoned with bf16 NaNs (0xffff).
   FGEMM_CU_CHECK(cu.cuMemsetD16Async(
-      in.d.get(), 0xffff, size_t(in.rows.totalRows * shape.n), stream));
+      in.d.get(), 0xffff,
+      size_t(bufferRows(options.grouped, in.rows) * shape.n), stream));
   FGEMM_RETURN_IF_ERROR(gemm.launch(*prepared, stream));
   FGEMM_CU_CHECK(cu.cuStreamSynchronize(stream));
   if (options.check) {
@@ -335,22 +349,31 @@ Status GroupedBench::checkGroups(const GroupedShape &shape,
 }
 
 /// The rows no group owns: m_indices' padding rows (-1) must be zeros; the
-/// psum form's gap rows and the masked layout's rows past masked_m must
-/// still hold the poison (docs/API.md: left untouched).
+/// psum form's gap rows, the masked layout's rows past masked_m and the rows
+/// past the unpadded output must still hold the poison (docs/API.md: left
+/// untouched).
 Status GroupedBench::checkUnwrittenRows(const GroupedShape &shape,
                                         const GroupedInputs &in,
                                         GroupedResult &result) {
   const int64_t n = shape.n;
-  const bool masked = options.grouped == GroupedMode::Masked;
-  const bool untouched = options.grouped != GroupedMode::Contiguous;
-  int64_t wrong = 0, firstRow = -1;
-  std::vector<uint16_t> bits;
+  const GroupedMode mode = options.grouped;
+  const bool untouched = mode != GroupedMode::Contiguous;
+  // [begin, end) row ranges: each group's rows past its own up to its block
+  // or capacity; unpadded, the tail past the output.
+  std::vector<std::pair<int64_t, int64_t>> ranges;
   for (int64_t group = 0; group < shape.groups; ++group) {
     const int64_t rows = in.rows.rows[size_t(group)];
-    const int64_t begin = in.rows.starts[size_t(group)] + rows;
-    const int64_t end =
-        masked ? in.rows.starts[size_t(group)] + in.rows.capacity
-               : in.rows.starts[size_t(group)] + (rows + 127) / 128 * 128;
+    const int64_t start = in.rows.starts[size_t(group)];
+    if (mode == GroupedMode::Masked)
+      ranges.push_back({start + rows, start + in.rows.capacity});
+    else if (mode != GroupedMode::ContiguousUnpadded)
+      ranges.push_back({start + rows, start + (rows + 127) / 128 * 128});
+  }
+  if (mode == GroupedMode::ContiguousUnpadded)
+    ranges.push_back({in.rows.totalRows, bufferRows(mode, in.rows)});
+  int64_t wrong = 0, firstRow = -1;
+  std::vector<uint16_t> bits;
+  for (auto [begin, end] : ranges) {
     if (begin == end)
       continue;
     bits.resize(size_t((end - begin) * n));
@@ -364,17 +387,20 @@ Status GroupedBench::checkUnwrittenRows(const GroupedShape &shape,
   }
   if (wrong) {
     result.passed = false;
+    const char *what =
+        mode == GroupedMode::Masked
+            ? "overwritten (rows past masked_m must stay untouched)"
+        : mode == GroupedMode::ContiguousPsum
+            ? "overwritten (the gap rows before a group's start must stay "
+              "untouched)"
+        : mode == GroupedMode::ContiguousUnpadded
+            ? "overwritten (rows past the output: out of bounds)"
+            : "not zero (padding rows are written as zeros)";
     char line[256];
     std::snprintf(line, sizeof(line),
                   "%" PRId64 " elements of rows no group owns are %s (the "
                   "first in row %" PRId64 ")",
-                  wrong,
-                  masked      ? "overwritten (rows past masked_m must stay "
-                                "untouched)"
-                  : untouched ? "overwritten (the gap rows before a group's "
-                                "start must stay untouched)"
-                              : "not zero (padding rows are written as zeros)",
-                  firstRow);
+                  wrong, what, firstRow);
     result.notes.push_back(line);
   }
   return Status::success();

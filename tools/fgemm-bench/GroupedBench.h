@@ -8,7 +8,8 @@
 // group's B quantized on its own), D poisoned before one run, each group's
 // rows checked against the two GPU references like a dense output,
 // m_indices' padding rows checked to be zeros and the rows the psum form
-// and the masked layout must leave untouched to hold the poison still, then
+// and the masked layout must leave untouched (and 128 rows past the
+// unpadded form's output) to hold the poison still, then
 // the median of --iters timed launches with L2 flushed before each.
 //
 //===----------------------------------------------------------------------===//

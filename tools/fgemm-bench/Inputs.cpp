@@ -101,8 +101,9 @@ GroupRows fgemm::bench::drawGroupRows(const GroupedShape &shape,
       rows = std::min(rows, layout.capacity);
       layout.starts.push_back(g * layout.capacity);
     } else {
+      // The unpadded layout's groups start right after each other.
       layout.starts.push_back(next);
-      next += align128(rows);
+      next += mode == GroupedMode::ContiguousUnpadded ? rows : align128(rows);
     }
     layout.rows.push_back(rows);
   }

@@ -56,7 +56,8 @@ OperandData makeOperand(uint64_t seed, Operand operand, int64_t rows,
 
 /// Where the groups of an M-grouped shape lie: group g's `rows[g]` valid
 /// rows start at row `starts[g]` of A and D, which have `totalRows` rows
-/// (contiguous: each group padded to 128; masked: `capacity` per group).
+/// (contiguous and psum: each group padded to 128; unpadded: none; masked:
+/// `capacity` per group).
 struct GroupRows {
   std::vector<int64_t> rows, starts;
   int64_t totalRows = 0, capacity = 0;
