@@ -6,7 +6,7 @@
 # median of the last 3 launches of fgemm-bench --no-check --iters 3.
 #
 #   scripts/ab-kernels.sh [--rounds N] [--warm] [--bench PATH]
-#                         (--shapes 'M,N,K;...' | --grouped contiguous|psum|masked)
+#                         (--shapes 'M,N,K;...' | --grouped contiguous|psum|unpadded|masked)
 #                         NAME=DIR [NAME=DIR ...]
 #
 # DIR holds NAME.cubin + NAME.meta pairs (a gpu-prepare all/ or one fgemmc
