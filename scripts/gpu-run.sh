@@ -69,7 +69,7 @@ random=0
   for recipe in 1d1d bias per-tensor e5m2-a e5m2-b; do
     "$bench" --kernels "$dir/all" --recipe "$recipe" --shapes random:30 --seed "$seed" || random=1
   done
-  for layout in contiguous psum masked; do
+  for layout in contiguous psum unpadded masked; do
     "$bench" --kernels "$dir/all" --grouped "$layout" --shapes random:30 --seed "$seed" || random=1
   done
   "$bench" --kernels "$dir/all" --grouped masked --shapes random:30 --seed "$seed" --sms 3 || random=1
