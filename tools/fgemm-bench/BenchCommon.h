@@ -67,11 +67,11 @@ Expected<double> medianLaunchTime(const Driver &cu, CUstream stream,
                                   CUdeviceptr flush, int iters,
                                   const std::function<Status()> &launch);
 
-/// What --timeline prints for a kernel compiled without the timeline knob.
 /// The SMs --choose plans for without --sms (no GPU to ask): H100 and H200
 /// SXM; fgemm-precompile's --shapes plans for the same.
 inline constexpr int kChoiceSmsWithoutGpu = 132;
 
+/// What --timeline prints for a kernel compiled without the timeline knob.
 inline constexpr const char *kNoTimelineNote =
     "no timeline: the kernel was compiled without the timeline knob";
 
